@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { Redis } from 'ioredis'
+import type { Config } from './config'
+import { openDatabase, type Database } from './db/client'
+import { loggerOptions } from './lib/logger'
+import context from './plugins/context'
+import cookies from './plugins/cookies'
+import errors from './plugins/errors'
+import openapi from './plugins/openapi'
+import rateLimit from './plugins/rate-limit'
+import scheduler from './plugins/scheduler'
+import security from './plugins/security'
+import webApp from './plugins/web-app'
+import websocket from './plugins/websocket'
+import healthRoutes from './routes/health'
+import plansRoutes from './routes/plans'
+
+export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
+
+export type AppOverrides = {
+  /** An already-open database (tests pass one per file); otherwise opened from config and closed with the app. */
+  database?: Database
+  /** An already-connected Redis; otherwise connected from config.redisUrl and closed with the app. */
+  redis?: Redis
+  /** Where the built web app is; default web/dist. */
+  webRoot?: string
+  /** Key prefix for everything this app keeps in Redis. */
+  redisPrefix?: string
+  /** Overrides the pino logger options (tests silence it). */
+  logger?: boolean | Record<string, unknown>
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/
+
+/** Connects to Redis for rate limits and queues; the producer side fails fast when Redis is down. */
+export async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  })
+  redis.on('error', () => {}) // reported by /api/health and by the callers; avoid unhandled 'error' events
+  await redis.connect()
+  return redis
+}
+
+/** Builds the whole app. Tests use it with `inject`; server/index.ts adds listen and shutdown. */
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const ownsDatabase = !overrides.database
+  const database =
+    overrides.database ??
+    (await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }))
+  const ownsRedis = !overrides.redis && Boolean(config.redisUrl)
+  let redis = overrides.redis
+  try {
+    if (!redis && config.redisUrl) redis = await connectRedis(config.redisUrl)
+  } catch (error) {
+    if (ownsDatabase) await database.close()
+    throw error
+  }
+
+  const app = Fastify({
+    logger: overrides.logger ?? loggerOptions(config.logLevel),
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    },
+    trustProxy: true,
+    bodyLimit: 256 * 1024,
+    connectionTimeout: 30_000,
+    requestTimeout: 60_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>()
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  app.addHook('onClose', async () => {
+    if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect())
+    if (ownsDatabase) await database.close()
+  })
+
+  await app.register(context, { config, database, redis })
+  await app.register(errors)
+  await app.register(security)
+  await app.register(cookies)
+  await app.register(rateLimit, { nameSpace: `${overrides.redisPrefix ?? 'mc:'}rl:` })
+  await app.register(websocket)
+  await app.register(openapi)
+  await app.register(scheduler)
+
+  await app.register(healthRoutes)
+  await app.register(plansRoutes)
+
+  await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
+
+  return app
+}

@@ -1,0 +1,171 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+
+/**
+ * The environment of ../shared/CONTRACT.md, read once and validated with zod.
+ * Everything else receives the typed `Config` object and never reads process.env.
+ */
+const emptyToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional())
+
+const url = (protocols: string[], message: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((value) => {
+        try {
+          return protocols.includes(new URL(value).protocol)
+        } catch {
+          return false
+        }
+      }, message)
+      .optional(),
+  )
+
+const port = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number between 0 and 65535')
+    .transform(Number)
+    .refine((n) => n >= 0 && n <= 65535, 'must be a whole number between 0 and 65535')
+    .optional(),
+)
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export const EnvSchema = z.object({
+  PORT: port,
+  HOST: optionalString,
+  APP_URL: url(['http:', 'https:'], 'must be an http(s) URL such as https://coach.example.com'),
+  DATABASE_URL: url(['postgres:', 'postgresql:'], 'must be a postgres:// connection string'),
+  DATA_DIR: optionalString,
+  REDIS_URL: url(['redis:', 'rediss:'], 'must be a redis:// or rediss:// URL'),
+  SMTP_URL: url(['smtp:', 'smtps:'], 'must be an smtp:// or smtps:// URL'),
+  MAIL_FROM: optionalString,
+  STRIPE_SECRET_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^(sk|rk)_(test|live)_\w+$/, 'must look like sk_test_… or sk_live_…').optional(),
+  ),
+  STRIPE_PUBLISHABLE_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^pk_(test|live)_\w+$/, 'must look like pk_test_… or pk_live_…').optional(),
+  ),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^whsec_\w+$/, 'must look like whsec_…').optional(),
+  ),
+  STRIPE_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  VAPI_API_KEY: optionalString,
+  VAPI_ASSISTANT_ID: optionalString,
+  VAPI_PHONE_NUMBER_ID: optionalString,
+  VAPI_WEBHOOK_SECRET: optionalString,
+  VAPI_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  SMS_OPT_IN_NUMBER: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, e.g. +15551234567').optional(),
+  ),
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
+})
+
+export type Env = z.infer<typeof EnvSchema>
+
+export type Config = {
+  port: number
+  host: string
+  appUrl: string
+  /** The origin of appUrl, compared with Origin / Sec-Fetch-Site on state-changing requests. */
+  appOrigin: string
+  secureCookies: boolean
+  databaseUrl: string | undefined
+  dataDir: string
+  redisUrl: string | undefined
+  smtpUrl: string | undefined
+  mailFrom: string
+  stripe:
+    | { secretKey: string; publishableKey: string; webhookSecret: string; apiUrl: string | undefined }
+    | undefined
+  vapi:
+    | {
+        apiKey: string
+        assistantId: string | undefined
+        phoneNumberId: string | undefined
+        webhookSecret: string | undefined
+        apiUrl: string | undefined
+      }
+    | undefined
+  smsOptInNumber: string
+  logLevel: (typeof LOG_LEVELS)[number]
+}
+
+export class ConfigError extends Error {
+  readonly variable: string
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`)
+    this.variable = variable
+  }
+}
+
+const inContainer = () => process.env.container !== undefined || process.env.KUBERNETES_SERVICE_HOST !== undefined
+
+/** Parses the environment. Throws ConfigError naming the first bad variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const picked = Object.fromEntries(Object.keys(EnvSchema.shape).map((key) => [key, source[key]]))
+  const parsed = EnvSchema.safeParse(picked)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const variable = String(issue.path[0] ?? 'environment')
+    const shown = picked[variable] === undefined ? '' : ` (got "${String(picked[variable]).slice(0, 60)}")`
+    throw new ConfigError(variable, `${issue.message}${shown}`)
+  }
+  const env = parsed.data
+
+  const port = env.PORT ?? 3000
+  const appUrl = (env.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  const appOrigin = new URL(appUrl).origin
+
+  const stripeKeys = [env.STRIPE_SECRET_KEY, env.STRIPE_PUBLISHABLE_KEY, env.STRIPE_WEBHOOK_SECRET]
+  const stripeSet = stripeKeys.filter(Boolean).length
+  if (stripeSet > 0 && stripeSet < 3) {
+    const missing = (['STRIPE_SECRET_KEY', 'STRIPE_PUBLISHABLE_KEY', 'STRIPE_WEBHOOK_SECRET'] as const).find(
+      (name) => !env[name],
+    )!
+    throw new ConfigError(missing, 'is required when the other Stripe keys are set')
+  }
+
+  return {
+    port,
+    host: env.HOST ?? (inContainer() ? '0.0.0.0' : '127.0.0.1'),
+    appUrl,
+    appOrigin,
+    secureCookies: appUrl.startsWith('https:'),
+    databaseUrl: env.DATABASE_URL,
+    dataDir: resolve(env.DATA_DIR ?? './.data'),
+    redisUrl: env.REDIS_URL,
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM ?? 'Momentum Coach <no-reply@momentum.coach>',
+    stripe:
+      stripeSet === 3
+        ? {
+            secretKey: env.STRIPE_SECRET_KEY!,
+            publishableKey: env.STRIPE_PUBLISHABLE_KEY!,
+            webhookSecret: env.STRIPE_WEBHOOK_SECRET!,
+            apiUrl: env.STRIPE_API_URL,
+          }
+        : undefined,
+    vapi: env.VAPI_API_KEY
+      ? {
+          apiKey: env.VAPI_API_KEY,
+          assistantId: env.VAPI_ASSISTANT_ID,
+          phoneNumberId: env.VAPI_PHONE_NUMBER_ID,
+          webhookSecret: env.VAPI_WEBHOOK_SECRET,
+          apiUrl: env.VAPI_API_URL,
+        }
+      : undefined,
+    smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
+    logLevel: env.LOG_LEVEL ?? 'info',
+  }
+}

@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
+import postgres from 'postgres'
+import * as schema from './schema'
+
+export type Schema = typeof schema
+/** The one database handle every service receives, whichever driver is behind it. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>
+/** A transaction or the database itself: services that must join a caller's transaction take this. */
+export type DbExecutor = Parameters<Parameters<Db['transaction']>[0]>[0] | Db
+
+export type DatabaseDriver = 'postgres' | 'pglite'
+
+export type Database = {
+  db: Db
+  driver: DatabaseDriver
+  /** Applies the committed migrations (safe to call from several processes at once on PostgreSQL). */
+  migrate(): Promise<void>
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
+
+// Any constant works; it only has to be the same in every process of this app.
+const MIGRATION_LOCK_KEY = 727_100_001
+
+export type OpenDatabaseOptions =
+  | { databaseUrl: string; maxConnections?: number }
+  | { dataDir: string }
+  | { inMemory: true }
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if ('databaseUrl' in options) return openPostgres(options.databaseUrl, options.maxConnections ?? 10)
+  const dir = 'dataDir' in options ? join(options.dataDir, 'pglite') : undefined
+  if (dir) mkdirSync(dir, { recursive: true })
+  return openPglite(dir)
+}
+
+function openPostgres(url: string, max: number): Database {
+  const client = postgres(url, {
+    max,
+    onnotice: () => {},
+    connection: { application_name: 'momentum-coach' },
+  })
+  const db = drizzlePostgres({ client, schema, casing: 'snake_case' }) as unknown as Db
+  return {
+    db,
+    driver: 'postgres',
+    async migrate() {
+      const lock = await client.reserve()
+      try {
+        await lock`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`
+        await migratePostgres(drizzlePostgres({ client, casing: 'snake_case' }), {
+          migrationsFolder: MIGRATIONS_FOLDER,
+        })
+      } finally {
+        await lock`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {})
+        lock.release()
+      }
+    },
+    async ping() {
+      await db.execute(sql`select 1`)
+    },
+    async close() {
+      await client.end({ timeout: 5 })
+    },
+  }
+}
+
+async function openPglite(dir: string | undefined): Promise<Database> {
+  const client = dir ? await PGlite.create(dir) : await PGlite.create()
+  const db = drizzlePglite({ client, schema, casing: 'snake_case' }) as unknown as Db
+  return {
+    db,
+    driver: 'pglite',
+    async migrate() {
+      await migratePglite(drizzlePglite({ client, casing: 'snake_case' }), { migrationsFolder: MIGRATIONS_FOLDER })
+    },
+    async ping() {
+      await db.execute(sql`select 1`)
+    },
+    async close() {
+      if (!client.closed) await client.close()
+    },
+  }
+}

@@ -1,0 +1,58 @@
+import { relations, sql } from 'drizzle-orm'
+import { boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { SUBSCRIPTION_STATUSES } from '../../../common/domain'
+import { PLAN_IDS } from '../../../common/plans'
+import { inList } from './helpers'
+import { timestamps, users } from './users'
+
+export const SUBSCRIPTION_SOURCES = ['stripe', 'testing'] as const
+
+/** The subscription record per user (spec 1 §3 "subscribers"), kept right by Stripe webhooks. */
+export const subscribers = pgTable(
+  'subscribers',
+  {
+    userId: uuid()
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    subscribed: boolean().notNull().default(false),
+    tier: text({ enum: PLAN_IDS }),
+    status: text({ enum: SUBSCRIPTION_STATUSES }),
+    source: text({ enum: SUBSCRIPTION_SOURCES }),
+    currentPeriodEnd: timestamp({ withTimezone: true }),
+    pastDueSince: timestamp({ withTimezone: true }),
+    stripeCustomerId: text(),
+    stripeSubscriptionId: text(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('subscribers_stripe_customer_id_key').on(t.stripeCustomerId),
+    uniqueIndex('subscribers_stripe_subscription_id_key').on(t.stripeSubscriptionId),
+    check('subscribers_tier_check', sql`${t.tier} is null or ${inList(t.tier, PLAN_IDS)}`),
+    check('subscribers_status_check', sql`${t.status} is null or ${inList(t.status, SUBSCRIPTION_STATUSES)}`),
+    check('subscribers_source_check', sql`${t.source} is null or ${inList(t.source, SUBSCRIPTION_SOURCES)}`),
+  ],
+)
+
+export const WEBHOOK_PROVIDERS = ['stripe', 'vapi'] as const
+
+/** Each provider event id is processed once (Stripe event ids; Vapi call id + message type). */
+export const processedWebhookEvents = pgTable(
+  'processed_webhook_events',
+  {
+    provider: text({ enum: WEBHOOK_PROVIDERS }).notNull(),
+    eventId: text().notNull(),
+    eventType: text().notNull(),
+    processedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.provider, t.eventId] }),
+    check('processed_webhook_events_provider_check', inList(t.provider, WEBHOOK_PROVIDERS)),
+    index('processed_webhook_events_processed_at_idx').on(t.processedAt),
+  ],
+)
+
+export const subscribersRelations = relations(subscribers, ({ one }) => ({
+  user: one(users, { fields: [subscribers.userId], references: [users.id] }),
+}))
+
+export type Subscriber = typeof subscribers.$inferSelect

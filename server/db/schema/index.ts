@@ -1,0 +1,6 @@
+export * from './users'
+export * from './profiles'
+export * from './billing'
+export * from './goals'
+export * from './chat'
+export * from './courses'

@@ -1,0 +1,106 @@
+import { relations, sql } from 'drizzle-orm'
+import { check, customType, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { inList } from './helpers'
+
+export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  // postgres.js hands back a Buffer and PGlite a Uint8Array: both are Uint8Array.
+  fromDriver: (value) => new Uint8Array(value),
+  toDriver: (value) => Buffer.from(value),
+})
+
+const timestamps = {
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+}
+
+/** An account: the credentials and the identity fields given at sign-up. */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    /** Trimmed and lower-cased before it is stored. */
+    email: text().notNull(),
+    passwordHash: text().notNull(),
+    emailConfirmedAt: timestamp({ withTimezone: true }),
+    fullName: text().notNull(),
+    /** Ten digits, no formatting. */
+    phoneNumber: text().notNull(),
+    /** Version of the consent text the user agreed to, and when. */
+    communicationConsentVersion: text().notNull(),
+    communicationConsentAt: timestamp({ withTimezone: true }).notNull(),
+    termsAcceptedAt: timestamp({ withTimezone: true }).notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('users_email_key').on(t.email),
+    check('users_email_lowercase', sql`${t.email} = lower(btrim(${t.email}))`),
+    check('users_phone_digits', sql`${t.phoneNumber} ~ '^[0-9]{10}$'`),
+  ],
+)
+
+/**
+ * Sessions as the Lucia sessions guide designs them: the cookie carries `<id>.<secret>`;
+ * only a SHA-256 hash of the secret is stored.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text().primaryKey(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    secretHash: bytea().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Bumped at most once an hour; idle expiry counts from here. */
+    lastVerifiedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Absolute lifetime cap. */
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    userAgent: text(),
+    ip: text(),
+  },
+  (t) => [index('sessions_user_id_idx').on(t.userId), index('sessions_expires_at_idx').on(t.expiresAt)],
+)
+
+export const EMAIL_TOKEN_PURPOSES = ['confirm_email', 'reset_password'] as const
+
+/** Single-use tokens sent by email; only their hash is stored. */
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text({ enum: EMAIL_TOKEN_PURPOSES }).notNull(),
+    tokenHash: bytea().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    usedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('email_tokens_token_hash_key').on(t.tokenHash),
+    index('email_tokens_user_purpose_idx').on(t.userId, t.purpose, t.createdAt),
+    check('email_tokens_purpose_check', inList(t.purpose, EMAIL_TOKEN_PURPOSES)),
+  ],
+)
+
+export const usersRelations = relations(users, ({ many }) => ({
+  sessions: many(sessions),
+  emailTokens: many(emailTokens),
+}))
+
+export const sessionsRelations = relations(sessions, ({ one }) => ({
+  user: one(users, { fields: [sessions.userId], references: [users.id] }),
+}))
+
+export const emailTokensRelations = relations(emailTokens, ({ one }) => ({
+  user: one(users, { fields: [emailTokens.userId], references: [users.id] }),
+}))
+
+export type User = typeof users.$inferSelect
+export type NewUser = typeof users.$inferInsert
+export type Session = typeof sessions.$inferSelect
+export type EmailToken = typeof emailTokens.$inferSelect
+
+export { timestamps }

@@ -1,0 +1,57 @@
+/**
+ * The server entry: read the configuration, apply migrations, listen; on SIGTERM/SIGINT stop
+ * accepting, finish the requests in flight, close the database and Redis, and exit 0.
+ */
+import closeWithGrace from 'close-with-grace'
+import { buildApp } from './app'
+import { ConfigError, loadConfig, type Config } from './config'
+import { openDatabase } from './db/client'
+
+let config: Config
+try {
+  config = loadConfig()
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message)
+    process.exit(1)
+  }
+  throw error
+}
+
+const database = await openDatabase(
+  config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
+).catch((error: unknown) => {
+  console.error(`Cannot open the database: ${(error as Error).message}`)
+  process.exit(1)
+})
+
+try {
+  await database.migrate()
+} catch (error) {
+  console.error(`Cannot apply migrations: ${(error as Error).message}`)
+  await database.close().catch(() => {})
+  process.exit(1)
+}
+
+const app = await buildApp(config, { database })
+app.addHook('onClose', async () => {
+  await database.close()
+})
+
+closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  if (err) app.log.error({ err }, 'shutting down after an error')
+  else app.log.info({ signal }, 'shutting down: finishing requests in flight')
+  await app.close()
+})
+
+try {
+  await app.listen({ port: config.port, host: config.host })
+  app.log.info(
+    { url: config.appUrl, database: database.driver, redis: config.redisUrl ? 'on' : 'off' },
+    'Momentum Coach is ready',
+  )
+} catch (error) {
+  app.log.error({ err: error }, 'cannot listen')
+  await app.close()
+  process.exit(1)
+}

@@ -1,0 +1,39 @@
+import rateLimit from '@fastify/rate-limit'
+import fp from 'fastify-plugin'
+import { AppError } from '../lib/app-error'
+
+export type RateLimitOptions = {
+  /** Requests per minute per IP for any route without its own limit. */
+  globalMax?: number
+  /** Key prefix in Redis, so test files and deployments sharing a Redis never collide. */
+  nameSpace?: string
+}
+
+/**
+ * Rate limiting for every route (routes tighten it with `config.rateLimit`). Counters live in Redis
+ * when REDIS_URL is set, so every server shares them; in memory otherwise.
+ */
+export default fp<RateLimitOptions>(
+  async (app, options) => {
+    const globalMax = options.globalMax ?? 1000
+    if (!Number.isInteger(globalMax) || globalMax < 1) throw new Error('rate-limit: globalMax must be a positive integer')
+    await app.register(rateLimit, {
+      global: true,
+      max: globalMax,
+      timeWindow: '1 minute',
+      ...(app.redis ? { redis: app.redis, nameSpace: options.nameSpace ?? 'mc:rl:', skipOnError: true } : {}),
+      errorResponseBuilder: (_request, context) => {
+        const error = new AppError('RATE_LIMITED', `Too many requests. Please try again in ${context.after}.`)
+        return error
+      },
+      addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+      addHeaders: {
+        'x-ratelimit-limit': true,
+        'x-ratelimit-remaining': true,
+        'x-ratelimit-reset': true,
+        'retry-after': true,
+      },
+    })
+  },
+  { name: 'rate-limit', dependencies: ['context'] },
+)

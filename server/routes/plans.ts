@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { PlansResponseSchema } from '../../common/plans'
+import { PLANS } from '../services/plans'
+
+const plansRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/plans',
+    {
+      schema: {
+        tags: ['billing'],
+        summary: 'The monthly plans (spec 1 §9)',
+        response: { 200: PlansResponseSchema },
+      },
+      config: { auth: 'none' },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300')
+      return { plans: [...PLANS] }
+    },
+  )
+}
+
+export default plansRoutes

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify'
+import type { Redis } from 'ioredis'
+import { buildApp } from '../../server/app'
+import { loadConfig, type Config } from '../../server/config'
+import type { Database } from '../../server/db/client'
+
+export type TestAppOptions = {
+  database: Database
+  redis?: Redis
+  redisPrefix?: string
+  env?: Record<string, string>
+  webRoot?: string
+  /** Registers extra routes before the app is ready (e.g. a route that throws). */
+  extend?: (app: FastifyInstance) => void | Promise<void>
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ APP_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', ...env })
+}
+
+/** The real app on a test's own database (and Redis prefix), driven with `inject`. */
+export async function buildTestApp(options: TestAppOptions): Promise<FastifyInstance> {
+  const app = await buildApp(testConfig(options.env), {
+    database: options.database,
+    redis: options.redis,
+    redisPrefix: options.redisPrefix,
+    webRoot: options.webRoot,
+    logger: false,
+  })
+  if (options.extend) await options.extend(app)
+  await app.ready()
+  return app
+}
