@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '../../common/errors'
 import { HealthResponseSchema } from '../../common/health'
@@ -29,7 +30,7 @@ beforeAll(async () => {
     redisPrefix: redis.prefix,
     webRoot,
     extend: (instance) => {
-      instance.post(
+      instance.withTypeProvider<ZodTypeProvider>().post(
         '/api/test/echo',
         { schema: { body: z.object({ email: z.string().email(), age: z.number().int().min(1) }) } },
         async (request) => ({ ok: true, email: request.body.email }),
