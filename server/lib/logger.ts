@@ -2,7 +2,7 @@ import type { LoggerOptions } from 'pino'
 
 /**
  * pino options shared by the server and the worker: JSON lines by default, pretty only on a TTY,
- * secrets redacted wherever they appear.
+ * credential headers redacted. Request bodies are never logged, so passwords and tokens never are.
  */
 export function loggerOptions(level: string): LoggerOptions {
   const pretty = process.stdout.isTTY && level !== 'silent'
@@ -15,10 +15,6 @@ export function loggerOptions(level: string): LoggerOptions {
         'req.headers["stripe-signature"]',
         'req.headers["x-vapi-secret"]',
         'res.headers["set-cookie"]',
-        '*.password',
-        '*.passwordHash',
-        '*.token',
-        '*.secret',
       ],
       censor: '[redacted]',
     },
