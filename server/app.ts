@@ -5,16 +5,21 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { Redis } from 'ioredis'
 import type { Config } from './config'
 import { openDatabase, type Database } from './db/client'
+import type { Clock } from './lib/clock'
 import { loggerOptions } from './lib/logger'
+import auth from './plugins/auth'
 import context from './plugins/context'
 import cookies from './plugins/cookies'
+import csrf from './plugins/csrf'
 import errors from './plugins/errors'
 import openapi from './plugins/openapi'
 import rateLimit from './plugins/rate-limit'
 import scheduler from './plugins/scheduler'
 import security from './plugins/security'
+import services from './plugins/services'
 import webApp from './plugins/web-app'
 import websocket from './plugins/websocket'
+import authRoutes from './routes/auth'
 import healthRoutes from './routes/health'
 import plansRoutes from './routes/plans'
 
@@ -29,6 +34,8 @@ export type AppOverrides = {
   webRoot?: string
   /** Key prefix for everything this app keeps in Redis. */
   redisPrefix?: string
+  /** The time source (tests move it to expire sessions). */
+  clock?: Clock
   /** Overrides the pino logger options (tests silence it). */
   logger?: boolean | Record<string, unknown>
 }
@@ -79,7 +86,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
-    trustProxy: true,
+    // X-Forwarded-For is believed only from a proxy on a private or loopback address.
+    trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
     logController: new OneLineLogController(),
     bodyLimit: 256 * 1024,
     connectionTimeout: 30_000,
@@ -106,6 +114,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(errors)
   await app.register(security)
   await app.register(cookies)
+  await app.register(csrf)
+  await app.register(services, { clock: overrides.clock, redisPrefix: overrides.redisPrefix })
+  await app.register(auth)
   await app.register(rateLimit, { nameSpace: `${overrides.redisPrefix ?? 'mc:'}rl:` })
   await app.register(websocket)
   await app.register(openapi)
@@ -113,6 +124,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   await app.register(healthRoutes)
   await app.register(plansRoutes)
+  await app.register(authRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

@@ -30,6 +30,8 @@ export default fp(
         if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed')
         const body: ErrorBody = { error: { code: error.code, message: error.message } }
         if (error.field) body.error.field = error.field
+        const retryAfter = (error as AppError & { retryAfter?: number }).retryAfter
+        if (retryAfter) reply.header('retry-after', String(retryAfter))
         return send(reply, error.statusCode, body)
       }
 

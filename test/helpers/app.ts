@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { buildApp } from '../../server/app'
 import { loadConfig, type Config } from '../../server/config'
 import type { Database } from '../../server/db/client'
+import type { Clock } from '../../server/lib/clock'
 
 export type TestAppOptions = {
   database: Database
@@ -10,6 +11,7 @@ export type TestAppOptions = {
   redisPrefix?: string
   env?: Record<string, string>
   webRoot?: string
+  clock?: Clock
   /** Registers extra routes before the app is ready (e.g. a route that throws). */
   extend?: (app: FastifyInstance) => void | Promise<void>
 }
@@ -25,9 +27,19 @@ export async function buildTestApp(options: TestAppOptions): Promise<FastifyInst
     redis: options.redis,
     redisPrefix: options.redisPrefix,
     webRoot: options.webRoot,
+    clock: options.clock,
     logger: false,
   })
   if (options.extend) await options.extend(app)
   await app.ready()
   return app
+}
+
+export const APP_ORIGIN = 'http://localhost:3000'
+
+/** The session cookie a response set, as a Cookie header value. */
+export function sessionCookieFrom(response: { cookies: Array<{ name: string; value: string }> }): string {
+  const cookie = response.cookies.find((c) => c.name === 'session' || c.name === '__Host-session')
+  if (!cookie || !cookie.value) throw new Error('no session cookie was set')
+  return `${cookie.name}=${cookie.value}`
 }

@@ -12,6 +12,8 @@ import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { createTestRedis, type TestRedis } from '../helpers/redis'
 
+const SAME_ORIGIN = { origin: 'http://localhost:3000' }
+
 let database: TestDatabase
 let redis: TestRedis
 let app: FastifyInstance
@@ -84,14 +86,14 @@ describe('errors', () => {
   })
 
   it('refuses an invalid body with 400 naming the field', async () => {
-    const response = await app.inject({ method: 'POST', url: '/api/test/echo', payload: { email: 'nope', age: 3 } })
+    const response = await app.inject({ method: 'POST', url: '/api/test/echo', headers: SAME_ORIGIN, payload: { email: 'nope', age: 3 } })
     expect(response.statusCode).toBe(400)
     const body = ErrorBodySchema.parse(response.json())
     expect(body.error.code).toBe('VALIDATION_FAILED')
     expect(body.error.field).toBe('email')
     expect(body.error.message).toContain('email')
 
-    const missing = await app.inject({ method: 'POST', url: '/api/test/echo', payload: { email: 'a@b.co' } })
+    const missing = await app.inject({ method: 'POST', url: '/api/test/echo', headers: SAME_ORIGIN, payload: { email: 'a@b.co' } })
     expect(missing.statusCode).toBe(400)
     expect(ErrorBodySchema.parse(missing.json()).error.field).toBe('age')
   })
@@ -100,7 +102,7 @@ describe('errors', () => {
     const response = await app.inject({
       method: 'POST',
       url: '/api/test/echo',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...SAME_ORIGIN },
       payload: '{"email":',
     })
     expect(response.statusCode).toBe(400)

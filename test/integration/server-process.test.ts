@@ -64,7 +64,7 @@ describe('server process', () => {
     socket.on('data', (chunk) => (response += chunk.toString()))
     const body = JSON.stringify({ note: 'in flight while the server shuts down' })
     socket.write(
-      `POST /api/echo-in-flight HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+      `POST /api/echo-in-flight HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nOrigin: http://localhost:${port}\r\n` +
         `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
     )
     await new Promise((resolve) => setTimeout(resolve, 300))

@@ -1,0 +1,113 @@
+import { eq } from 'drizzle-orm'
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import { sessions, users, type User } from '../db/schema'
+import type { Clock } from '../lib/clock'
+import { hashSecret, randomToken, secretMatches } from './tokens'
+
+/**
+ * Sessions as the Lucia sessions guide designs them. The cookie carries `<id>.<secret>` (160 and
+ * 256 random bits); only the SHA-256 of the secret is stored and compared in constant time.
+ */
+export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
+export const SESSION_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000
+/** `last_verified_at` is written at most this often per session. */
+export const SESSION_RENEWAL_MS = 60 * 60 * 1000
+
+export type ValidSession = {
+  id: string
+  user: User
+  createdAt: Date
+  lastVerifiedAt: Date
+  expiresAt: Date
+  /** True when this request renewed the session (and the cookie must be re-sent). */
+  renewed: boolean
+}
+
+export function sessionCookieName(config: Config): string {
+  return config.secureCookies ? '__Host-session' : 'session'
+}
+
+export function sessionCookieOptions(config: Config, session: { lastVerifiedAt: Date; expiresAt: Date }, now: Date) {
+  const idleEnd = session.lastVerifiedAt.getTime() + SESSION_IDLE_MS
+  const end = Math.min(idleEnd, session.expiresAt.getTime())
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: config.secureCookies,
+    maxAge: Math.max(0, Math.floor((end - now.getTime()) / 1000)),
+  }
+}
+
+export async function createSession(
+  db: Db,
+  clock: Clock,
+  userId: string,
+  meta: { userAgent?: string | undefined; ip?: string | undefined } = {},
+): Promise<{ token: string; lastVerifiedAt: Date; expiresAt: Date }> {
+  const id = randomToken(20)
+  const secret = randomToken(32)
+  const now = clock.now()
+  const expiresAt = new Date(now.getTime() + SESSION_MAX_AGE_MS)
+  await db.insert(sessions).values({
+    id,
+    userId,
+    secretHash: hashSecret(secret),
+    createdAt: now,
+    lastVerifiedAt: now,
+    expiresAt,
+    userAgent: meta.userAgent?.slice(0, 300),
+    ip: meta.ip,
+  })
+  return { token: `${id}.${secret}`, lastVerifiedAt: now, expiresAt }
+}
+
+const TOKEN_SHAPE = /^([a-z2-7]{20,64})\.([a-z2-7]{40,80})$/
+
+/** The session of a cookie value, or null; expired sessions are deleted on sight. */
+export async function validateSessionToken(db: Db, clock: Clock, token: string): Promise<ValidSession | null> {
+  const match = TOKEN_SHAPE.exec(token)
+  if (!match) return null
+  const [, id, secret] = match as unknown as [string, string, string]
+  const [row] = await db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.id, id))
+    .limit(1)
+  if (!row) return null
+  if (!secretMatches(secret, row.session.secretHash)) return null
+
+  const now = clock.now()
+  const idleFor = now.getTime() - row.session.lastVerifiedAt.getTime()
+  if (idleFor >= SESSION_IDLE_MS || now.getTime() >= row.session.expiresAt.getTime()) {
+    await db.delete(sessions).where(eq(sessions.id, id))
+    return null
+  }
+  let lastVerifiedAt = row.session.lastVerifiedAt
+  let renewed = false
+  if (idleFor >= SESSION_RENEWAL_MS) {
+    lastVerifiedAt = now
+    renewed = true
+    await db.update(sessions).set({ lastVerifiedAt: now }).where(eq(sessions.id, id))
+  }
+  return {
+    id,
+    user: row.user,
+    createdAt: row.session.createdAt,
+    lastVerifiedAt,
+    expiresAt: row.session.expiresAt,
+    renewed,
+  }
+}
+
+export async function invalidateSession(db: Db, id: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.id, id))
+}
+
+export async function invalidateUserSessions(db: Db, userId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.userId, userId))
+}
+
+export type NewSessionCookie = { token: string; lastVerifiedAt: Date; expiresAt: Date }

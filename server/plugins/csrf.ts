@@ -1,0 +1,29 @@
+import fp from 'fastify-plugin'
+import { forbidden } from '../lib/app-error'
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Refuses every state-changing /api request that is not same-origin: by Sec-Fetch-Site when the
+ * browser sends it, else by Origin compared with APP_URL's origin. A request with neither header
+ * cannot prove where it comes from and is refused too. Webhooks are authenticated by signature.
+ */
+export default fp(
+  async (app) => {
+    const appOrigin = app.config.appOrigin
+    app.addHook('onRequest', async (request) => {
+      if (SAFE_METHODS.has(request.method)) return
+      const url = request.url
+      if (!url.startsWith('/api/') || url.startsWith('/api/webhooks/')) return
+      const site = request.headers['sec-fetch-site']
+      if (typeof site === 'string') {
+        if (site === 'same-origin') return
+        throw forbidden('Cross-site requests are not allowed.')
+      }
+      const origin = request.headers.origin
+      if (typeof origin === 'string' && origin === appOrigin) return
+      throw forbidden('Cross-site requests are not allowed.')
+    })
+  },
+  { name: 'csrf', dependencies: ['context'] },
+)

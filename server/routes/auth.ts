@@ -1,0 +1,190 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import {
+  ConfirmEmailBodySchema,
+  DestinationResponseSchema,
+  ForgotPasswordBodySchema,
+  LoginBodySchema,
+  MessageResponseSchema,
+  ResetPasswordBodySchema,
+  SessionUserResponseSchema,
+  SignupBodySchema,
+} from '../../common/auth'
+import { ErrorBodySchema } from '../../common/errors'
+import { invalidateSession } from '../auth/session'
+import { postLoginDestination, toSessionUser } from '../services/access'
+import {
+  confirmEmail,
+  logIn,
+  requestPasswordReset,
+  resetPassword,
+  sendConfirmationEmail,
+  signUp,
+  type RequestMeta,
+} from '../services/accounts'
+
+/** Auth POSTs: 10 per minute per IP, shared by every auth endpoint (Redis-backed when configured). */
+const AUTH_POST_LIMIT = { max: 10, timeWindow: '1 minute', groupId: 'auth-post' }
+
+const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema }
+
+const meta = (request: FastifyRequest): RequestMeta => ({ ip: request.ip, userAgent: request.headers['user-agent'] })
+
+const authRoutes: FastifyPluginAsyncZod = async (app) => {
+  const deps = app.accountDeps
+
+  const signIn = async (reply: FastifyReply, session: { token: string; lastVerifiedAt: Date; expiresAt: Date }) => {
+    app.setSessionCookie(reply, session)
+    reply.header('cache-control', 'no-store')
+  }
+
+  app.post(
+    '/api/auth/signup',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Create an account and sign in (a confirmation email is sent)',
+        body: SignupBodySchema,
+        response: { 201: SessionUserResponseSchema, ...errors },
+      },
+      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request, reply) => {
+      const { fullName, email, phoneNumber, password, partnerProgram } = request.body
+      const { user, session } = await signUp(deps, { fullName, email, phoneNumber, password, partnerProgram }, meta(request))
+      await signIn(reply, session)
+      return reply.code(201).send({ user: await toSessionUser(app.db, user) })
+    },
+  )
+
+  app.post(
+    '/api/auth/login',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with email and password (always a new session)',
+        body: LoginBodySchema,
+        response: { 200: SessionUserResponseSchema, ...errors },
+      },
+      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request, reply) => {
+      const { user, session } = await logIn(deps, request.body, meta(request))
+      await signIn(reply, session)
+      return { user: await toSessionUser(app.db, user) }
+    },
+  )
+
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: { tags: ['auth'], summary: 'Sign out: deletes the session on the server', response: { 204: z.undefined(), ...errors } },
+      config: { auth: 'optional' },
+    },
+    async (request, reply) => {
+      if (request.session) await invalidateSession(app.db, request.session.id)
+      app.clearSessionCookie(reply)
+      return reply.code(204).send()
+    },
+  )
+
+  app.get(
+    '/api/me',
+    {
+      schema: { tags: ['auth'], summary: 'The signed-in user (spec 1 §3)', response: { 200: SessionUserResponseSchema, 401: ErrorBodySchema } },
+      config: { auth: 'session' },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      return { user: await toSessionUser(app.db, request.session!.user) }
+    },
+  )
+
+  app.post(
+    '/api/auth/destination',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Post-login routing (spec 1 §4); records onboarding_completed when goals exist and payment is done',
+        response: { 200: DestinationResponseSchema, ...errors },
+      },
+      config: { auth: 'session' },
+    },
+    async (request) => ({ path: await postLoginDestination(app.db, request.session!.user.id) }),
+  )
+
+  app.post(
+    '/api/auth/confirm-email',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Confirm the email address with the emailed token (single use, valid 24 h)',
+        body: ConfirmEmailBodySchema,
+        response: { 200: SessionUserResponseSchema, ...errors },
+      },
+      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request) => {
+      const user = await confirmEmail(deps, request.body.token)
+      return { user: await toSessionUser(app.db, user) }
+    },
+  )
+
+  app.post(
+    '/api/auth/resend-confirmation',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Send the confirmation email again (one a minute, five an hour)',
+        response: { 202: MessageResponseSchema, ...errors },
+      },
+      config: { auth: 'session', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request, reply) => {
+      const user = request.session!.user
+      if (user.emailConfirmedAt) return reply.code(202).send({ message: 'Your email is already confirmed.' })
+      await sendConfirmationEmail(deps, user)
+      return reply.code(202).send({ message: `We sent a new confirmation link to ${user.email}.` })
+    },
+  )
+
+  app.post(
+    '/api/auth/forgot-password',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Email a password reset link; always answers the same',
+        body: ForgotPasswordBodySchema,
+        response: { 202: MessageResponseSchema, ...errors },
+      },
+      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request, reply) => {
+      await requestPasswordReset(deps, request.body.email)
+      return reply
+        .code(202)
+        .send({ message: 'If an account exists for that email, we sent a link to reset the password. Please check your inbox.' })
+    },
+  )
+
+  app.post(
+    '/api/auth/reset-password',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Set a new password with the emailed token (single use, valid 1 h); signs out every other session',
+        body: ResetPasswordBodySchema,
+        response: { 200: SessionUserResponseSchema, ...errors },
+      },
+      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request, reply) => {
+      const { user, session } = await resetPassword(deps, request.body.token, request.body.password, meta(request))
+      await signIn(reply, session)
+      return { user: await toSessionUser(app.db, user) }
+    },
+  )
+}
+
+export default authRoutes

@@ -1,0 +1,50 @@
+import nodemailer, { type Transporter } from 'nodemailer'
+import type { Logger } from 'pino'
+
+export type OutgoingMail = { to: string; subject: string; text: string; html: string; link: string }
+
+export type Mailer = {
+  send(mail: OutgoingMail): Promise<void>
+  close(): void
+}
+
+/**
+ * Mail through nodemailer to SMTP_URL, or, with no SMTP configured, each message written to the
+ * log (recipient, subject, link) so a developer can follow it.
+ */
+export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Logger }): Mailer {
+  if (!options.smtpUrl) {
+    return {
+      async send(mail) {
+        options.log.info({ to: mail.to, subject: mail.subject, link: mail.link }, 'email (SMTP_URL not set, logged instead)')
+      },
+      close() {},
+    }
+  }
+  const transport: Transporter = nodemailer.createTransport(options.smtpUrl, { from: options.from })
+  return {
+    async send(mail) {
+      await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+    },
+    close() {
+      transport.close()
+    },
+  }
+}
+
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+/** A short transactional email with a plain-text and an HTML part around one link. */
+export function composeEmail(input: { to: string; subject: string; greeting: string; paragraphs: string[]; action: string; link: string; footer: string }): OutgoingMail {
+  const text = [input.greeting, '', ...input.paragraphs.flatMap((p) => [p, '']), `${input.action}: ${input.link}`, '', input.footer, '', '— Momentum Coach'].join('\n')
+  const html = `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#111827;line-height:1.5">
+<p>${escapeHtml(input.greeting)}</p>
+${input.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+<p><a href="${escapeHtml(input.link)}" style="display:inline-block;background:#3730a3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(input.action)}</a></p>
+<p style="font-size:13px;color:#4b5563">Or paste this link into your browser: ${escapeHtml(input.link)}</p>
+<p style="font-size:13px;color:#4b5563">${escapeHtml(input.footer)}</p>
+<p>— <strong style="color:#3730a3">Momentum</strong> <strong style="color:#b45309">Coach</strong></p>
+</body></html>`
+  return { to: input.to, subject: input.subject, text, html, link: input.link }
+}

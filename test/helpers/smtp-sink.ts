@@ -1,0 +1,55 @@
+import type { AddressInfo } from 'node:net'
+import { SMTPServer } from 'smtp-server'
+
+export type CapturedMail = { to: string[]; raw: string; subject: string; text: string }
+
+/** A real SMTP server the test starts: the app's nodemailer sends to it over TCP. */
+export async function startSmtpSink(): Promise<{
+  url: string
+  mails: CapturedMail[]
+  waitForMail(to: string, subject: RegExp, timeoutMs?: number): Promise<CapturedMail>
+  linkIn(mail: CapturedMail): string
+  close(): Promise<void>
+}> {
+  const mails: CapturedMail[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = ''
+      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
+      stream.on('end', () => {
+        const subject = /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? ''
+        const text = decodeQuotedPrintable(raw)
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw, subject, text })
+        callback()
+      })
+    },
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const { port } = server.server.address() as AddressInfo
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    async waitForMail(to, subject, timeoutMs = 10_000) {
+      const started = Date.now()
+      for (;;) {
+        const mail = mails.find((m) => m.to.includes(to.toLowerCase()) && subject.test(m.subject))
+        if (mail) return mail
+        if (Date.now() - started > timeoutMs) throw new Error(`no email to ${to} matching ${subject}`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    },
+    linkIn(mail) {
+      const link = /https?:\/\/[^\s"<>]+token=[a-z2-7]+/.exec(mail.text)?.[0]
+      if (!link) throw new Error(`no link in the email:\n${mail.text}`)
+      return link
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+function decodeQuotedPrintable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+}
