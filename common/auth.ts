@@ -130,7 +130,7 @@ export const AUTH_ERROR_CODES = {
 export function safeReturnTo(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return undefined
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined
-  if (/[\u0000-\u001f\u007f\\]/.test(value)) return undefined
+  if ([...value].some((ch) => ch.charCodeAt(0) < 0x20 || ch === '\u007f' || ch === '\\')) return undefined
   try {
     const url = new URL(value, 'http://same.invalid')
     if (url.origin !== 'http://same.invalid') return undefined

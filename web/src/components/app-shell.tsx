@@ -1,0 +1,76 @@
+import { Link } from '@tanstack/react-router'
+import type { ReactNode } from 'react'
+import { cn } from '../lib/utils'
+import { BrandName, LogoMark } from './brand'
+import { Button } from './ui/button'
+
+/** Links shown in the header to visitors; later screens may pass their own (e.g. a user menu). */
+export function PublicNav() {
+  return (
+    <nav aria-label="Account" className="flex items-center gap-1 sm:gap-2">
+      <Button asChild variant="ghost" size="sm" className="max-[399px]:hidden">
+        <Link to="/auth">Log In</Link>
+      </Button>
+      <Button asChild size="sm">
+        <Link to="/auth">Get Started</Link>
+      </Button>
+    </nav>
+  )
+}
+
+export function SiteHeader({ nav }: { nav?: ReactNode }) {
+  return (
+    <header className="sticky top-0 z-40 border-b bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/85">
+      <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-3 px-4 sm:px-6">
+        <Link
+          to="/"
+          className="flex shrink-0 items-center gap-2 rounded-md text-base whitespace-nowrap min-[400px]:text-lg sm:text-xl focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-ring"
+        >
+          <LogoMark className="size-7 sm:size-8" />
+          <BrandName />
+        </Link>
+        {nav ?? <PublicNav />}
+      </div>
+    </header>
+  )
+}
+
+export function SiteFooter() {
+  return (
+    <footer className="border-t bg-card">
+      <div className="mx-auto flex max-w-6xl flex-col items-center justify-between gap-2 px-4 py-6 text-sm text-muted-foreground sm:flex-row sm:px-6">
+        <p>
+          © {new Date().getFullYear()} <BrandName className="font-semibold" />
+        </p>
+        <p>Daily AI coaching that keeps your goals moving.</p>
+      </div>
+    </footer>
+  )
+}
+
+export type AppShellProps = {
+  children: ReactNode
+  /** Replaces the header's right-hand navigation. */
+  nav?: ReactNode
+  /** Classes for <main>, e.g. to centre a small page. */
+  mainClassName?: string
+}
+
+/** The page frame every screen shares: skip link, header with the brand, <main>, footer. */
+export function AppShell({ children, nav, mainClassName }: AppShellProps) {
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <a
+        href="#main-content"
+        className="sr-only z-50 rounded-md bg-primary px-4 py-2 font-semibold text-primary-foreground focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
+      >
+        Skip to main content
+      </a>
+      <SiteHeader nav={nav} />
+      <main id="main-content" tabIndex={-1} className={cn('flex-1 outline-none', mainClassName)}>
+        {children}
+      </main>
+      <SiteFooter />
+    </div>
+  )
+}

@@ -1,0 +1,154 @@
+/**
+ * A small typed fetch client for our own `/api`.
+ *
+ * - Same-origin cookies (the session cookie is HttpOnly; the browser sends it).
+ * - JSON in, JSON out; every successful body is parsed with the caller's zod schema.
+ * - Every failure becomes an `ApiError`: non-2xx answers carry the server's
+ *   `{"error":{"code","message","field"}}` body, a failed connection has the code
+ *   `NETWORK_ERROR`, and a body that does not match the schema has `INVALID_RESPONSE`.
+ * - Aborts (TanStack Query cancelling a request) are rethrown untouched.
+ */
+import type { z } from 'zod'
+import { ErrorBodySchema, type ErrorCode } from '../../../common/errors'
+import { ApiError, NETWORK_ERROR_MESSAGE } from './api-error'
+
+export { ApiError, isApiError, NETWORK_ERROR_MESSAGE } from './api-error'
+export type { ApiErrorCode, ClientErrorCode } from './api-error'
+
+const INVALID_RESPONSE_MESSAGE = 'The server sent an unexpected response. Please try again.'
+
+/** The code a bare status maps to when the body is not our JSON error shape (e.g. a proxy's HTML page). */
+function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 400:
+      return 'BAD_REQUEST'
+    case 401:
+      return 'UNAUTHENTICATED'
+    case 403:
+      return 'FORBIDDEN'
+    case 404:
+      return 'NOT_FOUND'
+    case 409:
+      return 'CONFLICT'
+    case 413:
+      return 'PAYLOAD_TOO_LARGE'
+    case 415:
+      return 'UNSUPPORTED_MEDIA_TYPE'
+    case 422:
+      return 'VALIDATION_FAILED'
+    case 429:
+      return 'RATE_LIMITED'
+    case 502:
+    case 503:
+    case 504:
+      return 'SERVICE_UNAVAILABLE'
+    default:
+      return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'
+  }
+}
+
+function defaultMessageForStatus(status: number): string {
+  if (status === 401) return 'Please log in to continue.'
+  if (status === 403) return 'You do not have access to this.'
+  if (status === 404) return 'We could not find what you were looking for.'
+  if (status === 429) return 'Too many requests. Please wait a moment and try again.'
+  if (status >= 500) return 'Something went wrong on our side. Please try again in a moment.'
+  return 'The request could not be completed.'
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof DOMException && (error.name === 'AbortError' || error.name === 'TimeoutError')
+}
+
+async function readJson(response: Response): Promise<{ ok: true; value: unknown } | { ok: false }> {
+  const text = await response.text()
+  if (text.trim() === '') return { ok: true, value: undefined }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown }
+  } catch {
+    return { ok: false }
+  }
+}
+
+export type RequestOptions = {
+  /** Cancels the request (TanStack Query passes one to every query function). */
+  signal?: AbortSignal | undefined
+  /** Extra headers; JSON headers are set automatically. */
+  headers?: HeadersInit | undefined
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+async function request<S extends z.ZodType>(
+  method: Method,
+  path: string,
+  schema: S,
+  body: unknown,
+  options: RequestOptions = {},
+): Promise<z.output<S>> {
+  const headers = new Headers(options.headers)
+  headers.set('Accept', 'application/json')
+  const init: RequestInit = { method, headers, credentials: 'same-origin' }
+  if (options.signal) init.signal = options.signal
+  if (body !== undefined) {
+    headers.set('Content-Type', 'application/json')
+    init.body = JSON.stringify(body)
+  }
+
+  let response: Response
+  try {
+    response = await fetch(path, init)
+  } catch (error) {
+    if (isAbortError(error)) throw error
+    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: NETWORK_ERROR_MESSAGE, cause: error })
+  }
+
+  let parsed: Awaited<ReturnType<typeof readJson>>
+  try {
+    parsed = await readJson(response)
+  } catch (error) {
+    // The connection dropped while the body was streaming.
+    if (isAbortError(error)) throw error
+    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: NETWORK_ERROR_MESSAGE, cause: error })
+  }
+
+  if (!response.ok) {
+    const errorBody = parsed.ok ? ErrorBodySchema.safeParse(parsed.value) : undefined
+    if (errorBody?.success) {
+      const { code, message, field } = errorBody.data.error
+      throw new ApiError({ status: response.status, code, message, field })
+    }
+    throw new ApiError({
+      status: response.status,
+      code: codeForStatus(response.status),
+      message: defaultMessageForStatus(response.status),
+    })
+  }
+
+  if (!parsed.ok) {
+    throw new ApiError({ status: response.status, code: 'INVALID_RESPONSE', message: INVALID_RESPONSE_MESSAGE })
+  }
+  const result = schema.safeParse(parsed.value)
+  if (!result.success) {
+    throw new ApiError({
+      status: response.status,
+      code: 'INVALID_RESPONSE',
+      message: INVALID_RESPONSE_MESSAGE,
+      cause: result.error,
+    })
+  }
+  return result.data
+}
+
+export const api = {
+  get: <S extends z.ZodType>(path: string, schema: S, options?: RequestOptions) =>
+    request('GET', path, schema, undefined, options),
+  post: <S extends z.ZodType>(path: string, body: unknown, schema: S, options?: RequestOptions) =>
+    request('POST', path, schema, body, options),
+  put: <S extends z.ZodType>(path: string, body: unknown, schema: S, options?: RequestOptions) =>
+    request('PUT', path, schema, body, options),
+  patch: <S extends z.ZodType>(path: string, body: unknown, schema: S, options?: RequestOptions) =>
+    request('PATCH', path, schema, body, options),
+  delete: <S extends z.ZodType>(path: string, schema: S, options?: RequestOptions) =>
+    request('DELETE', path, schema, undefined, options),
+}

@@ -1,0 +1,35 @@
+/**
+ * Toasts in the shape the spec writes them: a title and a description, e.g.
+ *   toast({ title: 'Login failed', description: 'Invalid email or password', variant: 'destructive' })
+ *
+ * sonner is imported on demand (the <Toaster> in the root route loads it after the first paint),
+ * so no route pays for it up front. A toast shown before the Toaster mounts is replayed by sonner.
+ */
+export type ToastInput = {
+  title: string
+  description?: string
+  /** `destructive` renders an error toast in the destructive colours. */
+  variant?: 'default' | 'destructive'
+  /** Milliseconds before it closes by itself; sonner's default when omitted. */
+  duration?: number
+}
+
+export type ToastId = string | number
+
+const loadSonner = () => import('sonner')
+
+/** Shows a toast; resolves to its id (for dismissToast). */
+export async function toast({ title, description, variant = 'default', duration }: ToastInput): Promise<ToastId> {
+  const { toast: sonnerToast } = await loadSonner()
+  const options = {
+    ...(description === undefined ? {} : { description }),
+    ...(duration === undefined ? {} : { duration }),
+  }
+  return variant === 'destructive' ? sonnerToast.error(title, options) : sonnerToast(title, options)
+}
+
+/** Closes one toast, or all of them when no id is given. */
+export async function dismissToast(id?: ToastId): Promise<void> {
+  const { toast: sonnerToast } = await loadSonner()
+  sonnerToast.dismiss(id)
+}

@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { SplashPage } from '../features/splash/splash-page'
+
+export const Route = createFileRoute('/splash')({
+  component: SplashPage,
+})
