@@ -2,12 +2,20 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { defineConfig } from '@playwright/test'
+import { startMailSink } from './test/e2e/support/smtp-sink'
 
 // The production build served by the real entry on a random port with a fresh DATA_DIR.
 // Set once in the main process; the test workers inherit it.
 process.env.E2E_PORT ??= String(20_000 + Math.floor(Math.random() * 30_000))
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'mc-e2e-'))
+process.env.E2E_MAIL_DIR ??= join(process.env.E2E_DATA_DIR, 'mail')
 const port = Number(process.env.E2E_PORT)
+
+// A real SMTP server for the app's email, started once (in the main process, before the app).
+if (!process.env.E2E_SMTP_PORT) {
+  process.env.E2E_SMTP_PORT = String(port + 1)
+  startMailSink(Number(process.env.E2E_SMTP_PORT), process.env.E2E_MAIL_DIR)
+}
 const baseURL = `http://127.0.0.1:${port}`
 
 export default defineConfig({
@@ -51,6 +59,7 @@ export default defineConfig({
       HOST: '127.0.0.1',
       APP_URL: baseURL,
       DATA_DIR: process.env.E2E_DATA_DIR,
+      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
       LOG_LEVEL: 'warn',
       // The embedded defaults: no PostgreSQL, Redis, SMTP, Stripe or Vapi unless a spec starts a fake.
       DATABASE_URL: '',

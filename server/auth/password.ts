@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import { AppError } from '../lib/app-error'
 
@@ -8,11 +9,30 @@ import { AppError } from '../lib/app-error'
 // 2 is Algorithm.Argon2id (a const enum, which isolated modules cannot read).
 const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const
 
-export const hashPassword = (password: string) => hash(password, OPTIONS)
+/**
+ * At most (cores − 1) hashes at once: a burst of logins queues here instead of taking every core,
+ * so the event loop keeps answering everyone else quickly.
+ */
+const MAX_CONCURRENT = Math.max(1, availableParallelism() - 1)
+let running = 0
+const waiting: Array<() => void> = []
+
+async function limited<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve))
+  running += 1
+  try {
+    return await work()
+  } finally {
+    running -= 1
+    waiting.shift()?.()
+  }
+}
+
+export const hashPassword = (password: string) => limited(() => hash(password, OPTIONS))
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
   try {
-    return await verify(passwordHash, password)
+    return await limited(() => verify(passwordHash, password))
   } catch {
     return false
   }
