@@ -3,6 +3,7 @@ import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { sessions, users, type User } from '../db/schema'
 import type { Clock } from '../lib/clock'
+import { recordActivity } from '../services/activity'
 import { hashSecret, randomToken, secretMatches } from './tokens'
 
 /**
@@ -91,6 +92,10 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
     lastVerifiedAt = now
     renewed = true
     await db.update(sessions).set({ lastVerifiedAt: now }).where(eq(sessions.id, id))
+    // Coming back to a live session on a new day counts as signing in that day (Days Active).
+    if (row.session.lastVerifiedAt.toISOString().slice(0, 10) !== now.toISOString().slice(0, 10)) {
+      await recordActivity(db, row.user.id, 'sign_in', now)
+    }
   }
   return {
     id,

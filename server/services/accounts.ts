@@ -11,6 +11,7 @@ import { emailTokens, profiles, users, type User } from '../db/schema'
 import { AppError } from '../lib/app-error'
 import type { Clock } from '../lib/clock'
 import type { Counters } from '../lib/counters'
+import { recordActivity } from './activity'
 import { composeEmail, type Mailer } from './mailer'
 
 export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger }
@@ -93,6 +94,7 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
     throw error
   }
   const session = await createSession(deps.db, deps.clock, user.id, meta)
+  await recordActivity(deps.db, user.id, 'sign_in', now)
   await sendConfirmationEmail(deps, user).catch((error: unknown) => {
     // The account exists either way; the user can ask for the email again.
     deps.log.error({ err: error, userId: user.id }, 'could not send the confirmation email')
@@ -124,6 +126,7 @@ export async function logIn(deps: AccountDeps, input: { email: string; password:
   }
   await Promise.all([deps.counters.reset(failKey), deps.counters.reset(lockKey)])
   const session = await createSession(deps.db, deps.clock, user.id, meta)
+  await recordActivity(deps.db, user.id, 'sign_in', deps.clock.now())
   return { user, session }
 }
 
