@@ -17,6 +17,7 @@ if (!process.env.E2E_SMTP_PORT) {
   startMailSink(Number(process.env.E2E_SMTP_PORT), process.env.E2E_MAIL_DIR)
 }
 const baseURL = `http://127.0.0.1:${port}`
+process.env.E2E_BASE_URL ??= baseURL
 
 export default defineConfig({
   testDir: 'test/e2e',

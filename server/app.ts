@@ -20,6 +20,7 @@ import services from './plugins/services'
 import webApp from './plugins/web-app'
 import websocket from './plugins/websocket'
 import authRoutes from './routes/auth'
+import billingTestingRoutes from './routes/billing-testing'
 import healthRoutes from './routes/health'
 import plansRoutes from './routes/plans'
 
@@ -125,6 +126,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(healthRoutes)
   await app.register(plansRoutes)
   await app.register(authRoutes)
+  await app.register(billingTestingRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 
