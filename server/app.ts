@@ -23,6 +23,7 @@ import authRoutes from './routes/auth'
 import billingTestingRoutes from './routes/billing-testing'
 import healthRoutes from './routes/health'
 import plansRoutes from './routes/plans'
+import voiceConfigRoutes from './routes/voice-config'
 
 export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
 
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(plansRoutes)
   await app.register(authRoutes)
   await app.register(billingTestingRoutes)
+  await app.register(voiceConfigRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 
