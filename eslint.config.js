@@ -41,6 +41,11 @@ export default tseslint.config(
     },
   },
   {
+    // Playwright fixtures take their dependencies as a destructured (sometimes empty) object.
+    files: ['test/e2e/**/*.ts'],
+    rules: { 'no-empty-pattern': 'off' },
+  },
+  {
     files: ['server/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/web/**', '**/worker/**', '**/test/**'], message: 'The server must not import the web app, the worker or tests.' }] }],
