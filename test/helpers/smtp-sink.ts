@@ -3,6 +3,28 @@ import { SMTPServer } from 'smtp-server'
 
 export type CapturedMail = { to: string[]; raw: string; subject: string; text: string }
 
+/** A real SMTP server (no auth, no TLS) that hands every message it receives to `onMail`. */
+export function createSmtpServer(onMail: (mail: CapturedMail) => void): SMTPServer {
+  return new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = ''
+      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
+      stream.on('end', () => {
+        onMail({
+          to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+          raw,
+          subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+          text: decodeQuotedPrintable(raw),
+        })
+        callback()
+      })
+    },
+  })
+}
+
 /** A real SMTP server the test starts: the app's nodemailer sends to it over TCP. */
 export async function startSmtpSink(): Promise<{
   url: string
@@ -12,21 +34,7 @@ export async function startSmtpSink(): Promise<{
   close(): Promise<void>
 }> {
   const mails: CapturedMail[] = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = ''
-      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
-      stream.on('end', () => {
-        const subject = /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? ''
-        const text = decodeQuotedPrintable(raw)
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw, subject, text })
-        callback()
-      })
-    },
-  })
+  const server = createSmtpServer((mail) => mails.push(mail))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   const { port } = server.server.address() as AddressInfo
   return {
