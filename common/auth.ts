@@ -1,19 +1,13 @@
 import { z } from 'zod'
+import { digitsOf, EMAIL_MAX, FULL_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, POST_LOGIN_PATHS } from './auth-constants'
 import { PARTNER_PROGRAM_PATTERN } from './domain'
 import { PlanIdSchema } from './plans'
 
-/** Spec 1 §5 and §9: the rules and the exact messages, shared by the forms and the server. */
-export const PASSWORD_MIN = 8
-export const PASSWORD_MAX = 256
-export const PHONE_INPUT_MAX = 14
-export const FULL_NAME_MAX = 200
-export const EMAIL_MAX = 254
-
-/** The consent text shown at sign-up (spec 1 §2), and its version recorded with the consent. */
-export const CONSENT_TEXT_VERSION = '2026-11-01'
-export const CONSENT_TEXT =
-  'I agree to receive calls and text messages from Momentum Coach. Message frequency varies. Message and data rates may apply. Reply HELP for help or STOP to cancel. Consent is not a condition of purchase.'
-export const TERMS_TEXT = 'I agree to the terms of service'
+/**
+ * Spec 1 §5 and §9: the rules and the exact messages, shared by the forms and the server.
+ * The zod-free constants and helpers live in auth-constants.ts (the web shows them before zod loads).
+ */
+export * from './auth-constants'
 
 const SIMPLE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
@@ -24,17 +18,6 @@ export const EmailSchema = z
   .max(EMAIL_MAX, 'Please enter a valid email')
   .regex(SIMPLE_EMAIL, 'Please enter a valid email')
   .transform((email) => email.toLowerCase())
-
-/** Digits only; the form shows them as (123) 456-7890. */
-export const digitsOf = (value: string) => value.replace(/\D/g, '')
-
-export function formatPhone(value: string): string {
-  const digits = digitsOf(value).slice(0, 10)
-  if (digits.length === 0) return ''
-  if (digits.length < 4) return `(${digits}`
-  if (digits.length < 7) return `(${digits.slice(0, 3)}) ${digits.slice(3)}`
-  return `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`
-}
 
 export const PhoneSchema = z
   .string({ error: 'Please enter a valid 10-digit phone number' })
@@ -110,32 +93,6 @@ export type SessionUser = z.infer<typeof SessionUserSchema>
 
 export const SessionUserResponseSchema = z.object({ user: SessionUserSchema })
 
-export const POST_LOGIN_PATHS = ['/dashboard', '/goal-intake', '/payment'] as const
 export const DestinationResponseSchema = z.object({ path: z.enum(POST_LOGIN_PATHS) })
 
 export const MessageResponseSchema = z.object({ message: z.string() })
-
-/** Error codes of the auth endpoints, mapped to the spec's toasts by the web. */
-export const AUTH_ERROR_CODES = {
-  invalidCredentials: 'INVALID_CREDENTIALS',
-  emailTaken: 'EMAIL_TAKEN',
-  commonPassword: 'COMMON_PASSWORD',
-  invalidToken: 'INVALID_TOKEN',
-} as const
-
-/**
- * `returnTo` is honoured only when it is a path on this site: starts with one "/", not "//" or "/\",
- * no scheme, no control characters. Anything else falls back to the post-login routing.
- */
-export function safeReturnTo(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return undefined
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined
-  if ([...value].some((ch) => ch.charCodeAt(0) < 0x20 || ch === '\u007f' || ch === '\\')) return undefined
-  try {
-    const url = new URL(value, 'http://same.invalid')
-    if (url.origin !== 'http://same.invalid') return undefined
-    return `${url.pathname}${url.search}${url.hash}`
-  } catch {
-    return undefined
-  }
-}

@@ -20,6 +20,9 @@ export default fp<RateLimitOptions>(
     await app.register(rateLimit, {
       global: true,
       max: globalMax,
+      // The limit guards the API. The web app's HTML and hashed assets are static, cheap to serve
+      // and fetched ~25 at a time per page; unknown paths have their own limit (web-app plugin).
+      allowList: (request) => !request.url.startsWith('/api/'),
       timeWindow: '1 minute',
       ...(app.redis ? { redis: app.redis, nameSpace: options.nameSpace ?? 'mc:rl:', skipOnError: true } : {}),
       errorResponseBuilder: (_request, context) => {

@@ -1,6 +1,8 @@
 import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
 import { BROWSER_ROUTES } from '../../common/routes'
+// Each test speaks from its own client address: the server's per-IP limits cover the assets too.
+import { expect, test } from './support/fixtures'
 
 /**
  * The public pages and the route map (spec 1 §2, spec 2 §2), driven the way a visitor would:
@@ -24,6 +26,13 @@ async function seriousA11yViolations(page: Page, { inPageOnly = false } = {}) {
     .map(({ id, impact, help, nodes }) => ({ id, impact, help, targets: nodes.map((node) => node.target.join(' ')) }))
 }
 
+/**
+ * Screens that show themselves to a signed-out visitor: the public ones (spec 1 §2) and the two with
+ * their own signed-out view (spec 2 §2: diagnostics, course catalogue). Every other screen sends a
+ * signed-out visitor to sign in first.
+ */
+const SHOWN_SIGNED_OUT = new Set(['/', '/splash', '/auth', '/courses', '/debug/edge-functions'])
+
 test.describe('route map', () => {
   for (const path of ROUTE_MAP) {
     test(`${path} loads directly by URL and shows its heading`, async ({ page }) => {
@@ -31,6 +40,10 @@ test.describe('route map', () => {
 
       expect(response?.status()).toBe(200)
       expect(response?.headers()['content-type']).toContain('text/html')
+      if (!SHOWN_SIGNED_OUT.has(path)) {
+        // The protected-route wrapper: signed out, so to /auth, coming back here after login.
+        await expect(page).toHaveURL(`/auth?returnTo=${encodeURIComponent(path)}`)
+      }
       // Exactly one h1 (a second one would make this locator ambiguous and fail).
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
     })

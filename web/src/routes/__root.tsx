@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, Outlet } from '@tanstack/react-router'
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect } from 'react'
 import { NotFoundPage } from '../components/not-found'
 
 export type RouterContext = {
@@ -17,6 +17,20 @@ export const Route = createRootRouteWithContext<RouterContext>()({
 })
 
 function RootLayout() {
+  const { queryClient } = Route.useRouteContext()
+  // check-subscription after sign-in and on load (spec 1 §4); loaded after the first paint.
+  useEffect(() => {
+    let stop: (() => void) | undefined
+    let cancelled = false
+    void import('../features/billing/subscription-check').then((module) => {
+      if (!cancelled) stop = module.startSubscriptionChecks(queryClient)
+    })
+    return () => {
+      cancelled = true
+      stop?.()
+    }
+  }, [queryClient])
+
   return (
     <>
       <Outlet />

@@ -1,6 +1,16 @@
 import { createFileRoute } from '@tanstack/react-router'
 import { AuthPage } from '../features/auth/auth-page'
+import { validateAuthSearch } from '../features/auth/search'
+import { prefetchSession } from '../features/auth/session'
 
 export const Route = createFileRoute('/auth')({
-  component: AuthPage,
+  validateSearch: validateAuthSearch,
+  // Whether a session already exists decides if this screen shows at all (spec 1 §2).
+  loader: prefetchSession,
+  component: AuthRoute,
 })
+
+function AuthRoute() {
+  const search = Route.useSearch()
+  return <AuthPage search={search} />
+}

@@ -25,6 +25,9 @@ export function Toaster(props: ToasterProps) {
     <Sonner
       theme="light"
       position="top-right"
+      // Below the sticky site header (h-16), so a toast never covers its buttons (e.g. Log Out).
+      offset={{ top: 80, right: 24, bottom: 24, left: 24 }}
+      mobileOffset={{ top: 72, right: 16, bottom: 16, left: 16 }}
       closeButton
       richColors
       style={themeVariables}

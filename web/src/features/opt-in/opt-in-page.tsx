@@ -1,11 +1,149 @@
-import { ComingSoonPage } from '../../components/coming-soon-page'
+/**
+ * /opt-in (spec 1 §2, §4): text START to the fixed number (from SMS_OPT_IN_NUMBER on the server);
+ * STOP opts out; standard message and data rates may apply. 'I've completed this step' shows
+ * 'Processing...' for 1 s, records the opt-in on the server (the time and the exact text shown),
+ * shows the 'Success' toast and goes to /goal-intake. The person is trusted to have sent the text.
+ * No user → /auth; payment not completed → /payment (the server refuses too).
+ */
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useNavigate } from '@tanstack/react-router'
+import { MessageSquareTextIcon, SmartphoneIcon } from 'lucide-react'
+import { useEffect, useState } from 'react'
+import type { SessionUser } from '../../../../common/auth'
+import { optInSentences, OptInResponseSchema, OptInStateResponseSchema } from '../../../../common/opt-in'
+import { AppShell } from '../../components/app-shell'
+import { Button } from '../../components/ui/button'
+import { Card, CardContent } from '../../components/ui/card'
+import { Spinner } from '../../components/ui/spinner'
+import { useDocumentTitle } from '../../components/use-document-title'
+import { api, isApiError } from '../../lib/api-client'
+import { toast } from '../../lib/toast'
+import { LogoutButton } from '../auth/components/logout-button'
+import { PendingLabel } from '../auth/components/pending-label'
+import { authKeys } from '../auth/session'
 
-/** Placeholder until this screen is built; keeps the route loadable with its h1. */
+/** Spec 1 §9: the opt-in button shows Processing... for 1 s. */
+export const OPT_IN_PROCESSING_MS = 1000
+
+const optInQueryOptions = () =>
+  queryOptions({
+    queryKey: ['opt-in'] as const,
+    queryFn: ({ signal }) => api.get('/api/opt-in', OptInStateResponseSchema, { signal }),
+    staleTime: 0,
+  })
+
+const delay = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms))
+
 export function OptInPage() {
+  useDocumentTitle('Text Message Updates')
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const state = useQuery(optInQueryOptions())
+  const [processing, setProcessing] = useState(false)
+
+  // The server decides: no session → /auth, no payment → /payment.
+  const refusal = isApiError(state.error) ? state.error.status : null
+  useEffect(() => {
+    if (refusal === 401) void navigate({ to: '/auth', replace: true })
+    if (refusal === 403) void navigate({ to: '/payment', replace: true })
+  }, [navigate, refusal])
+
+  async function confirm() {
+    if (!state.data) return
+    setProcessing(true)
+    try {
+      const [result] = await Promise.all([
+        api.post('/api/opt-in', { consentText: state.data.consent_text }, OptInResponseSchema),
+        delay(OPT_IN_PROCESSING_MS),
+      ])
+      queryClient.setQueryData<SessionUser | null>(authKeys.me, (user) => (user ? { ...user, hasOptedIn: true } : user))
+      queryClient.setQueryData(optInQueryOptions().queryKey, { ...state.data, opted_in: true, opted_in_at: result.opted_in_at })
+      void toast({ title: 'Success', description: "You're all set! You'll now receive important updates via text." })
+      await navigate({ to: '/goal-intake' })
+    } catch (error) {
+      setProcessing(false)
+      if (isApiError(error) && error.status === 403) return void navigate({ to: '/payment', replace: true })
+      if (isApiError(error) && error.status === 401) return void navigate({ to: '/auth', replace: true })
+      if (isApiError(error) && error.code === 'CONSENT_TEXT_CHANGED') void state.refetch()
+      void toast({
+        title: "We couldn't save your opt-in",
+        description: error instanceof Error ? error.message : 'Please try again.',
+        variant: 'destructive',
+      })
+    }
+  }
+
   return (
-    <ComingSoonPage
-      title="Get updates by text"
-      purpose="Opt in to text messages so your coach can send reminders and check-ins between calls."
-    />
+    <AppShell nav={<LogoutButton label="Log Out" size="sm" />} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+      <div className="mx-auto max-w-xl">
+        <div className="text-center">
+          <span className="mx-auto flex size-14 items-center justify-center rounded-full bg-secondary">
+            <MessageSquareTextIcon className="size-7 text-brand-momentum" aria-hidden="true" />
+          </span>
+          <h1 className="mt-4 text-3xl font-bold tracking-tight sm:text-4xl">Get updates by text</h1>
+          <p className="mt-3 text-lg text-muted-foreground">
+            Your coach sends reminders and check-ins between calls. One text from you turns them on.
+          </p>
+        </div>
+
+        {state.isPending || refusal === 401 || refusal === 403 ? (
+          <div className="mt-10 flex justify-center">
+            <Spinner size="lg" label="Loading" />
+          </div>
+        ) : state.isError ? (
+          <div role="alert" className="mt-10 flex flex-col items-center gap-4 rounded-xl border bg-muted px-6 py-8 text-center">
+            <p className="font-medium">We couldn't load this step just now.</p>
+            <Button variant="outline" onClick={() => void state.refetch()} disabled={state.isFetching}>
+              {state.isFetching ? 'Trying again…' : 'Try again'}
+            </Button>
+          </div>
+        ) : (
+          <OptInInstructions
+            phoneNumber={state.data.phone_number}
+            displayNumber={state.data.display_number}
+            keyword={state.data.keyword}
+            processing={processing}
+            onConfirm={() => void confirm()}
+          />
+        )}
+      </div>
+    </AppShell>
+  )
+}
+
+function OptInInstructions(props: {
+  phoneNumber: string
+  displayNumber: string
+  keyword: string
+  processing: boolean
+  onConfirm: () => void
+}) {
+  // The same sentences the server records as the consent text.
+  const { instruction, optOut, rates } = optInSentences(props.phoneNumber)
+  return (
+    <Card className="mt-10">
+      <CardContent className="flex flex-col gap-6">
+        <div className="flex flex-col items-center gap-2 rounded-lg bg-secondary px-4 py-6 text-center">
+          <SmartphoneIcon className="size-6 text-brand-coach" aria-hidden="true" />
+          <p className="text-sm text-muted-foreground">Text the word</p>
+          <p className="font-mono text-3xl font-extrabold tracking-widest">{props.keyword}</p>
+          <p className="text-sm text-muted-foreground">to</p>
+          <a
+            href={`sms:${props.phoneNumber}?body=${props.keyword}`}
+            className="rounded-sm text-2xl font-bold text-primary underline-offset-4 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring"
+          >
+            {props.displayNumber}
+          </a>
+        </div>
+        <div className="space-y-2 text-sm" data-testid="opt-in-consent">
+          <p>{instruction}</p>
+          <p>{optOut}</p>
+          <p className="text-muted-foreground">{rates}</p>
+        </div>
+        <Button size="lg" onClick={props.onConfirm} disabled={props.processing}>
+          <PendingLabel pending={props.processing} idle="I've completed this step" busy="Processing..." />
+        </Button>
+      </CardContent>
+    </Card>
   )
 }

@@ -1,0 +1,20 @@
+import { useQuery } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
+import { Button, type ButtonProps } from '../../../components/ui/button'
+import { meQueryOptions } from '../session'
+import { LogoutButton } from './logout-button'
+
+/**
+ * 'Back to Sign In' (goes to /auth). /auth sends a signed-in user straight on into the app, so
+ * for a signed-in user this signs out first: going back to sign in means signing in again,
+ * possibly with another account.
+ */
+export function BackToSignIn({ variant = 'ghost', ...props }: Omit<ButtonProps, 'onClick' | 'children' | 'asChild'>) {
+  const me = useQuery(meQueryOptions())
+  if (me.data) return <LogoutButton variant={variant} label="Back to Sign In" {...props} />
+  return (
+    <Button asChild variant={variant} {...props}>
+      <Link to="/auth">Back to Sign In</Link>
+    </Button>
+  )
+}

@@ -1,0 +1,80 @@
+import { useMutation } from '@tanstack/react-query'
+import { useEffect, useRef, type ReactNode } from 'react'
+import { Button } from '../../../components/ui/button'
+import { Field } from '../../../components/ui/field'
+import { Input } from '../../../components/ui/input'
+import { failureMessage, fieldErrorOf } from '../messages'
+import type { ForgotPasswordInput } from '../requests'
+import { loadAuthRequests, loadAuthValidation } from '../session'
+import { useForm } from '../use-form'
+import { PendingLabel } from './pending-label'
+
+const loadValidator = () => loadAuthValidation().then((module) => module.validateForgotPassword)
+
+export type ForgotPasswordFormProps = {
+  /** Prefix of the control ids, so two of these forms never share one. */
+  idPrefix: string
+  defaultEmail?: string
+  submitLabel?: string
+  /** Shown under the server's answer once the email is on its way (e.g. a Close button). */
+  afterSent?: ReactNode
+}
+
+/** Asks for a password reset link (POST /api/auth/forgot-password) and shows the server's answer. */
+export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 'Send reset link', afterSent }: ForgotPasswordFormProps) {
+  const { values, errors, setValue, setServerError, handleSubmit, setFormElement } = useForm({
+    initialValues: { email: defaultEmail },
+    loadValidator,
+  })
+  const request = useMutation({
+    mutationFn: async (body: ForgotPasswordInput) => (await loadAuthRequests()).requestPasswordReset(body),
+    onError: (error) => {
+      const fieldError = fieldErrorOf(error, ['email'] as const)
+      if (fieldError) setServerError(fieldError.field, fieldError.message)
+    },
+  })
+  const sentRef = useRef<HTMLParagraphElement>(null)
+  const sent = request.isSuccess
+
+  useEffect(() => {
+    // The form is replaced by the answer; move focus there so it is read and not lost.
+    if (sent) sentRef.current?.focus()
+  }, [sent])
+
+  if (request.isSuccess) {
+    return (
+      <div className="grid gap-4">
+        <p ref={sentRef} tabIndex={-1} role="status" className="rounded-md bg-secondary px-4 py-3 text-secondary-foreground outline-none">
+          {request.data}
+        </p>
+        {afterSent}
+      </div>
+    )
+  }
+
+  const requestError = request.isError && !fieldErrorOf(request.error, ['email'] as const) ? request.error : undefined
+  return (
+    <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => request.mutate(body))} className="grid gap-4">
+      <Field id={`${idPrefix}-email`} label="Email" error={errors.email}>
+        {(control) => (
+          <Input
+            {...control}
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={values.email}
+            onChange={(event) => setValue('email', event.target.value)}
+          />
+        )}
+      </Field>
+      {requestError ? (
+        <p role="alert" className="text-sm font-medium text-destructive">
+          {failureMessage(requestError, 'We could not send the email. Please try again.')}
+        </p>
+      ) : null}
+      <Button type="submit" disabled={request.isPending}>
+        <PendingLabel pending={request.isPending} idle={submitLabel} busy="Sending..." />
+      </Button>
+    </form>
+  )
+}

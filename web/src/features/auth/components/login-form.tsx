@@ -1,0 +1,83 @@
+import { useMutation } from '@tanstack/react-query'
+import type { Ref } from 'react'
+import { Button } from '../../../components/ui/button'
+import { Field } from '../../../components/ui/field'
+import { Input } from '../../../components/ui/input'
+import { PasswordInput } from '../../../components/ui/password-input'
+import { toast } from '../../../lib/toast'
+import { fieldErrorOf, loginFailureMessage } from '../messages'
+import type { LoginInput } from '../requests'
+import { loadAuthRequests, loadAuthValidation, type SessionUser } from '../session'
+import { useForm } from '../use-form'
+import { PendingLabel } from './pending-label'
+
+const loadValidator = () => loadAuthValidation().then((module) => module.validateLogin)
+
+export type LoginFormProps = {
+  onLoggedIn: (user: SessionUser) => void
+  /** Opens the reset request, with what the user typed as the email. */
+  onForgotPassword: (email: string) => void
+  /** Warms up the reset request's code (on hover or focus of its button). */
+  onForgotPasswordIntent?: () => void
+  forgotPasswordRef?: Ref<HTMLButtonElement>
+}
+
+/** Login (spec 1 §2, §5, §8): email and password; toasts 'Success' or 'Login failed'. */
+export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
+  const { values, errors, setValue, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
+  const login = useMutation({
+    mutationFn: async (body: LoginInput) => (await loadAuthRequests()).logIn(body),
+    onSuccess: (user) => {
+      void toast({ title: 'Success', description: "You've been logged in successfully." })
+      onLoggedIn(user)
+    },
+    onError: (error) => {
+      const fieldError = fieldErrorOf(error, ['email', 'password'] as const)
+      if (fieldError) setServerError(fieldError.field, fieldError.message)
+      void toast({ title: 'Login failed', description: loginFailureMessage(error), variant: 'destructive' })
+    },
+  })
+
+  return (
+    <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => login.mutate(body))} className="grid gap-5">
+      <Field id="login-email" label="Email" error={errors.email}>
+        {(control) => (
+          <Input
+            {...control}
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={values.email}
+            onChange={(event) => setValue('email', event.target.value)}
+          />
+        )}
+      </Field>
+      <Field id="login-password" label="Password" error={errors.password}>
+        {(control) => (
+          <PasswordInput
+            {...control}
+            name="password"
+            autoComplete="current-password"
+            value={values.password}
+            onChange={(event) => setValue('password', event.target.value)}
+          />
+        )}
+      </Field>
+      <div className="-mt-2 flex justify-end">
+        <Button
+          ref={forgotPasswordRef}
+          variant="link"
+          className="h-auto p-0"
+          onClick={() => onForgotPassword(values.email)}
+          onPointerEnter={onForgotPasswordIntent}
+          onFocus={onForgotPasswordIntent}
+        >
+          Forgot Password?
+        </Button>
+      </div>
+      <Button type="submit" size="lg" disabled={login.isPending}>
+        <PendingLabel pending={login.isPending} idle="Log In" busy="Logging in..." />
+      </Button>
+    </form>
+  )
+}

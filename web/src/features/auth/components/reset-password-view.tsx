@@ -1,0 +1,130 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { KeyRoundIcon } from 'lucide-react'
+import { Button } from '../../../components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader } from '../../../components/ui/card'
+import { Field } from '../../../components/ui/field'
+import { PasswordInput } from '../../../components/ui/password-input'
+import { useDocumentTitle } from '../../../components/use-document-title'
+import { isApiError } from '../../../lib/api-error'
+import { toast } from '../../../lib/toast'
+import { failureMessage, fieldErrorOf, INVALID_LINK_MESSAGE, isInvalidLinkError } from '../messages'
+import type { ResetPasswordInput } from '../requests'
+import { loadAuthRequests, loadAuthValidation, startSession } from '../session'
+import { useForm } from '../use-form'
+import { usePostLoginNavigate } from '../use-post-login-navigate'
+import { AuthLayout, AuthProgress } from './auth-layout'
+import { BackToSignIn } from './back-to-sign-in'
+import { ForgotPasswordForm } from './forgot-password-form'
+import { PendingLabel } from './pending-label'
+
+const loadValidator = () => loadAuthValidation().then((module) => module.validateResetPassword)
+
+/** /auth?mode=reset&token=…: the emailed reset link. New password, then signed in and on into the app. */
+export function ResetPasswordView({ token }: { token: string | undefined }) {
+  useDocumentTitle('Choose a new password')
+  if (!token) return <InvalidResetLink message={INVALID_LINK_MESSAGE} />
+  return <ResetPasswordForm token={token} />
+}
+
+function ResetPasswordForm({ token }: { token: string }) {
+  const queryClient = useQueryClient()
+  const continueToApp = usePostLoginNavigate()
+  const { values, errors, setValue, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { token, password: '', confirmPassword: '' }, loadValidator })
+  const reset = useMutation({
+    mutationFn: async (body: ResetPasswordInput) => (await loadAuthRequests()).resetPassword(body),
+    onSuccess: (user) => {
+      startSession(queryClient, user)
+      void toast({ title: 'Password updated', description: 'Your password has been changed. You are now signed in.' })
+      void continueToApp(undefined)
+    },
+    onError: (error) => {
+      if (isInvalidLinkError(error)) return
+      const fieldError = fieldErrorOf(error, ['password', 'confirmPassword'] as const)
+      if (fieldError) setServerError(fieldError.field, fieldError.message)
+      void toast({
+        title: 'Password not updated',
+        description: failureMessage(error, 'Something went wrong. Please try again.'),
+        variant: 'destructive',
+      })
+    },
+  })
+
+  // A malformed token (the shared schema says so) or one the server refuses: the link is no good.
+  if (errors.token !== undefined || (reset.isError && isInvalidLinkError(reset.error))) {
+    const message = reset.isError && isApiError(reset.error) && reset.error.code === 'INVALID_TOKEN' ? reset.error.message : INVALID_LINK_MESSAGE
+    return <InvalidResetLink message={message} />
+  }
+
+  if (reset.isSuccess) {
+    return (
+      <AuthLayout>
+        <AuthProgress title="Password updated">Taking you to your account…</AuthProgress>
+      </AuthLayout>
+    )
+  }
+
+  return (
+    <AuthLayout>
+      <Card>
+        <CardHeader>
+          <h1 className="text-2xl leading-tight font-semibold">Choose a new password</h1>
+          <CardDescription>Use at least 8 characters. You'll be signed in once it's saved.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => reset.mutate(body))} className="grid gap-5">
+            <Field id="reset-password" label="New Password" error={errors.password}>
+              {(control) => (
+                <PasswordInput
+                  {...control}
+                  name="password"
+                  toggleLabel="new password"
+                  autoComplete="new-password"
+                  value={values.password}
+                  onChange={(event) => setValue('password', event.target.value)}
+                />
+              )}
+            </Field>
+            <Field id="reset-confirm-password" label="Confirm Password" error={errors.confirmPassword}>
+              {(control) => (
+                <PasswordInput
+                  {...control}
+                  name="confirmPassword"
+                  toggleLabel="confirm password"
+                  autoComplete="new-password"
+                  value={values.confirmPassword}
+                  onChange={(event) => setValue('confirmPassword', event.target.value)}
+                />
+              )}
+            </Field>
+            <Button type="submit" size="lg" disabled={reset.isPending}>
+              <PendingLabel pending={reset.isPending} idle="Update Password" busy="Updating password..." />
+            </Button>
+          </form>
+        </CardContent>
+      </Card>
+    </AuthLayout>
+  )
+}
+
+function InvalidResetLink({ message }: { message: string }) {
+  return (
+    <AuthLayout>
+      <Card>
+        <CardContent className="flex flex-col gap-4">
+          <div className="flex flex-col items-center gap-4 text-center">
+            <KeyRoundIcon className="size-10 text-brand-coach" aria-hidden="true" />
+            <h1 className="text-2xl font-bold tracking-tight">This reset link can't be used</h1>
+            <p className="text-muted-foreground">{message}</p>
+          </div>
+          <section aria-labelledby="reset-request-heading" className="mt-2 grid gap-3 border-t pt-5">
+            <h2 id="reset-request-heading" className="text-lg font-semibold">
+              Request a new link
+            </h2>
+            <ForgotPasswordForm idPrefix="reset-request" submitLabel="Send a new link" />
+          </section>
+          <BackToSignIn />
+        </CardContent>
+      </Card>
+    </AuthLayout>
+  )
+}

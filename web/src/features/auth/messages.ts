@@ -1,0 +1,65 @@
+/** Server error codes mapped to the spec's texts (spec 1 §8). */
+import { AUTH_ERROR_CODES } from '../../../../common/auth-constants'
+import { isApiError, NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
+
+export const SIGNUP_NETWORK_MESSAGE =
+  'Unable to connect to our servers. Please check your internet connection and try again in a few moments.'
+
+/** The description of the 'Login failed' toast. */
+export function loginFailureMessage(error: unknown): string {
+  if (!isApiError(error)) return 'Login failed'
+  if (error.code === AUTH_ERROR_CODES.invalidCredentials) return 'Invalid email or password'
+  if (error.isNetworkError) return NETWORK_ERROR_MESSAGE
+  return error.message || 'Login failed'
+}
+
+/** The description of the 'Signup failed' toast. */
+export function signupFailureMessage(error: unknown): string {
+  if (!isApiError(error)) return 'There was an issue creating your account'
+  if (error.code === AUTH_ERROR_CODES.emailTaken) {
+    return 'An account with this email already exists. Please try logging in instead.'
+  }
+  if (error.isNetworkError) return SIGNUP_NETWORK_MESSAGE
+  // Too many attempts, or a password among the most common ones: the server says what to do.
+  if (error.code === 'RATE_LIMITED' || error.code === AUTH_ERROR_CODES.commonPassword) return error.message
+  if (error.code === 'INVALID_RESPONSE') return 'Account creation failed - no user data returned'
+  if (error.code === 'VALIDATION_FAILED') {
+    const field = fieldName(error.field)
+    if (field === 'email') return 'Please enter a valid email address'
+    if (field === 'password' || field === 'confirmPassword') return 'Password must be at least 8 characters long'
+  }
+  return 'There was an issue creating your account'
+}
+
+/** The generic description for other failures: the server's message, or the network text. */
+export function failureMessage(error: unknown, fallback: string): string {
+  if (!isApiError(error)) return fallback
+  if (error.isNetworkError) return NETWORK_ERROR_MESSAGE
+  return error.message || fallback
+}
+
+function fieldName(field: string | undefined): string | undefined {
+  return field?.replace(/^body\./, '')
+}
+
+/**
+ * A server refusal that names one of the form's fields (VALIDATION_FAILED, COMMON_PASSWORD), as
+ * the message to show under that field (the server prefixes validation messages with the field).
+ */
+export function fieldErrorOf<F extends string>(error: unknown, fields: readonly F[]): { field: F; message: string } | undefined {
+  if (!isApiError(error)) return undefined
+  if (error.code !== 'VALIDATION_FAILED' && error.code !== AUTH_ERROR_CODES.commonPassword) return undefined
+  const name = fieldName(error.field)
+  const field = fields.find((candidate) => candidate === name)
+  if (!field) return undefined
+  const prefix = `${error.field}: `
+  return { field, message: error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message }
+}
+
+export const INVALID_LINK_MESSAGE = 'This link is invalid or has expired. Please request a new one.'
+
+/** Whether a failure means the emailed link itself is no good (used, expired, unknown or malformed). */
+export function isInvalidLinkError(error: unknown): boolean {
+  if (!isApiError(error)) return false
+  return error.code === AUTH_ERROR_CODES.invalidToken || (error.code === 'VALIDATION_FAILED' && fieldName(error.field) === 'token')
+}
