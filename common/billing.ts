@@ -1,5 +1,11 @@
 import { z } from 'zod'
-import { PlanIdSchema } from './plans'
+import { SUBSCRIPTION_STATUSES } from './domain'
+import { PaymentModeSchema, PlanIdSchema } from './plans'
+
+export { PAYMENT_MODES, PaymentModeSchema, type PaymentMode } from './plans'
+
+/** Days a past-due Stripe subscription keeps access while Stripe retries the payment. */
+export const PAST_DUE_GRACE_DAYS = 7
 
 /** Testing mode (no Stripe keys): choosing a plan activates it without payment (spec 1 §4). */
 export const TestingActivationBodySchema = z.object({ plan: PlanIdSchema })
@@ -9,3 +15,86 @@ export const TestingActivationResponseSchema = z.object({
   subscription_end: z.string().nullable(),
   source: z.literal('testing'),
 })
+
+/**
+ * check-subscription (spec 1 §7): the three fields the spec names, plus what the dashboard needs to
+ * explain the state (the Stripe status and the end of a past-due grace period).
+ */
+export const CheckSubscriptionResponseSchema = z.object({
+  subscribed: z.boolean(),
+  subscription_tier: PlanIdSchema.nullable(),
+  /** ISO time the current period ends (null for testing activations). */
+  subscription_end: z.string().nullable(),
+  /** Whether the paid screens are open (a subscription, or `payment_status = paid`). */
+  paid: z.boolean(),
+  status: z.enum(SUBSCRIPTION_STATUSES).nullable(),
+  source: z.enum(['stripe', 'testing']).nullable(),
+  /** True while a past-due subscription is inside its grace period. */
+  in_grace_period: z.boolean(),
+  /** When the grace period ends (set while past due, inside or beyond the grace). */
+  grace_period_end: z.string().nullable(),
+  payment_mode: PaymentModeSchema,
+})
+export type CheckSubscriptionResponse = z.infer<typeof CheckSubscriptionResponseSchema>
+
+/** The payment-key function (spec 1 §7). */
+export const PublishableKeyResponseSchema = z.object({ publishable_key: z.string() })
+
+/**
+ * create-embedded-checkout (spec 1 §7, spec 2 §7). The original sent `selectedPlan` (the constant
+ * `monthly`) from /payment and `plan` from diagnostics; either may name the plan. `attempt` is a
+ * client-made id per dialog opening, so a retried request replays instead of making a second session.
+ */
+export const CreateCheckoutBodySchema = z
+  .object({
+    plan: PlanIdSchema.optional(),
+    selectedPlan: z.union([z.literal('monthly'), PlanIdSchema]).optional(),
+    attempt: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{8,64}$/, 'attempt must be 8 to 64 letters, digits, _ or -')
+      .optional(),
+  })
+  .refine((body) => body.plan !== undefined || (body.selectedPlan !== undefined && body.selectedPlan !== 'monthly'), {
+    message: 'Choose a plan: basic, premium or elite',
+    path: ['plan'],
+  })
+export type CreateCheckoutBody = z.input<typeof CreateCheckoutBodySchema>
+
+/** The plan a checkout body names (`plan` wins over `selectedPlan`). */
+export function checkoutPlanOf(body: z.output<typeof CreateCheckoutBodySchema>): z.infer<typeof PlanIdSchema> {
+  if (body.plan) return body.plan
+  if (body.selectedPlan && body.selectedPlan !== 'monthly') return body.selectedPlan
+  throw new Error('no plan in the checkout body')
+}
+
+export const CreateCheckoutResponseSchema = z.object({
+  client_secret: z.string(),
+  session_id: z.string(),
+})
+
+export const CheckoutSessionParamsSchema = z.object({
+  sessionId: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'Not a checkout session id'),
+})
+
+/** The state of a checkout session after the embedded form completes or Stripe redirects back. */
+export const CheckoutStatusResponseSchema = z.object({
+  status: z.enum(['open', 'complete', 'expired']),
+  payment_status: z.enum(['paid', 'unpaid', 'no_payment_required']),
+  subscribed: z.boolean(),
+  subscription_tier: PlanIdSchema.nullable(),
+  subscription_end: z.string().nullable(),
+})
+export type CheckoutStatusResponse = z.infer<typeof CheckoutStatusResponseSchema>
+
+/** customer-portal (spec 2 §7): the Stripe billing portal address for the user's customer. */
+export const CustomerPortalResponseSchema = z.object({ url: z.string() })
+
+/** Error codes of the billing endpoints (besides the common ones). */
+export const BILLING_ERROR_CODES = {
+  notConfigured: 'PAYMENTS_NOT_CONFIGURED',
+  testingDisabled: 'TESTING_MODE_DISABLED',
+  alreadySubscribed: 'ALREADY_SUBSCRIBED',
+  noBillingAccount: 'NO_BILLING_ACCOUNT',
+  providerError: 'PAYMENT_PROVIDER_ERROR',
+  paymentRequired: 'PAYMENT_REQUIRED',
+} as const

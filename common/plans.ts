@@ -15,5 +15,10 @@ export const PlanSchema = z.object({
 })
 export type Plan = z.infer<typeof PlanSchema>
 
-export const PlansResponseSchema = z.object({ plans: z.array(PlanSchema) })
+/** How payments work on this server: testing mode (no Stripe keys, spec 1 §4) or Stripe. */
+export const PAYMENT_MODES = ['testing', 'stripe'] as const
+export const PaymentModeSchema = z.enum(PAYMENT_MODES)
+export type PaymentMode = z.infer<typeof PaymentModeSchema>
+
+export const PlansResponseSchema = z.object({ plans: z.array(PlanSchema), paymentMode: PaymentModeSchema })
 export type PlansResponse = z.infer<typeof PlansResponseSchema>

@@ -8,14 +8,14 @@ const plansRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['billing'],
-        summary: 'The monthly plans (spec 1 §9)',
+        summary: 'The monthly plans (spec 1 §9), and whether choosing one goes to Stripe or testing mode',
         response: { 200: PlansResponseSchema },
       },
       config: { auth: 'none' },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300')
-      return { plans: [...PLANS] }
+      return { plans: [...PLANS], paymentMode: app.config.stripe ? ('stripe' as const) : ('testing' as const) }
     },
   )
 }

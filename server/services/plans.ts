@@ -48,3 +48,9 @@ export function findPlan(id: PlanId): Plan {
 
 /** The Stripe price lookup key of a plan's monthly price (created by `npm run stripe:setup`). */
 export const priceLookupKey = (id: PlanId) => `momentum_${id}_monthly`
+
+/** The plan whose monthly price has this lookup key, if any. */
+export function planForLookupKey(key: string | null | undefined): PlanId | null {
+  if (!key) return null
+  return PLANS.find((plan) => priceLookupKey(plan.id) === key)?.id ?? null
+}

@@ -1,11 +1,213 @@
-import { ComingSoonPage } from '../../components/coming-soon-page'
+/**
+ * /debug/edge-functions (spec 2 §2, §4, §8): five test buttons for the server functions the app
+ * depends on, each with its status (idle, loading, success, error), the duration in ms and the
+ * JSON answer or the error; a debug panel about the signed-in user; 'Authentication Required'
+ * when signed out. The names are the original server functions'; each maps to our /api.
+ */
+import { useQuery } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
+import { ActivityIcon, LockIcon } from 'lucide-react'
+import { useState } from 'react'
+import { z } from 'zod'
+import { formatPhone } from '../../../../common/auth-constants'
+import { AppShell } from '../../components/app-shell'
+import { Badge } from '../../components/ui/badge'
+import { Button } from '../../components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
+import { Spinner } from '../../components/ui/spinner'
+import { useDocumentTitle } from '../../components/use-document-title'
+import { api, isApiError } from '../../lib/api-client'
+import { toast } from '../../lib/toast'
+import { LogoutButton } from '../auth/components/logout-button'
+import { meQueryOptions, type SessionUser } from '../auth/session'
 
-/** Placeholder until this screen is built; keeps the route loadable with its h1. */
+type FunctionTest = {
+  name: string
+  description: string
+  method: 'GET' | 'POST'
+  path: string
+  body?: unknown
+}
+
+export const FUNCTION_TESTS: readonly FunctionTest[] = [
+  { name: 'check-subscription', description: 'Whether you are subscribed, your plan and when the period ends.', method: 'GET', path: '/api/billing/check-subscription' },
+  { name: 'get-stripe-key', description: "The payment provider's publishable key.", method: 'GET', path: '/api/billing/publishable-key' },
+  {
+    name: 'create-embedded-checkout',
+    description: 'Creates an embedded checkout session for plan premium.',
+    method: 'POST',
+    path: '/api/billing/embedded-checkout',
+    body: { plan: 'premium' },
+  },
+  { name: 'customer-portal', description: 'Opens a billing portal session for your customer.', method: 'POST', path: '/api/billing/customer-portal' },
+  { name: 'vapi-config', description: 'Whether voice calls are configured, and the assistant id.', method: 'GET', path: '/api/voice/config' },
+]
+
+type Result =
+  | { state: 'idle' }
+  | { state: 'loading' }
+  | { state: 'success'; durationMs: number; json: unknown }
+  | { state: 'error'; durationMs: number; message: string }
+
+const anyJson = z.unknown()
+
+/** Calls one function and times it. */
+async function callFunction(test: FunctionTest): Promise<{ result: Result; unauthenticated: boolean }> {
+  const started = performance.now()
+  try {
+    const json = test.method === 'GET' ? await api.get(test.path, anyJson) : await api.post(test.path, test.body, anyJson)
+    return { result: { state: 'success', durationMs: Math.round(performance.now() - started), json }, unauthenticated: false }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    return {
+      result: { state: 'error', durationMs: Math.round(performance.now() - started), message },
+      unauthenticated: isApiError(error) && error.status === 401,
+    }
+  }
+}
+
 export function DiagnosticsPage() {
+  useDocumentTitle('Edge Functions Diagnostics')
+  const me = useQuery(meQueryOptions())
+
   return (
-    <ComingSoonPage
-      title="Diagnostics"
-      purpose="Checks of the server functions the app depends on, for troubleshooting."
-    />
+    <AppShell nav={me.data ? <LogoutButton label="Log Out" size="sm" /> : undefined} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+      <div className="mx-auto max-w-4xl">
+        {me.data === undefined && !me.isError ? (
+          <div className="flex justify-center py-16">
+            <Spinner size="lg" label="Checking your session" />
+          </div>
+        ) : me.data ? (
+          <Diagnostics user={me.data} />
+        ) : (
+          <SignedOut />
+        )}
+      </div>
+    </AppShell>
+  )
+}
+
+function SignedOut() {
+  return (
+    <Card className="mx-auto max-w-lg">
+      <CardContent className="flex flex-col items-center gap-4 text-center">
+        <span className="flex size-14 items-center justify-center rounded-full bg-secondary">
+          <LockIcon className="size-7 text-brand-momentum" aria-hidden="true" />
+        </span>
+        <h1 className="text-2xl font-bold tracking-tight">Authentication Required</h1>
+        <p className="text-muted-foreground">Please sign in to access the Edge Functions Diagnostics page.</p>
+        <Button asChild>
+          <Link to="/auth" search={{ returnTo: '/debug/edge-functions' }}>
+            Sign in
+          </Link>
+        </Button>
+      </CardContent>
+    </Card>
+  )
+}
+
+function Diagnostics({ user }: { user: SessionUser }) {
+  const me = useQuery(meQueryOptions())
+  const [results, setResults] = useState<Record<string, Result>>({})
+
+  async function run(test: FunctionTest) {
+    if (!me.data) {
+      void toast({ title: 'Please sign in to test edge functions', variant: 'destructive' })
+      return
+    }
+    setResults((current) => ({ ...current, [test.name]: { state: 'loading' } }))
+    const outcome = await callFunction(test)
+    setResults((current) => ({ ...current, [test.name]: outcome.result }))
+    if (outcome.result.state === 'success') {
+      void toast({ title: `${test.name} completed successfully` })
+    } else if (outcome.unauthenticated) {
+      void toast({ title: 'Please sign in to test edge functions', variant: 'destructive' })
+      void me.refetch()
+    } else if (outcome.result.state === 'error') {
+      void toast({ title: `${test.name} failed: ${outcome.result.message}`, variant: 'destructive' })
+    }
+  }
+
+  return (
+    <>
+      <div className="flex items-start gap-3">
+        <ActivityIcon className="mt-1.5 size-7 shrink-0 text-brand-coach" aria-hidden="true" />
+        <div>
+          <h1 className="text-3xl font-bold tracking-tight">Edge Functions Diagnostics</h1>
+          <p className="mt-2 text-muted-foreground">Run each server function the app depends on and see what it answers.</p>
+        </div>
+      </div>
+
+      <Card className="mt-8">
+        <CardHeader>
+          <CardTitle as="h2">Debug information</CardTitle>
+        </CardHeader>
+        <CardContent>
+          <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+            <dt className="font-medium">User ID</dt>
+            <dd className="break-all font-mono">{user.id}</dd>
+            <dt className="font-medium">Email</dt>
+            <dd className="break-all">{user.email}</dd>
+            <dt className="font-medium">Subscription</dt>
+            <dd>{user.hasSubscription ? 'Yes' : 'No'}</dd>
+            <dt className="font-medium">Phone</dt>
+            <dd>{user.phoneNumber ? formatPhone(user.phoneNumber) : 'Not provided'}</dd>
+            <dt className="font-medium">Opted in</dt>
+            <dd>{user.hasOptedIn ? 'Yes' : 'No'}</dd>
+          </dl>
+        </CardContent>
+      </Card>
+
+      <ul className="mt-8 grid gap-6" aria-label="Function tests">
+        {FUNCTION_TESTS.map((test) => (
+          <li key={test.name}>
+            <FunctionTestCard test={test} result={results[test.name] ?? { state: 'idle' }} onRun={() => void run(test)} />
+          </li>
+        ))}
+      </ul>
+    </>
+  )
+}
+
+const STATUS_LABEL = { idle: 'Idle', loading: 'Loading', success: 'Success', error: 'Error' } as const
+const STATUS_VARIANT = { idle: 'outline', loading: 'secondary', success: 'accent', error: 'destructive' } as const
+
+function FunctionTestCard({ test, result, onRun }: { test: FunctionTest; result: Result; onRun: () => void }) {
+  const titleId = `test-${test.name}-title`
+  return (
+    <Card role="group" aria-labelledby={titleId} data-testid={`function-${test.name}`}>
+      <CardHeader className="flex flex-row flex-wrap items-start justify-between gap-3">
+        <div>
+          <CardTitle as="h2" id={titleId} className="font-mono text-lg">
+            {test.name}
+          </CardTitle>
+          <CardDescription>{test.description}</CardDescription>
+        </div>
+        <div className="flex items-center gap-3">
+          <Badge variant={STATUS_VARIANT[result.state]} aria-label={`Status: ${STATUS_LABEL[result.state]}`}>
+            {STATUS_LABEL[result.state]}
+          </Badge>
+          {'durationMs' in result ? <span className="text-sm text-muted-foreground tabular-nums">{result.durationMs} ms</span> : null}
+          <Button size="sm" onClick={onRun} disabled={result.state === 'loading'} aria-label={`Test ${test.name}`}>
+            {result.state === 'loading' ? 'Testing...' : 'Test'}
+          </Button>
+        </div>
+      </CardHeader>
+      <CardContent aria-live="polite">
+        {result.state === 'success' ? (
+          <pre className="max-h-64 overflow-auto rounded-md bg-muted p-3 text-xs" tabIndex={0} aria-label={`${test.name} response`}>
+            {JSON.stringify(result.json, null, 2)}
+          </pre>
+        ) : result.state === 'error' ? (
+          <p className="rounded-md border border-destructive/40 bg-destructive/5 p-3 text-sm text-destructive" role="alert">
+            {result.message}
+          </p>
+        ) : result.state === 'loading' ? (
+          <Spinner label={`Testing ${test.name}`} showLabel />
+        ) : (
+          <p className="text-sm text-muted-foreground">Not run yet.</p>
+        )}
+      </CardContent>
+    </Card>
   )
 }

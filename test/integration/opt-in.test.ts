@@ -1,0 +1,67 @@
+import { eq } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SessionUserResponseSchema } from '../../common/auth'
+import { optInConsentText, OptInStateResponseSchema } from '../../common/opt-in'
+import { profiles } from '../../server/db/schema'
+import { buildTestApp } from '../helpers/app'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { signedInUser } from '../helpers/users'
+
+let database: TestDatabase
+let app: FastifyInstance
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await buildTestApp({ database, env: { SMS_OPT_IN_NUMBER: '+15557654321' } })
+})
+afterAll(async () => {
+  await app?.close()
+  await database?.destroy()
+})
+
+describe('/api/opt-in', () => {
+  it('shows the number, START, STOP and the rates notice, then records the time and the exact text', async () => {
+    const { user, headers } = await signedInUser(app, { paid: 'basic' })
+    const state = OptInStateResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/opt-in', headers })).json())
+    expect(state).toMatchObject({ phone_number: '+15557654321', display_number: '(555) 765-4321', keyword: 'START', opt_out_keyword: 'STOP', opted_in: false, opted_in_at: null })
+    expect(state.consent_text).toContain('Text START to (555) 765-4321')
+    expect(state.consent_text).toContain('STOP')
+    expect(state.consent_text).toContain('Standard message and data rates may apply.')
+
+    const before = Date.now()
+    const response = await app.inject({ method: 'POST', url: '/api/opt-in', headers, payload: { consentText: state.consent_text } })
+    expect(response.statusCode).toBe(200)
+    expect(response.json().opted_in).toBe(true)
+    const [row] = await app.db.select().from(profiles).where(eq(profiles.id, user.id))
+    expect(row!.smsOptInConsentText).toBe(optInConsentText('+15557654321'))
+    expect(row!.smsOptedInAt!.getTime()).toBeGreaterThanOrEqual(before - 1000)
+    const me = SessionUserResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/me', headers })).json())
+    expect(me.user.hasOptedIn).toBe(true)
+    expect(OptInStateResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/opt-in', headers })).json()).opted_in).toBe(true)
+  })
+
+  it('refuses a consent text the screen did not show', async () => {
+    const { user, headers } = await signedInUser(app, { paid: 'premium' })
+    const response = await app.inject({ method: 'POST', url: '/api/opt-in', headers, payload: { consentText: 'I agree to anything.' } })
+    expect(response.statusCode).toBe(409)
+    expect(response.json().error).toMatchObject({ code: 'CONSENT_TEXT_CHANGED', field: 'consentText' })
+    const empty = await app.inject({ method: 'POST', url: '/api/opt-in', headers, payload: {} })
+    expect(empty.statusCode).toBe(400)
+    expect(empty.json().error.field).toBe('consentText')
+    const [row] = await app.db.select().from(profiles).where(eq(profiles.id, user.id))
+    expect(row!.smsOptedInAt).toBeNull()
+  })
+
+  it('needs a session and completed payment', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/opt-in' })).statusCode).toBe(401)
+    const { headers } = await signedInUser(app)
+    const get = await app.inject({ method: 'GET', url: '/api/opt-in', headers })
+    expect(get.statusCode).toBe(403)
+    expect(get.json().error.code).toBe('PAYMENT_REQUIRED')
+    const post = await app.inject({ method: 'POST', url: '/api/opt-in', headers, payload: { consentText: optInConsentText('+15557654321') } })
+    expect(post.statusCode).toBe(403)
+    const crossSite = await app.inject({ method: 'POST', url: '/api/opt-in', headers: { cookie: headers.cookie, origin: 'https://evil.example' }, payload: { consentText: 'x' } })
+    expect(crossSite.statusCode).toBe(403)
+  })
+})

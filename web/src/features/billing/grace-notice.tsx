@@ -1,0 +1,44 @@
+/**
+ * The past-due notice (billing issue): while a Stripe subscription is past due and inside its
+ * 7-day grace period, access continues and this says until when, with a way to fix the card.
+ * Renders nothing otherwise. For the dashboard: `<PaymentGraceNotice />`.
+ */
+import { useQuery } from '@tanstack/react-query'
+import { AlertTriangleIcon } from 'lucide-react'
+import { useState } from 'react'
+import { Button } from '../../components/ui/button'
+import { toast } from '../../lib/toast'
+import { PendingLabel } from '../auth/components/pending-label'
+import { openCustomerPortal, subscriptionQueryOptions } from './api'
+
+const dateFormat = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' })
+
+export function PaymentGraceNotice() {
+  const subscription = useQuery(subscriptionQueryOptions())
+  const [opening, setOpening] = useState(false)
+  const data = subscription.data
+  if (!data?.in_grace_period || !data.grace_period_end) return null
+
+  async function fixPayment() {
+    setOpening(true)
+    try {
+      window.location.assign(await openCustomerPortal())
+    } catch (error) {
+      setOpening(false)
+      void toast({ title: 'Payment Error', description: error instanceof Error ? error.message : 'Failed to open the billing portal', variant: 'destructive' })
+    }
+  }
+
+  return (
+    <div role="status" className="flex flex-col gap-3 rounded-lg border border-destructive/40 bg-destructive/5 p-4 sm:flex-row sm:items-center">
+      <AlertTriangleIcon className="size-5 shrink-0 text-destructive" aria-hidden="true" />
+      <p className="flex-1 text-sm">
+        <strong>Your last payment didn't go through.</strong> Your coaching continues until{' '}
+        {dateFormat.format(new Date(data.grace_period_end))} while we retry it. Update your payment method to keep it going.
+      </p>
+      <Button size="sm" variant="outline" onClick={() => void fixPayment()} disabled={opening}>
+        <PendingLabel pending={opening} idle="Update payment method" busy="Opening..." />
+      </Button>
+    </div>
+  )
+}
