@@ -1,11 +1,189 @@
-import { ComingSoonPage } from '../../components/coming-soon-page'
+import { useQuery, type UseQueryResult } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
+import { AlertTriangleIcon, PencilIcon, RotateCwIcon } from 'lucide-react'
+import { useEffect, useRef } from 'react'
+import { focusAreas, overallScore, partnerBadge, type DashboardStatsResponse } from '../../../../common/goals'
+import { AppShell } from '../../components/app-shell'
+import { Badge } from '../../components/ui/badge'
+import { Button } from '../../components/ui/button'
+import { Card, CardContent } from '../../components/ui/card'
+import { Spinner } from '../../components/ui/spinner'
+import { useDocumentTitle } from '../../components/use-document-title'
+import { toast, type ToastInput } from '../../lib/toast'
+import { LogoutButton } from '../auth/components/logout-button'
+import { meQueryOptions, type SessionUser } from '../auth/session'
+import { PaymentGraceNotice } from '../billing/grace-notice'
+import { dashboardStatsQuery, goalsQuery, recentCallsQuery } from './api'
+import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
+import { StatCard } from './components/stat-card'
 
-/** Placeholder until this screen is built; keeps the route loadable with its h1. */
+const GOALS_ERROR_TOAST: ToastInput = {
+  title: 'Goals Loading Error',
+  description: 'Unable to load your goals. You can retry or continue with limited data.',
+  variant: 'destructive',
+}
+const CALLS_ERROR_TOAST: ToastInput = {
+  title: 'Calls Loading Error',
+  description: 'Unable to load your coaching calls. You can retry or continue with available data.',
+  variant: 'destructive',
+}
+
+/** A load that ended in error and is not being tried again right now. */
+const failed = (query: UseQueryResult<unknown, unknown>) => query.isError && !query.isFetching
+
+/** Shows the spec's toast once each time a load ends in error (after its retries). */
+function useErrorToast(query: UseQueryResult<unknown, unknown>, input: ToastInput) {
+  const shown = useRef(0)
+  useEffect(() => {
+    if (query.isError && query.errorUpdateCount > shown.current) {
+      shown.current = query.errorUpdateCount
+      void toast(input)
+    }
+  }, [query.isError, query.errorUpdateCount, input])
+}
+
+/** The progress dashboard (/dashboard and /home, spec 2 §2, §4). */
 export function DashboardPage() {
+  useDocumentTitle('Dashboard')
+  const me = useQuery(meQueryOptions())
+  const goals = useQuery(goalsQuery())
+  const calls = useQuery(recentCallsQuery())
+  const stats = useQuery(dashboardStatsQuery())
+
+  useErrorToast(goals, GOALS_ERROR_TOAST)
+  useErrorToast(calls, CALLS_ERROR_TOAST)
+
+  const user = me.data
+  if (!user || (goals.isPending && calls.isPending)) {
+    return (
+      <main id="main-content" aria-busy="true" className="flex min-h-dvh items-center justify-center px-4">
+        <Spinner size="lg" label="Loading your dashboard..." showLabel className="flex-col text-lg" />
+      </main>
+    )
+  }
+
+  const goalsFailed = failed(goals)
+  const callsFailed = failed(calls)
+  const statsFailed = failed(stats)
+  const anyFailed = goalsFailed || callsFailed || statsFailed
+  // Retry reloads only the parts that failed (spec 2 §4).
+  const retryFailed = () => {
+    if (goalsFailed) void goals.refetch()
+    if (callsFailed) void calls.refetch()
+    if (statsFailed) void stats.refetch()
+  }
+
   return (
-    <ComingSoonPage
-      title="Dashboard"
-      purpose="Your scores across life areas, this week's focus and your recent coaching calls."
-    />
+    <AppShell nav={<LogoutButton label="Logout" size="sm" />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+      <div className="mx-auto max-w-6xl space-y-8">
+        <DashboardHeader user={user} stats={stats.data} statsFailed={stats.isError} anyFailed={anyFailed} onRetry={retryFailed} />
+
+        {/* A past-due subscription inside its grace period: access continues, and the dashboard says so. */}
+        <PaymentGraceNotice />
+
+        {anyFailed ? (
+          <Card role="alert" className="border-amber-300 bg-amber-50 py-4">
+            <CardContent className="flex flex-wrap items-center justify-between gap-4">
+              <div className="flex items-start gap-3">
+                <AlertTriangleIcon className="mt-0.5 size-5 shrink-0 text-amber-700" aria-hidden="true" />
+                <div>
+                  <h2 className="font-semibold text-amber-950">Some data couldn't be loaded</h2>
+                  <p className="text-sm text-amber-900">You can retry now or continue with the data that loaded.</p>
+                </div>
+              </div>
+              <Button variant="outline" onClick={retryFailed}>
+                <RotateCwIcon aria-hidden="true" />
+                Retry
+              </Button>
+            </CardContent>
+          </Card>
+        ) : null}
+
+        <section aria-label="Your numbers" className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+          <StatCard
+            title="Overall Score"
+            state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'}
+            value={goals.data ? overallScore(goals.data) : 0}
+            suffix="/10"
+          />
+          <StatCard
+            title="Days Active"
+            state={statsFailed ? 'failed' : stats.isSuccess ? 'ready' : 'loading'}
+            value={stats.data?.daysActive ?? 0}
+          />
+          <StatCard
+            title="Calls Completed"
+            state={callsFailed ? 'failed' : calls.isSuccess ? 'ready' : 'loading'}
+            value={calls.data?.length ?? 0}
+          />
+          <StatCard title="Life Areas" state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'} value={goals.data?.length ?? 0} />
+        </section>
+
+        <div className="grid gap-6 lg:grid-cols-2">
+          <LifeAreasPanel goals={goals.data} failed={goalsFailed} onRetry={() => void goals.refetch()} />
+          <FocusPanel areas={goals.data ? focusAreas(goals.data) : undefined} failed={goalsFailed} onRetry={() => void goals.refetch()} />
+        </div>
+
+        <CallsPanel
+          calls={calls.data}
+          timeZone={stats.data?.timezone}
+          failed={callsFailed}
+          onRetry={() => void calls.refetch()}
+        />
+      </div>
+    </AppShell>
+  )
+}
+
+function DashboardHeader({
+  user,
+  stats,
+  statsFailed,
+  anyFailed,
+  onRetry,
+}: {
+  user: SessionUser
+  stats: DashboardStatsResponse | undefined
+  statsFailed: boolean
+  anyFailed: boolean
+  onRetry: () => void
+}) {
+  // The badge names the partner company once the server has said which it is.
+  const badge = stats
+    ? partnerBadge(stats.partnerProgram, stats.partnerCompanyName)
+    : statsFailed
+      ? partnerBadge(user.partnerProgram, null)
+      : null
+  return (
+    <header className="flex flex-wrap items-start justify-between gap-4">
+      <div className="space-y-2">
+        <h1 className="text-3xl font-bold tracking-tight">Coaching Dashboard</h1>
+        <div className="flex flex-wrap items-center gap-2" aria-label="Your membership">
+          {badge ? (
+            <Badge variant={badge.variant} aria-label={`Program: ${badge.label}`} data-testid="partner-badge">
+              {badge.label}
+            </Badge>
+          ) : null}
+          <Badge variant={user.hasSubscription ? 'default' : 'secondary'} data-testid="subscription-badge">
+            {user.hasSubscription ? 'Subscribed' : 'Trial'}
+          </Badge>
+        </div>
+        <p className="text-lg text-muted-foreground">Welcome back, {user.fullName || user.email}!</p>
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        {anyFailed ? (
+          <Button variant="outline" onClick={onRetry}>
+            <RotateCwIcon aria-hidden="true" />
+            Retry Failed
+          </Button>
+        ) : null}
+        <Button asChild>
+          <Link to="/goal-intake">
+            <PencilIcon aria-hidden="true" />
+            Edit Goals
+          </Link>
+        </Button>
+      </div>
+    </header>
   )
 }
