@@ -1,11 +1,174 @@
-import { ComingSoonPage } from '../../components/coming-soon-page'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useCallback, useEffect, useId, useRef, useState } from 'react'
+import { CHAT_ERRORS, CHAT_TEXT, type ConversationSummary } from '../../../../common/chat'
+import { useDocumentTitle } from '../../components/use-document-title'
+import { toast } from '../../lib/toast'
+import { meQueryOptions } from '../auth/session'
+import { useLogout } from '../auth/use-logout'
+import { chatKeys, conversationsQuery, deleteConversation, renameConversation, voiceConfigQuery } from './api'
+import { ChatHeader } from './components/chat-header'
+import { ChatInput } from './components/chat-input'
+import { ConversationSidebar } from './components/conversation-sidebar'
+import { MessageList } from './components/message-list'
+import { useChat } from './use-chat'
 
-/** Placeholder until this screen is built; keeps the route loadable with its h1. */
+const VOICE_RESPONSES_KEY = 'momentum-coach.voice-responses'
+const SEARCH_DEBOUNCE_MS = 250
+
+function readVoiceResponses(): boolean {
+  try {
+    return window.localStorage.getItem(VOICE_RESPONSES_KEY) !== 'off'
+  } catch {
+    return true
+  }
+}
+
+/** The search box's text, settled for a moment before it is sent to the server. */
+function useDebounced(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value)
+  useEffect(() => {
+    const timer = window.setTimeout(() => setSettled(value), ms)
+    return () => window.clearTimeout(timer)
+  }, [value, ms])
+  return settled
+}
+
+/** The assistant chat (/chat, spec 2 §2 "Assistant chat"). */
 export function ChatPage() {
+  useDocumentTitle('Chat')
+  const queryClient = useQueryClient()
+  const me = useQuery(meQueryOptions())
+  const firstName = me.data?.fullName.trim().split(/\s+/)[0] ?? ''
+  const greeting = firstName ? `Hi ${firstName}! How can I help you today?` : 'Hi! How can I help you today?'
+  const chat = useChat({ greeting })
+  const { logout, isPending: loggingOut } = useLogout()
+
+  const sidebarId = useId()
+  const [sidebarOpen, setSidebarOpen] = useState(false)
+  const [searchInput, setSearchInput] = useState('')
+  const search = useDebounced(searchInput.trim(), SEARCH_DEBOUNCE_MS)
+  const list = useQuery({ ...conversationsQuery(search), placeholderData: keepPreviousData })
+  const voiceConfig = useQuery(voiceConfigQuery())
+  const [voiceResponses, setVoiceResponses] = useState(readVoiceResponses)
+
+  // 'Failed to load conversations' once each time the list ends in error.
+  const listErrorsShown = useRef(0)
+  useEffect(() => {
+    if (list.isError && list.errorUpdateCount > listErrorsShown.current) {
+      listErrorsShown.current = list.errorUpdateCount
+      void toast({ title: CHAT_ERRORS.loadConversations, variant: 'destructive' })
+    }
+  }, [list.isError, list.errorUpdateCount])
+
+  // Escape closes the mobile drawer.
+  useEffect(() => {
+    if (!sidebarOpen) return
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setSidebarOpen(false)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [sidebarOpen])
+
+  const rename = useMutation({
+    mutationFn: ({ id, title }: { id: string; title: string }) => renameConversation(id, title),
+    onError: (error) => {
+      console.error('Renaming the conversation failed:', error)
+      void toast({ title: CHAT_ERRORS.updateConversation, variant: 'destructive' })
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: chatKeys.lists }),
+  })
+
+  const remove = useMutation({
+    mutationFn: (id: string) => deleteConversation(id),
+    onSuccess: (_result, id) => chat.forgetConversation(id),
+    onError: (error) => {
+      console.error('Deleting the conversation failed:', error)
+      void toast({ title: CHAT_ERRORS.deleteConversation, variant: 'destructive' })
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: chatKeys.lists }),
+  })
+
+  const onDelete = useCallback(
+    (conversation: ConversationSummary) => {
+      if (!window.confirm(CHAT_TEXT.deleteConfirm)) return
+      remove.mutate(conversation.id)
+    },
+    [remove],
+  )
+
+  const onSelect = async (id: string) => {
+    if (await chat.selectConversation(id)) setSidebarOpen(false)
+  }
+
+  const onNewChat = async () => {
+    if (await chat.newChat()) setSidebarOpen(false)
+  }
+
+  const onToggleVoiceResponses = () => {
+    const next = !voiceResponses
+    setVoiceResponses(next)
+    try {
+      window.localStorage.setItem(VOICE_RESPONSES_KEY, next ? 'on' : 'off')
+    } catch {
+      // Private mode: the choice lasts for this page only.
+    }
+    void toast(
+      next
+        ? { title: CHAT_ERRORS.audioEnabledTitle, description: CHAT_ERRORS.audioEnabled }
+        : { title: CHAT_ERRORS.audioDisabledTitle, description: CHAT_ERRORS.audioDisabled },
+    )
+  }
+
+  // Voice calls arrive with the voice issue; until then the button says voice is not available.
+  const onVoice = () => {
+    if (voiceConfig.isError) {
+      void toast({ title: CHAT_ERRORS.configErrorTitle, description: CHAT_ERRORS.configError, variant: 'destructive' })
+      return
+    }
+    void toast({ title: CHAT_ERRORS.voiceUnavailableTitle, description: CHAT_ERRORS.voiceUnavailable })
+  }
+
   return (
-    <ComingSoonPage
-      title="Chat with your coach"
-      purpose="Type or talk to your AI coach, and look back over your saved conversations."
-    />
+    <div className="flex h-dvh overflow-hidden bg-background">
+      <ConversationSidebar
+        id={sidebarId}
+        open={sidebarOpen}
+        onClose={() => setSidebarOpen(false)}
+        search={searchInput}
+        onSearchChange={setSearchInput}
+        conversations={list.data}
+        loading={list.isPending}
+        failed={list.isError}
+        onRetry={() => void list.refetch()}
+        activeId={chat.conversationId}
+        onSelect={(id) => void onSelect(id)}
+        onRename={(id, title) => rename.mutate({ id, title })}
+        onDelete={onDelete}
+        onNewChat={() => void onNewChat()}
+        onLogOut={() => void logout()}
+        loggingOut={loggingOut}
+        busy={chat.loadingConversation}
+      />
+      <main id="main-content" tabIndex={-1} className="flex min-w-0 flex-1 flex-col outline-none">
+        <ChatHeader
+          title={chat.conversationId ? CHAT_TEXT.currentConversation : greeting}
+          sidebarId={sidebarId}
+          sidebarOpen={sidebarOpen}
+          onOpenSidebar={() => setSidebarOpen(true)}
+          voiceResponses={voiceResponses}
+          onToggleVoiceResponses={onToggleVoiceResponses}
+        />
+        <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">
+          <MessageList
+            messages={chat.messages}
+            streamingText={chat.streamingText}
+            typing={chat.processing}
+            loading={chat.loadingConversation}
+          />
+        </div>
+        <ChatInput processing={chat.processing} onSend={chat.send} onVoice={onVoice} />
+      </main>
+    </div>
   )
 }

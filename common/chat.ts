@@ -1,0 +1,396 @@
+import { z } from 'zod'
+
+/**
+ * The assistant chat and its saved conversations (spec 2 §2 "Assistant chat", §3, §4, §5, §8, §9):
+ * the constants, the exact texts, the wire schemas, and the pure rules (title, duplicate
+ * assistant messages, merging saved content) that the server and the web both run.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Constants (spec 2 §9)
+
+/** The local fallback coach answers after this delay. */
+export const FALLBACK_REPLY_DELAY_MS = 1500
+/** A text reply that has not finished by then ends with TIMEOUT_MESSAGE. */
+export const TEXT_REPLY_TIMEOUT_MS = 15_000
+/** A new chat is saved this long after it has NEW_CHAT_SAVE_MIN_MESSAGES messages and no saved id. */
+export const NEW_CHAT_SAVE_DELAY_MS = 3000
+export const NEW_CHAT_SAVE_MIN_MESSAGES = 2
+/** The content of a saved conversation is saved this long after a change. */
+export const CONTENT_AUTOSAVE_DELAY_MS = 2000
+/** The title rule: this many characters of the first user message, then TITLE_SUFFIX. */
+export const TITLE_FROM_MESSAGE_LENGTH = 50
+export const TITLE_SUFFIX = '...'
+export const DEFAULT_CONVERSATION_TITLE = 'New Conversation'
+/** The database allows 1 to 200 characters. */
+export const CONVERSATION_TITLE_MAX = 200
+/** What a person may type in one message. */
+export const USER_MESSAGE_MAX = 4000
+/** Any stored message (assistant replies can be longer than what a person types). */
+export const STORED_MESSAGE_MAX = 20_000
+/** Messages one conversation may hold; a longer chat continues in a new one. */
+export const CONVERSATION_MESSAGES_MAX = 1000
+/** Messages one save request may carry. */
+export const SAVE_BATCH_MAX = 200
+export const SEARCH_MAX = 200
+/** The sidebar shows at most this many conversations (newest first). */
+export const CONVERSATION_LIST_LIMIT = 200
+/** Duplicate rules (spec 2 §5): containment counts only when the stored message is longer than this. */
+export const DUPLICATE_MIN_STORED_LENGTH = 5
+/** Duplicate rules: pairs where both are shorter than this are not compared (beyond exact equality). */
+export const DUPLICATE_SHORT_LENGTH = 10
+/** The id of the hidden initial greeting (never saved, never sent). */
+export const GREETING_MESSAGE_ID = 'greeting'
+
+// ---------------------------------------------------------------------------------------------
+// Exact texts (spec 2 §2, §8)
+
+export const CHAT_TEXT = {
+  searchPlaceholder: 'Search conversations...',
+  loadingConversations: 'Loading conversations...',
+  noConversations: 'No conversations yet',
+  noMatches: 'No conversations match your search',
+  newChat: 'New Chat',
+  logOut: 'Log Out',
+  courses: 'Courses',
+  currentConversation: 'Current Conversation',
+  inputPlaceholder: 'Type a message...',
+  inputPlaceholderListening: 'Voice active - you can still type here...',
+  startVoiceCall: 'Start voice call',
+  endVoiceCall: 'End call',
+  deleteConfirm: 'Are you sure you want to delete this conversation?',
+} as const
+
+export const CHAT_ERRORS = {
+  sendFailedTitle: 'Error',
+  sendFailed: 'Failed to send message. Please try again.',
+  /** Shown in the chat (never saved) when a reply could not be had. */
+  connectionTrouble: "I'm having trouble connecting to the assistant service. Please check the console for more details.",
+  /** The server's message when the assistant service failed. */
+  processingTrouble: "I'm having trouble processing your message. Please try again.",
+  timeout: 'Timeout waiting for assistant response',
+  loadConversations: 'Failed to load conversations',
+  createConversation: 'Failed to create conversation',
+  updateConversation: 'Failed to update conversation',
+  deleteConversation: 'Failed to delete conversation',
+  configErrorTitle: 'Configuration Error',
+  configError: 'Unable to load voice assistant configuration',
+  voiceUnavailableTitle: 'Voice Assistant',
+  voiceUnavailable: 'Voice assistant is not available. Please check your configuration.',
+  audioEnabledTitle: 'Audio Enabled',
+  audioEnabled: 'Voice responses are now enabled.',
+  audioDisabledTitle: 'Audio Disabled',
+  audioDisabled: 'Voice responses are now muted.',
+  blankMessage: 'Message text must be non-blank',
+  blankTitle: 'A renamed title must be non-blank',
+} as const
+
+/** Error codes of the chat endpoints (besides the common ones). */
+export const CHAT_ERROR_CODES = {
+  timeout: 'ASSISTANT_TIMEOUT',
+  unavailable: 'ASSISTANT_UNAVAILABLE',
+  paymentRequired: 'PAYMENT_REQUIRED',
+  conversationFull: 'CONVERSATION_FULL',
+  duplicateMessage: 'DUPLICATE_MESSAGE',
+} as const
+
+// ---------------------------------------------------------------------------------------------
+// Schemas (spec 2 §3)
+
+export const ChatSenderSchema = z.enum(['user', 'ai'])
+export type ChatSender = z.infer<typeof ChatSenderSchema>
+
+const MessageIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -')
+
+export const ChatMessageSchema = z.object({
+  id: MessageIdSchema,
+  text: z.string().trim().min(1, CHAT_ERRORS.blankMessage).max(STORED_MESSAGE_MAX),
+  sender: ChatSenderSchema,
+  timestamp: z.iso.datetime({ offset: true }),
+})
+export type ChatMessage = z.infer<typeof ChatMessageSchema>
+
+export const ConversationTitleSchema = z
+  .string({ error: CHAT_ERRORS.blankTitle })
+  .trim()
+  .min(1, CHAT_ERRORS.blankTitle)
+  .max(CONVERSATION_TITLE_MAX, `A title must be at most ${CONVERSATION_TITLE_MAX} characters`)
+
+export const ConversationSummarySchema = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  messageCount: z.number().int().nonnegative(),
+  createdAt: z.iso.datetime({ offset: true }),
+  updatedAt: z.iso.datetime({ offset: true }),
+})
+export type ConversationSummary = z.infer<typeof ConversationSummarySchema>
+
+export const ConversationSchema = ConversationSummarySchema.extend({
+  content: z.array(ChatMessageSchema),
+})
+export type Conversation = z.infer<typeof ConversationSchema>
+
+export const ConversationParamsSchema = z.object({ id: z.uuid('must be a conversation id') })
+
+export const ListConversationsQuerySchema = z.object({
+  search: z.string().trim().max(SEARCH_MAX, `Search must be at most ${SEARCH_MAX} characters`).optional(),
+})
+
+export const ConversationListResponseSchema = z.object({ conversations: z.array(ConversationSummarySchema) })
+export type ConversationListResponse = z.infer<typeof ConversationListResponseSchema>
+
+export const CreateConversationBodySchema = z.object({
+  title: ConversationTitleSchema.optional(),
+  content: z.array(ChatMessageSchema).max(SAVE_BATCH_MAX).optional(),
+})
+export type CreateConversationBody = z.input<typeof CreateConversationBodySchema>
+
+export const RenameConversationBodySchema = z.object({ title: ConversationTitleSchema })
+
+/** Saving content merges by message id: messages the server has are kept as they are. */
+export const SaveContentBodySchema = z.object({
+  content: z.array(ChatMessageSchema).max(SAVE_BATCH_MAX),
+})
+
+export const SendMessageBodySchema = z.object({
+  text: z
+    .string({ error: CHAT_ERRORS.blankMessage })
+    .trim()
+    .min(1, CHAT_ERRORS.blankMessage)
+    .max(USER_MESSAGE_MAX, `A message must be at most ${USER_MESSAGE_MAX} characters`),
+  /** The id the browser already shows the message under (a UUID); the server makes one otherwise. */
+  id: z.uuid('must be a UUID').optional(),
+})
+export type SendMessageBody = z.input<typeof SendMessageBodySchema>
+
+export const ReplyOutcomeSchema = z.enum(['appended', 'skipped', 'replaced'])
+export type ReplyOutcome = z.infer<typeof ReplyOutcomeSchema>
+
+export const SendMessageResponseSchema = z.object({
+  /** The user's message as stored. */
+  message: ChatMessageSchema,
+  /** The assistant's reply; with outcome 'replaced' it carries the id of the stored message it replaced. */
+  reply: ChatMessageSchema,
+  /** What the duplicate rules did with the reply (spec 2 §5). */
+  outcome: ReplyOutcomeSchema,
+  conversation: ConversationSummarySchema,
+})
+export type SendMessageResponse = z.infer<typeof SendMessageResponseSchema>
+
+/**
+ * The server-sent events of a streamed send (`Accept: text/event-stream`), in order:
+ * `user` once, `delta` any number of times, then `done` or `error`.
+ */
+export const ChatStreamEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('user'), message: ChatMessageSchema }),
+  z.object({ type: z.literal('delta'), text: z.string() }),
+  z.object({ type: z.literal('done'), result: SendMessageResponseSchema }),
+  z.object({ type: z.literal('error'), error: z.object({ code: z.string(), message: z.string() }) }),
+])
+export type ChatStreamEvent = z.infer<typeof ChatStreamEventSchema>
+
+// ---------------------------------------------------------------------------------------------
+// The title rule (spec 2 §9)
+
+/**
+ * The first 50 characters of the first user message plus '...' (whitespace runs collapse to one
+ * space; characters are counted as code points). The default title when there is no user message.
+ */
+export function titleFromMessages(messages: readonly Pick<ChatMessage, 'text' | 'sender'>[]): string {
+  const first = messages.find((message) => message.sender === 'user' && message.text.trim() !== '')
+  if (!first) return DEFAULT_CONVERSATION_TITLE
+  const text = first.text.replace(/\s+/g, ' ').trim()
+  return Array.from(text).slice(0, TITLE_FROM_MESSAGE_LENGTH).join('') + TITLE_SUFFIX
+}
+
+// ---------------------------------------------------------------------------------------------
+// Duplicate rules for assistant messages (spec 2 §5)
+
+export type AssistantMessageDecision =
+  /** Not a duplicate: add it. */
+  | { action: 'append' }
+  /** A duplicate of (or contained in) a stored message: drop it. */
+  | { action: 'skip'; duplicateOf: string }
+  /** It contains a stored message and is longer: the stored one takes its text. */
+  | { action: 'replace'; id: string }
+
+/**
+ * Whether a new assistant message is a duplicate of the stored assistant messages:
+ * - an exact match is a duplicate;
+ * - a pair where both are under 10 characters is not compared further;
+ * - a shorter message contained in a stored one (stored longer than 5 characters) is a duplicate;
+ * - a longer message that contains a stored one (stored longer than 5 characters) replaces it
+ *   (the newest such one).
+ * Texts are compared trimmed; user messages are never compared.
+ */
+export function decideAssistantMessage(
+  stored: readonly Pick<ChatMessage, 'id' | 'text' | 'sender'>[],
+  text: string,
+): AssistantMessageDecision {
+  const candidate = text.trim()
+  const previous = stored.filter((message) => message.sender === 'ai').map((message) => ({ id: message.id, text: message.text.trim() }))
+  const exact = previous.find((message) => message.text === candidate)
+  if (exact) return { action: 'skip', duplicateOf: exact.id }
+
+  const comparable = previous.filter(
+    (message) => !(message.text.length < DUPLICATE_SHORT_LENGTH && candidate.length < DUPLICATE_SHORT_LENGTH),
+  )
+  const container = comparable.find(
+    (message) =>
+      candidate.length < message.text.length && message.text.length > DUPLICATE_MIN_STORED_LENGTH && message.text.includes(candidate),
+  )
+  if (container) return { action: 'skip', duplicateOf: container.id }
+
+  const contained = comparable
+    .filter(
+      (message) =>
+        candidate.length > message.text.length && message.text.length > DUPLICATE_MIN_STORED_LENGTH && candidate.includes(message.text),
+    )
+    .at(-1)
+  if (contained) return { action: 'replace', id: contained.id }
+  return { action: 'append' }
+}
+
+/** A user transcript is accepted only if it is non-empty and differs from the previous one (spec 2 §5). */
+export function acceptUserTranscript(previous: string | null | undefined, next: string): boolean {
+  const text = next.trim()
+  return text !== '' && text !== (previous ?? '').trim()
+}
+
+/** Inserts a message after the last one whose timestamp is not later than its own. */
+function insertByTime(messages: ChatMessage[], message: ChatMessage): void {
+  const time = Date.parse(message.timestamp)
+  let index = messages.length
+  while (index > 0 && Date.parse(messages[index - 1]!.timestamp) > time) index -= 1
+  messages.splice(index, 0, message)
+}
+
+export type AddAssistantResult = { messages: ChatMessage[]; outcome: ReplyOutcome; message: ChatMessage }
+
+/**
+ * Adds an assistant message to a list under the duplicate rules. With 'replaced' the stored
+ * message keeps its id and position and takes the new text; `message` is what the list now holds.
+ */
+export function addAssistantMessage(messages: readonly ChatMessage[], reply: ChatMessage): AddAssistantResult {
+  const decision = decideAssistantMessage(messages, reply.text)
+  if (decision.action === 'skip') {
+    return { messages: [...messages], outcome: 'skipped', message: messages.find((m) => m.id === decision.duplicateOf) ?? reply }
+  }
+  if (decision.action === 'replace') {
+    const replaced = messages.find((m) => m.id === decision.id)!
+    const updated = { ...replaced, text: reply.text.trim() }
+    return { messages: messages.map((m) => (m.id === decision.id ? updated : m)), outcome: 'replaced', message: updated }
+  }
+  const next = [...messages]
+  insertByTime(next, reply)
+  return { messages: next, outcome: 'appended', message: reply }
+}
+
+/**
+ * Merges saved content with what a client sends (the autosave): messages are matched by id and
+ * the stored version wins, so a repeated or stale save never duplicates or loses a message.
+ * New user messages are inserted by time; new assistant messages go through the duplicate rules.
+ */
+export function mergeMessages(stored: readonly ChatMessage[], incoming: readonly ChatMessage[]): { messages: ChatMessage[]; changed: boolean } {
+  let messages = [...stored]
+  const known = new Set(stored.map((message) => message.id))
+  let changed = false
+  for (const raw of incoming) {
+    if (known.has(raw.id)) continue
+    known.add(raw.id)
+    const message = { ...raw, text: raw.text.trim() }
+    if (message.sender === 'user') {
+      insertByTime(messages, message)
+      changed = true
+      continue
+    }
+    const result = addAssistantMessage(messages, message)
+    if (result.outcome !== 'skipped') changed = true
+    messages = result.messages
+  }
+  return { messages, changed }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server-sent events (our stream to the browser, and Vapi's stream to the server)
+
+export type SseEvent = { event: string; data: string; id: string | undefined }
+
+/**
+ * Parses a text/event-stream body into events (the WHATWG rules: `event:`, `data:` lines joined
+ * with newlines, `id:`, comments ignored, a blank line ends an event; CRLF, CR or LF).
+ */
+export async function* parseSse(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let event = ''
+  let data: string[] = []
+  let id: string | undefined
+  let hasData = false
+
+  function* flushLines(final: boolean): Generator<SseEvent> {
+    for (;;) {
+      const match = /\r\n|\r|\n/.exec(buffer)
+      if (!match) break
+      // A lone CR at the very end may be the first half of a CRLF still in transit.
+      if (match[0] === '\r' && match.index === buffer.length - 1 && !final) break
+      const line = buffer.slice(0, match.index)
+      buffer = buffer.slice(match.index + match[0].length)
+      if (line === '') {
+        if (hasData) yield { event: event || 'message', data: data.join('\n'), id }
+        event = ''
+        data = []
+        hasData = false
+        continue
+      }
+      if (line.startsWith(':')) continue
+      const colon = line.indexOf(':')
+      const field = colon === -1 ? line : line.slice(0, colon)
+      let value = colon === -1 ? '' : line.slice(colon + 1)
+      if (value.startsWith(' ')) value = value.slice(1)
+      if (field === 'data') {
+        data.push(value)
+        hasData = true
+      } else if (field === 'event') event = value
+      else if (field === 'id') id = value
+    }
+  }
+
+  const iterable: AsyncIterable<Uint8Array> =
+    Symbol.asyncIterator in body ? (body as AsyncIterable<Uint8Array>) : readerIterable(body as ReadableStream<Uint8Array>)
+  for await (const chunk of iterable) {
+    buffer += decoder.decode(chunk, { stream: true })
+    yield* flushLines(false)
+  }
+  buffer += decoder.decode()
+  yield* flushLines(true)
+  // A last line without its line break still counts.
+  if (buffer !== '') {
+    buffer += '\n'
+    yield* flushLines(true)
+  }
+  if (hasData) yield { event: event || 'message', data: data.join('\n'), id }
+}
+
+async function* readerIterable(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      if (value) yield value
+    }
+  } finally {
+    reader.releaseLock()
+  }
+}
+
+/** One server-sent event as written on the wire. */
+export function formatSse(event: string, data: unknown): string {
+  const text = JSON.stringify(data)
+  return `event: ${event}\ndata: ${text}\n\n`
+}

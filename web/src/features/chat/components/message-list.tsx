@@ -1,0 +1,86 @@
+import { useEffect, useRef } from 'react'
+import { cn } from '../../../lib/utils'
+import type { LocalMessage } from '../use-chat'
+
+export type MessageListProps = {
+  messages: LocalMessage[]
+  /** The reply so far while it streams; null when none is streaming. */
+  streamingText: string | null
+  /** Waiting for the first words of a reply. */
+  typing: boolean
+  loading: boolean
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' })
+
+function Bubble({ sender, text, timestamp, notice }: { sender: 'user' | 'ai'; text: string; timestamp?: string; notice?: boolean }) {
+  const mine = sender === 'user'
+  return (
+    <li className={cn('flex', mine ? 'justify-end' : 'justify-start')}>
+      <div
+        className={cn(
+          'max-w-[85%] rounded-2xl px-4 py-2.5 text-sm whitespace-pre-wrap break-words shadow-xs sm:max-w-[75%]',
+          mine ? 'rounded-br-sm bg-primary text-primary-foreground' : 'rounded-bl-sm border bg-card text-card-foreground',
+          notice && 'border-destructive/40 bg-destructive/5 text-foreground',
+        )}
+      >
+        <p>
+          <span className="sr-only">{mine ? 'You said: ' : 'Coach said: '}</span>
+          {text}
+        </p>
+        {timestamp ? (
+          <span className={cn('mt-1 block text-right text-[0.7rem]', mine ? 'text-primary-foreground/80' : 'text-muted-foreground')}>
+            <time dateTime={timestamp}>{timeFormat.format(new Date(timestamp))}</time>
+          </span>
+        ) : null}
+      </div>
+    </li>
+  )
+}
+
+/** The typing indicator (spec 2 §2), shown while waiting for a reply. */
+export function TypingIndicator() {
+  return (
+    <li className="flex justify-start">
+      <div role="status" aria-label="Coach is typing" className="flex items-center gap-1 rounded-2xl rounded-bl-sm border bg-card px-4 py-3">
+        {[0, 150, 300].map((delay) => (
+          <span key={delay} className="size-2 animate-bounce rounded-full bg-muted-foreground" style={{ animationDelay: `${delay}ms` }} aria-hidden="true" />
+        ))}
+      </div>
+    </li>
+  )
+}
+
+/** The conversation: the user's messages on the right, the coach's on the left, newest at the bottom. */
+export function MessageList({ messages, streamingText, typing, loading }: MessageListProps) {
+  const end = useRef<HTMLLIElement>(null)
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'end' })
+  }, [messages.length, streamingText, typing])
+
+  if (loading) {
+    return <p className="m-auto text-sm text-muted-foreground">Loading conversation...</p>
+  }
+  if (messages.length === 0 && !typing && streamingText === null) {
+    return (
+      <div className="m-auto max-w-md px-4 text-center">
+        <p className="text-lg font-medium">Your coach is ready when you are.</p>
+        <p className="mt-2 text-sm text-muted-foreground">
+          Ask about your goals, plan your day, or talk through what is getting in your way. Your conversations are saved in the history.
+        </p>
+      </div>
+    )
+  }
+  return (
+    <div role="log" aria-label="Messages" aria-live="polite" aria-busy={streamingText !== null} className="mx-auto w-full max-w-3xl px-4 py-6">
+      <ol className="flex flex-col gap-3">
+      {messages.map((message) => (
+        <Bubble key={message.id} sender={message.sender} text={message.text} timestamp={message.timestamp} notice={message.ephemeral} />
+      ))}
+      {streamingText ? <Bubble sender="ai" text={streamingText} /> : null}
+      {typing && !streamingText ? <TypingIndicator /> : null}
+        <li ref={end} aria-hidden="true" className="h-px" />
+      </ol>
+    </div>
+  )
+}

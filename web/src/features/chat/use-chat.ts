@@ -1,0 +1,283 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useCallback, useEffect, useRef, useState } from 'react'
+import {
+  CHAT_ERRORS,
+  CONTENT_AUTOSAVE_DELAY_MS,
+  GREETING_MESSAGE_ID,
+  NEW_CHAT_SAVE_DELAY_MS,
+  NEW_CHAT_SAVE_MIN_MESSAGES,
+  SAVE_BATCH_MAX,
+  decideAssistantMessage,
+  titleFromMessages,
+  type ChatMessage,
+} from '../../../../common/chat'
+import { toast } from '../../lib/toast'
+import { chatKeys, createConversation, fetchConversation, saveConversationContent, streamMessage } from './api'
+
+/** A message on screen; `ephemeral` ones (the connection-trouble notice) are never saved. */
+export type LocalMessage = ChatMessage & { ephemeral?: true }
+
+const now = () => new Date().toISOString()
+
+/** The hidden initial greeting (spec 2 §2): first in the list, never shown in it, never saved. */
+export function greetingMessage(text: string): LocalMessage {
+  return { id: GREETING_MESSAGE_ID, text, sender: 'ai', timestamp: now() }
+}
+
+/** The messages that belong to the conversation: not the greeting, not the local notices. */
+export const persistable = (messages: readonly LocalMessage[]): ChatMessage[] =>
+  messages
+    .filter((message) => message.id !== GREETING_MESSAGE_ID && !message.ephemeral)
+    .map(({ id, text, sender, timestamp }) => ({ id, text, sender, timestamp }))
+
+/**
+ * Adds the assistant's reply under the duplicate rules (spec 2 §5), the same function the server
+ * stored it with: a reply the server kept under an existing id (skipped or replaced) updates that
+ * message in place.
+ */
+export function applyAssistantReply(messages: readonly LocalMessage[], reply: ChatMessage): LocalMessage[] {
+  if (messages.some((message) => message.id === reply.id)) {
+    return messages.map((message) => (message.id === reply.id ? { ...message, text: reply.text } : message))
+  }
+  const decision = decideAssistantMessage(persistable(messages), reply.text)
+  if (decision.action === 'skip') return [...messages]
+  if (decision.action === 'replace') return messages.map((message) => (message.id === decision.id ? { ...message, text: reply.text.trim() } : message))
+  return [...messages, reply]
+}
+
+/** Messages the server does not have and that are not being sent right now. */
+const unsavedOf = (messages: readonly LocalMessage[], saved: ReadonlySet<string>, pending: ReadonlySet<string>) =>
+  persistable(messages).filter((message) => !saved.has(message.id) && !pending.has(message.id))
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The chat's state and its saving (spec 2 §4 "Messages", "Conversation saving"):
+ * - a typed message is sent through the server, which stores it at once and the reply when it
+ *   arrives; the first one in a new chat first saves the chat (the title rule) to have an id;
+ * - messages the server does not have yet (none in a text chat unless a send failed before it was
+ *   stored; voice transcripts later) are saved by the timers: a new chat about 3 s after it has
+ *   2 messages, a saved one 2 s after a change. The server merges saves by message id, and a
+ *   message being sent is never in a save, so nothing is lost or stored twice;
+ * - New Chat and selecting another conversation save what is unsaved first.
+ */
+export function useChat({ greeting }: { greeting: string }) {
+  const queryClient = useQueryClient()
+  const [conversationId, setConversationId] = useState<string | null>(null)
+  const [messages, setMessages] = useState<LocalMessage[]>(() => [greetingMessage(greeting)])
+  const [processing, setProcessing] = useState(false)
+  const [streamingText, setStreamingText] = useState<string | null>(null)
+  const [loadingConversation, setLoadingConversation] = useState(false)
+
+  /** Ids the server is known to have. */
+  const saved = useRef(new Set<string>())
+  /** Ids being sent through the send endpoint right now (never autosaved). */
+  const pending = useRef(new Set<string>())
+  /** Bumped when another chat is shown: late answers for the old one leave the screen alone. */
+  const epoch = useRef(0)
+  const messagesRef = useRef(messages)
+  const conversationIdRef = useRef(conversationId)
+  const savingRef = useRef<Promise<boolean> | null>(null)
+  useEffect(() => {
+    messagesRef.current = messages
+    conversationIdRef.current = conversationId
+  }, [messages, conversationId])
+
+  const refreshList = useCallback(() => queryClient.invalidateQueries({ queryKey: chatKeys.lists }), [queryClient])
+
+  /** Saves what the server does not have yet; resolves false (after the spec's toast) on failure. */
+  const saveUnsaved = useCallback(
+    async (mode: 'timer' | 'now'): Promise<boolean> => {
+      if (savingRef.current) await savingRef.current
+      const run = async (): Promise<boolean> => {
+        const todo = unsavedOf(messagesRef.current, saved.current, pending.current).slice(0, SAVE_BATCH_MAX)
+        const markSaved = (list: readonly ChatMessage[]) => list.forEach((message) => saved.current.add(message.id))
+        if (todo.length === 0) return true
+        const id = conversationIdRef.current
+        const startedIn = epoch.current
+        if (!id) {
+          const all = persistable(messagesRef.current)
+          if (mode === 'timer' && all.length < NEW_CHAT_SAVE_MIN_MESSAGES) return true
+          try {
+            const created = await createConversation({ title: titleFromMessages(all), content: all.slice(0, SAVE_BATCH_MAX) })
+            markSaved(created.content)
+            markSaved(all.slice(0, SAVE_BATCH_MAX))
+            if (epoch.current === startedIn) {
+              conversationIdRef.current = created.id
+              setConversationId(created.id)
+            }
+            void refreshList()
+            return true
+          } catch (error) {
+            console.error('Saving the conversation failed:', errorMessage(error))
+            void toast({ title: CHAT_ERRORS.createConversation, variant: 'destructive' })
+            return false
+          }
+        }
+        try {
+          const updated = await saveConversationContent(id, todo)
+          markSaved(updated.content)
+          markSaved(todo)
+          void refreshList()
+          return true
+        } catch (error) {
+          console.error('Saving the conversation failed:', errorMessage(error))
+          void toast({ title: CHAT_ERRORS.updateConversation, variant: 'destructive' })
+          return false
+        }
+      }
+      const promise = run()
+      savingRef.current = promise
+      try {
+        return await promise
+      } finally {
+        if (savingRef.current === promise) savingRef.current = null
+      }
+    },
+    [refreshList],
+  )
+
+  // The timers of spec 2 §4 (they restart on every change, so they count from the last one).
+  useEffect(() => {
+    if (processing) return
+    if (unsavedOf(messages, saved.current, pending.current).length === 0) return
+    if (!conversationId && persistable(messages).length < NEW_CHAT_SAVE_MIN_MESSAGES) return
+    const timer = window.setTimeout(() => void saveUnsaved('timer'), conversationId ? CONTENT_AUTOSAVE_DELAY_MS : NEW_CHAT_SAVE_DELAY_MS)
+    return () => window.clearTimeout(timer)
+  }, [messages, conversationId, processing, saveUnsaved])
+
+  const showChat = useCallback(
+    (id: string | null, content: ChatMessage[]) => {
+      epoch.current += 1
+      saved.current = new Set(content.map((m) => m.id))
+      pending.current = new Set()
+      setConversationId(id)
+      conversationIdRef.current = id
+      const next = [greetingMessage(greeting), ...content]
+      messagesRef.current = next
+      setMessages(next)
+      setStreamingText(null)
+      setProcessing(false)
+    },
+    [greeting],
+  )
+
+  /** New Chat: saves unsaved messages first; stays on the current chat if that fails. */
+  const newChat = useCallback(async () => {
+    if (!(await saveUnsaved('now'))) return false
+    showChat(null, [])
+    return true
+  }, [saveUnsaved, showChat])
+
+  /** Selecting a conversation loads its messages (after saving what is unsaved here). */
+  const selectConversation = useCallback(
+    async (id: string) => {
+      if (id === conversationIdRef.current) return true
+      if (!(await saveUnsaved('now'))) return false
+      setLoadingConversation(true)
+      try {
+        const conversation = await fetchConversation(id)
+        showChat(conversation.id, conversation.content)
+        return true
+      } catch (error) {
+        console.error('Loading the conversation failed:', errorMessage(error))
+        void toast({ title: CHAT_ERRORS.loadConversations, variant: 'destructive' })
+        return false
+      } finally {
+        setLoadingConversation(false)
+      }
+    },
+    [saveUnsaved, showChat],
+  )
+
+  /** After a delete: if it was the open conversation, start a new chat (nothing left to save). */
+  const forgetConversation = useCallback(
+    (id: string) => {
+      if (conversationIdRef.current === id) showChat(null, [])
+    },
+    [showChat],
+  )
+
+  /** Sends a typed message (Enter or the send button). Resolves false when nothing was sent. */
+  const send = useCallback(
+    async (raw: string): Promise<boolean> => {
+      const text = raw.trim()
+      if (!text || processing) return false
+      const startedIn = epoch.current
+      const current = () => epoch.current === startedIn
+      const message: ChatMessage = { id: crypto.randomUUID(), text, sender: 'user', timestamp: now() }
+      pending.current.add(message.id)
+      setProcessing(true)
+      setStreamingText(null)
+      setMessages((list) => [...list, message])
+      messagesRef.current = [...messagesRef.current, message]
+      try {
+        let id = conversationIdRef.current
+        if (!id) {
+          // The chat gets its saved id now, with the title rule and anything said before.
+          if (savingRef.current) await savingRef.current
+          id = conversationIdRef.current
+        }
+        if (!id) {
+          const before = persistable(messagesRef.current).filter((m) => m.id !== message.id)
+          const created = await createConversation({
+            title: titleFromMessages([...before, message]),
+            content: before.slice(0, SAVE_BATCH_MAX),
+          })
+          created.content.forEach((m) => saved.current.add(m.id))
+          id = created.id
+          if (current()) {
+            setConversationId(id)
+            conversationIdRef.current = id
+          }
+          void refreshList()
+        }
+        const result = await streamMessage(
+          id,
+          { id: message.id, text },
+          {
+            onStored: (storedMessage) => {
+              saved.current.add(storedMessage.id)
+              pending.current.delete(storedMessage.id)
+            },
+            onDelta: (delta) => {
+              if (current()) setStreamingText((sofar) => (sofar ?? '') + delta)
+            },
+          },
+        )
+        saved.current.add(result.reply.id)
+        if (current()) setMessages((list) => applyAssistantReply(list, result.reply))
+        return true
+      } catch (error) {
+        console.error('Assistant error:', errorMessage(error))
+        void toast({ title: CHAT_ERRORS.sendFailedTitle, description: CHAT_ERRORS.sendFailed, variant: 'destructive' })
+        if (current()) {
+          const notice: LocalMessage = { id: `notice-${crypto.randomUUID()}`, text: CHAT_ERRORS.connectionTrouble, sender: 'ai', timestamp: now(), ephemeral: true }
+          setMessages((list) => [...list, notice])
+        }
+        return true
+      } finally {
+        pending.current.delete(message.id)
+        if (current()) {
+          setStreamingText(null)
+          setProcessing(false)
+        }
+        void refreshList()
+      }
+    },
+    [processing, refreshList],
+  )
+
+  return {
+    conversationId,
+    /** What the list shows: everything but the hidden greeting. */
+    messages: messages.filter((message) => message.id !== GREETING_MESSAGE_ID),
+    processing,
+    streamingText,
+    loadingConversation,
+    send,
+    newChat,
+    selectConversation,
+    forgetConversation,
+  }
+}
