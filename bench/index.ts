@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
+import { chatFirstToken } from './chat'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const ROUNDS = 3
@@ -14,7 +15,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 5)
 const CONNECTIONS = 20
 
 type Result = { rps: number; p99: number }
-type Servers = { app: number; bare: number; driver: string; cookie: string; sessionId: string; email: string; password: string; stop(): Promise<void> }
+type Servers = { app: number; bare: number; driver: string; cookie: string; dashboardCookie: string; sessionId: string; email: string; password: string; stop(): Promise<void> }
 
 async function load(url: string, options: { connections?: number; duration?: number; headers?: Record<string, string> } = {}): Promise<Result> {
   let n = 0
@@ -168,6 +169,42 @@ async function hashingInterference(servers: Servers): Promise<boolean> {
   return extra <= 10
 }
 
+/**
+ * The dashboard's two loads (GET /api/goals, GET /api/calls/recent) for a paid user with full goals
+ * and 5 calls, at 50 connections: app vs a bare Fastify route running the same SQL through the same
+ * driver, alternating ROUNDS times. Goals: ratio >= 0.7 and app p99 < 25 ms, for each load.
+ */
+async function dashboardLoads(servers: Servers): Promise<boolean[]> {
+  const connections = 50
+  const headers = { cookie: servers.dashboardCookie }
+  const outcomes: boolean[] = []
+  for (const path of ['/api/goals', '/api/calls/recent']) {
+    const appUrl = `http://127.0.0.1:${servers.app}${path}`
+    const bareUrl = `http://127.0.0.1:${servers.bare}${path}`
+    await load(appUrl, { headers, connections, duration: 2 }) // warm-up
+    await load(bareUrl, { headers, connections, duration: 2 })
+    const app: Result[] = []
+    const bare: Result[] = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      bare.push(await load(bareUrl, { headers, connections }))
+      app.push(await load(appUrl, { headers, connections }))
+      console.log(`  round ${round}: bare ${bare.at(-1)!.rps.toFixed(0)} req/s, app ${app.at(-1)!.rps.toFixed(0)} req/s (p99 ${app.at(-1)!.p99} ms)`)
+    }
+    const appRps = median(app.map((r) => r.rps))
+    const bareRps = median(bare.map((r) => r.rps))
+    const ratio = appRps / bareRps
+    const p99 = median(app.map((r) => r.p99))
+    const pass = ratio >= 0.7 && p99 < 25
+    console.log(
+      `GET ${path} (${connections} connections, ${DURATION_S}s x ${ROUNDS}): app ${appRps.toFixed(0)} req/s (p99 ${p99} ms), ` +
+        `bare Fastify ${bareRps.toFixed(0)} req/s (p99 ${median(bare.map((r) => r.p99))} ms), ratio ${ratio.toFixed(2)} ` +
+        `(goal >= 0.70, p99 < 25 ms) ${ok(pass)}`,
+    )
+    outcomes.push(pass)
+  }
+  return outcomes
+}
+
 const database = await benchDatabase()
 const results: boolean[] = []
 const servers = await startServers(database.url)
@@ -177,10 +214,14 @@ try {
   results.push(await compare('GET /api/health', `http://127.0.0.1:${servers.app}/api/health`, `http://127.0.0.1:${servers.bare}/api/health`, 0.6))
   console.log('\nBenchmark: authenticated GET /api/me vs a bare Fastify route running the same session and user queries')
   results.push(await compare('GET /api/me', `http://127.0.0.1:${servers.app}/api/me`, `http://127.0.0.1:${servers.bare}/api/me`, 0.85, { cookie: servers.cookie }))
+  console.log("\nBenchmark: the dashboard's two loads (full goals, 5 calls) vs bare Fastify routes running the same SQL")
+  results.push(...(await dashboardLoads(servers)))
   console.log('\nBenchmark: session renewal writes')
   results.push(await sessionWrites(servers, database.admin))
   console.log('\nBenchmark: password hashing off the event loop')
   results.push(await hashingInterference(servers))
+  console.log('\nBenchmark: chat, time to the first streamed token through the server vs the fake Vapi asked directly')
+  results.push(await chatFirstToken(database.url))
 } finally {
   await servers.stop()
   await database.drop()

@@ -14,6 +14,11 @@ import { openDatabase } from '../server/db/client'
 import { systemClock } from '../server/lib/clock'
 import { toSessionUser } from '../server/services/access'
 import { signUp } from '../server/services/accounts'
+import { LIFE_AREA_STEPS, emptyGoalsForm } from '../common/goals'
+import { coachingCalls } from '../server/db/schema'
+import { recentCalls } from '../server/services/calls'
+import { assertPaid, loadGoals, saveGoals } from '../server/services/goals'
+import { activateTestingPlan } from '../server/services/subscriptions'
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || undefined
 const database = await openDatabase(databaseUrl ? { databaseUrl } : { dataDir: mkdtempSync(join(tmpdir(), 'mc-bench-')) })
@@ -34,6 +39,34 @@ const { user, session } = await signUp(
   { ip: '10.9.9.9' },
 )
 
+// The dashboard benchmark's user: paid, full goals (10 records) and 5 coaching calls.
+const dashboardUser = await signUp(
+  app.accountDeps,
+  { fullName: 'Dashboard Bench', email: `bench-dashboard-${process.pid}@example.com`, phoneNumber: '5551234567', password },
+  { ip: '10.9.9.10' },
+)
+{
+  const userId = dashboardUser.user.id
+  await activateTestingPlan(database.db, userId, 'premium', new Date())
+  const form = emptyGoalsForm()
+  LIFE_AREA_STEPS.forEach((area, index) => {
+    form.areas[area.id] = { selectedOptions: area.options.slice(0, 2).map((o) => o.id), satisfactionScore: (index % 10) + 1, customNotes: `Notes about ${area.title}` }
+  })
+  form.workCareer = { company: 'northwind_traders', industry: 'technology_software', role: 'Engineer' }
+  form.specificGoals = { goal90Days: 'Run a 5k', goal12Months: 'Ship the product', goal5Years: 'Lead a team', obstacles: 'Time' }
+  form.callTime = { time: '7:30', period: 'AM', timezone: 'eastern' }
+  await saveGoals(database.db, userId, form, new Date())
+  await database.db.insert(coachingCalls).values(
+    Array.from({ length: 5 }, (_, i) => ({
+      userId,
+      callDate: new Date(Date.now() - (i + 1) * 86_400_000),
+      callDuration: 300 + i * 17,
+      areasDiscussed: ['fitness', 'finance'],
+      completionStatus: 'completed' as const,
+    })),
+  )
+}
+
 // Baselines: bare Fastify routes answering the same JSON with the same queries.
 const bare = Fastify({ logger: false })
 const startedAt = Date.now()
@@ -53,6 +86,25 @@ bare.get('/api/me', async (request, reply) => {
   if (!valid) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
   return { user: await toSessionUser(database.db, valid.user) }
 })
+// The dashboard's two loads: session, the paid check, then the goals or the last 5 calls.
+const bareSessionUser = async (cookie: string | undefined) => {
+  const token = /(?:^|;\s*)session=([^;]+)/.exec(cookie ?? '')?.[1]
+  return token ? ((await validateSessionToken(database.db, systemClock, token))?.user ?? null) : null
+}
+bare.get('/api/goals', async (request, reply) => {
+  const user = await bareSessionUser(request.headers.cookie)
+  if (!user) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
+  await assertPaid(database.db, user.id)
+  reply.header('cache-control', 'no-store')
+  return { goals: await loadGoals(database.db, user.id) }
+})
+bare.get('/api/calls/recent', async (request, reply) => {
+  const user = await bareSessionUser(request.headers.cookie)
+  if (!user) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
+  await assertPaid(database.db, user.id)
+  reply.header('cache-control', 'no-store')
+  return { calls: await recentCalls(database.db, user.id) }
+})
 await bare.listen({ port: 0, host: '127.0.0.1' })
 
 const portOf = (server: { server: { address(): unknown } }) => (server.server.address() as { port: number }).port
@@ -62,6 +114,7 @@ console.log(
     bare: portOf(bare),
     driver: database.driver,
     cookie: `session=${session.token}`,
+    dashboardCookie: `session=${dashboardUser.session.token}`,
     sessionId: session.token.split('.')[0],
     email: user.email,
     password,

@@ -20,8 +20,13 @@ import services from './plugins/services'
 import webApp from './plugins/web-app'
 import websocket from './plugins/websocket'
 import authRoutes from './routes/auth'
-import billingTestingRoutes from './routes/billing-testing'
+import billingRoutes from './routes/billing'
+import conversationRoutes from './routes/conversations'
+import coursesRoutes from './routes/courses'
+import dashboardRoutes from './routes/dashboard'
+import goalsRoutes from './routes/goals'
 import healthRoutes from './routes/health'
+import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
 import voiceConfigRoutes from './routes/voice-config'
 
@@ -127,8 +132,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(healthRoutes)
   await app.register(plansRoutes)
   await app.register(authRoutes)
-  await app.register(billingTestingRoutes)
+  await app.register(billingRoutes)
+  await app.register(optInRoutes)
   await app.register(voiceConfigRoutes)
+  await app.register(goalsRoutes)
+  await app.register(dashboardRoutes)
+  await app.register(coursesRoutes)
+  await app.register(conversationRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

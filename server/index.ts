@@ -6,6 +6,7 @@ import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app'
 import { ConfigError, loadConfig, type Config } from './config'
 import { openDatabase } from './db/client'
+import { seedCoursesIfEmpty } from './db/seed/courses'
 
 let config: Config
 try {
@@ -31,6 +32,15 @@ try {
   console.error(`Cannot apply migrations: ${(error as Error).message}`)
   await database.close().catch(() => {})
   process.exit(1)
+}
+
+// The embedded default's first start: load the starter course catalogue so a newcomer sees one.
+if (!config.databaseUrl) {
+  const seeded = await seedCoursesIfEmpty(database.db).catch((error: unknown) => {
+    console.error(`Cannot load the starter courses: ${(error as Error).message}`)
+    return null
+  })
+  if (seeded) console.log(`Loaded the starter course catalogue: ${seeded.courses} courses, ${seeded.lessons} lessons.`)
 }
 
 const app = await buildApp(config, { database })
