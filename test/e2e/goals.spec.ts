@@ -56,6 +56,10 @@ async function chooseOption(page: Page, label: string, option: string) {
   await page.getByLabel(label, { exact: true }).click()
   await page.getByRole('option', { name: option, exact: true }).click()
   await expect(page.getByLabel(label, { exact: true })).toHaveText(option)
+  // While the list closes, Radix keeps the rest of the page aria-hidden; wait until it is gone so a
+  // following accessibility scan sees the page as a user does.
+  await expect(page.getByRole('listbox')).toHaveCount(0)
+  await expect(page.locator('[data-radix-popper-content-wrapper]')).toHaveCount(0)
 }
 
 const statCard = (page: Page, name: string): Locator => page.getByRole('group', { name, exact: true })
