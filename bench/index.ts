@@ -205,23 +205,39 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat). */
+const only = process.argv.slice(2)
+const wanted = (name: string) => only.length === 0 || only.includes(name)
+
 const database = await benchDatabase()
 const results: boolean[] = []
 const servers = await startServers(database.url)
 try {
   console.log(`Database: ${servers.driver}`)
-  console.log('\nBenchmark: GET /api/health through the full plugin stack vs a bare Fastify route')
-  results.push(await compare('GET /api/health', `http://127.0.0.1:${servers.app}/api/health`, `http://127.0.0.1:${servers.bare}/api/health`, 0.6))
-  console.log('\nBenchmark: authenticated GET /api/me vs a bare Fastify route running the same session and user queries')
-  results.push(await compare('GET /api/me', `http://127.0.0.1:${servers.app}/api/me`, `http://127.0.0.1:${servers.bare}/api/me`, 0.85, { cookie: servers.cookie }))
-  console.log("\nBenchmark: the dashboard's two loads (full goals, 5 calls) vs bare Fastify routes running the same SQL")
-  results.push(...(await dashboardLoads(servers)))
-  console.log('\nBenchmark: session renewal writes')
-  results.push(await sessionWrites(servers, database.admin))
-  console.log('\nBenchmark: password hashing off the event loop')
-  results.push(await hashingInterference(servers))
-  console.log('\nBenchmark: chat, time to the first streamed token through the server vs the fake Vapi asked directly')
-  results.push(await chatFirstToken(database.url))
+  if (wanted('health')) {
+    console.log('\nBenchmark: GET /api/health through the full plugin stack vs a bare Fastify route')
+    results.push(await compare('GET /api/health', `http://127.0.0.1:${servers.app}/api/health`, `http://127.0.0.1:${servers.bare}/api/health`, 0.6))
+  }
+  if (wanted('me')) {
+    console.log('\nBenchmark: authenticated GET /api/me vs a bare Fastify route running the same session and user queries')
+    results.push(await compare('GET /api/me', `http://127.0.0.1:${servers.app}/api/me`, `http://127.0.0.1:${servers.bare}/api/me`, 0.85, { cookie: servers.cookie }))
+  }
+  if (wanted('dashboard')) {
+    console.log("\nBenchmark: the dashboard's two loads (full goals, 5 calls) vs bare Fastify routes running the same SQL")
+    results.push(...(await dashboardLoads(servers)))
+  }
+  if (wanted('sessions')) {
+    console.log('\nBenchmark: session renewal writes')
+    results.push(await sessionWrites(servers, database.admin))
+  }
+  if (wanted('hashing')) {
+    console.log('\nBenchmark: password hashing off the event loop')
+    results.push(await hashingInterference(servers))
+  }
+  if (wanted('chat')) {
+    console.log('\nBenchmark: chat, time to the first streamed token through the server vs the fake Vapi asked directly')
+    results.push(await chatFirstToken(database.url))
+  }
 } finally {
   await servers.stop()
   await database.drop()
