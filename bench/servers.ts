@@ -17,7 +17,8 @@ import { signUp } from '../server/services/accounts'
 import { LIFE_AREA_STEPS, emptyGoalsForm } from '../common/goals'
 import { coachingCalls } from '../server/db/schema'
 import { recentCalls } from '../server/services/calls'
-import { assertPaid, loadGoals, saveGoals } from '../server/services/goals'
+import { assertPaid } from '../server/services/access'
+import { loadGoals, saveGoals } from '../server/services/goals'
 import { activateTestingPlan } from '../server/services/subscriptions'
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || undefined

@@ -54,7 +54,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       const { fullName, email, phoneNumber, password, partnerProgram } = request.body
       const { user, session } = await signUp(deps, { fullName, email, phoneNumber, password, partnerProgram }, meta(request))
       await signIn(reply, session)
-      return reply.code(201).send({ user: await toSessionUser(app.db, user) })
+      return reply.code(201).send({ user: await toSessionUser(app.db, user, app.clock.now()) })
     },
   )
 
@@ -72,7 +72,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { user, session } = await logIn(deps, request.body, meta(request))
       await signIn(reply, session)
-      return { user: await toSessionUser(app.db, user) }
+      return { user: await toSessionUser(app.db, user, app.clock.now()) }
     },
   )
 
@@ -97,7 +97,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
-      return { user: await toSessionUser(app.db, request.session!.user) }
+      return { user: await toSessionUser(app.db, request.session!.user, app.clock.now()) }
     },
   )
 
@@ -127,7 +127,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const user = await confirmEmail(deps, request.body.token)
-      return { user: await toSessionUser(app.db, user) }
+      return { user: await toSessionUser(app.db, user, app.clock.now()) }
     },
   )
 
@@ -182,7 +182,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { user, session } = await resetPassword(deps, request.body.token, request.body.password, meta(request))
       await signIn(reply, session)
-      return { user: await toSessionUser(app.db, user) }
+      return { user: await toSessionUser(app.db, user, app.clock.now()) }
     },
   )
 }

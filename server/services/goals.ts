@@ -14,14 +14,7 @@ import { GOAL_RECORD_KINDS, LIFE_AREAS } from '../../common/domain'
 import type { Db, DbExecutor } from '../db/client'
 import { goals, profiles, type Goal } from '../db/schema'
 import { AppError } from '../lib/app-error'
-import { getAccess } from './access'
 import { recordActivity } from './activity'
-
-/** The goal intake and the dashboard are paid-only screens (spec 2 §2): their API is too. */
-export async function assertPaid(db: Db, userId: string): Promise<void> {
-  const { paid } = await getAccess(db, userId)
-  if (!paid) throw new AppError('PAYMENT_REQUIRED', 'An active subscription is required. Please choose a plan.', { status: 403 })
-}
 
 const KIND_ORDER = new Map<string, number>(GOAL_RECORD_KINDS.map((kind, index) => [kind, index]))
 
