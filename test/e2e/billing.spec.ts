@@ -1,15 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { createStripeClient } from '../../server/services/billing'
 import { priceLookupKey } from '../../server/services/plans'
 import { setupStripe } from '../../scripts/stripe-setup'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
+import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
 import { linkIn, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'
@@ -21,7 +16,6 @@ import { signUpViaApi } from './support/users'
  * machine (js.stripe.com is unreachable), which is exactly the inline-error path the spec defines.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const CONFIRM_SUBJECT = /^Confirm your email for Momentum Coach$/
 
 /** A toast (sonner) by its title. */
@@ -179,71 +173,15 @@ test.describe('diagnostics', () => {
 
 // ---- Stripe mode: a fake Stripe and a second server pointed at it ------------------------------
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
-type StripeServer = { baseUrl: string; stop(): Promise<void> }
 
-async function startStripeServer(fake: FakeStripe): Promise<StripeServer> {
-  const port = await freePort()
-  const baseUrl = `http://127.0.0.1:${port}`
-  const dataDir = mkdtempSync(join(tmpdir(), 'mc-e2e-stripe-'))
-  let stderr = ''
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      APP_URL: baseUrl,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-      LOG_LEVEL: 'warn',
-      ...stripeEnv(fake),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const started = Date.now()
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Stripe-mode server exited (${child.exitCode}):\n${stderr}`)
-    try {
-      if ((await fetch(`${baseUrl}/api/health`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - started > 60_000) throw new Error(`the Stripe-mode server did not start:\n${stderr}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  return {
-    baseUrl,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))])
-        if (child.exitCode === null) child.kill('SIGKILL')
-      }
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
+const startStripeServer = (fake: FakeStripe): Promise<AppServer> => startAppServer(stripeEnv(fake))
 
 test.describe('payment in Stripe mode', () => {
   // In order, in one worker (one fake and one server for the three tests; a failure does not skip the rest).
   test.describe.configure({ mode: 'default' })
   let fake: FakeStripe
-  let server: StripeServer
+  let server: AppServer
   let base = ''
   // The account the tests sign in with (made in beforeAll).
   const account = { email: uniqueEmail('stripe'), password: 'steady-maple-lantern-42', id: '' }

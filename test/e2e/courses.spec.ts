@@ -1,12 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
+import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
 import { signUpViaApi } from './support/users'
 
@@ -229,69 +224,13 @@ test.describe('course catalogue and lessons', () => {
 
 // ---- Stripe mode: a fake Stripe and a second server (fresh DATA_DIR, so it seeds too) ----------
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
-async function startStripeServer(fake: FakeStripe): Promise<{ baseUrl: string; stop(): Promise<void> }> {
-  const port = await freePort()
-  const baseUrl = `http://127.0.0.1:${port}`
-  const dataDir = mkdtempSync(join(tmpdir(), 'mc-e2e-courses-stripe-'))
-  let stderr = ''
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      APP_URL: baseUrl,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-      LOG_LEVEL: 'warn',
-      ...stripeEnv(fake),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const started = Date.now()
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Stripe-mode server exited (${child.exitCode}):\n${stderr}`)
-    try {
-      if ((await fetch(`${baseUrl}/api/health`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() - started > 60_000) throw new Error(`the Stripe-mode server did not start:\n${stderr}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  return {
-    baseUrl,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve))
-        child.kill('SIGTERM')
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))])
-        if (child.exitCode === null) child.kill('SIGKILL')
-      }
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
-}
+const startStripeServer = (fake: FakeStripe): Promise<AppServer> => startAppServer(stripeEnv(fake))
 
 test.describe('premium course in Stripe mode', () => {
   let fake: FakeStripe
-  let server: { baseUrl: string; stop(): Promise<void> }
+  let server: AppServer
 
   test.beforeAll(async () => {
     test.setTimeout(90_000)
