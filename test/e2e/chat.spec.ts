@@ -1,12 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import net from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { CHAT_ERRORS, CHAT_TEXT } from '../../common/chat'
 import { FakeVapi } from '../fakes/vapi'
+import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
 import { signUpViaApi } from './support/users'
 
@@ -158,22 +154,10 @@ test.describe('assistant chat with the fallback coach (no Vapi configured)', () 
 // ---------------------------------------------------------------------------------------------
 // With Vapi: a second server of our own, configured against the fake.
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 let fake: FakeVapi
-let server: ChildProcess | undefined
-let serverOutput = ''
+let server: AppServer | undefined
 let base = ''
-let dataDir = ''
 
 /** Signs a paid user up on our own server (its APP_URL is its own origin). */
 async function signUpOn(page: Page, fullName: string) {
@@ -195,46 +179,13 @@ test.describe('assistant chat with Vapi (the fake)', () => {
     test.setTimeout(120_000)
     // A first token that takes a moment, so the typing indicator can be seen; words arrive one by one.
     fake = await FakeVapi.start({ firstTokenDelayMs: 700, deltaDelayMs: 15 })
-    const port = await freePort()
-    base = `http://127.0.0.1:${port}`
-    dataDir = mkdtempSync(join(tmpdir(), 'mc-e2e-chat-'))
-    server = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        APP_URL: base,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        VAPI_API_KEY: fake.apiKey,
-        VAPI_ASSISTANT_ID: 'asst_e2e_coach',
-        VAPI_API_URL: fake.url,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    server.stdout!.on('data', (chunk: Buffer) => (serverOutput += chunk.toString()))
-    server.stderr!.on('data', (chunk: Buffer) => (serverOutput += chunk.toString()))
-    const deadline = Date.now() + 90_000
-    for (;;) {
-      if (server.exitCode !== null) throw new Error(`the chat server exited:\n${serverOutput}`)
-      const healthy = await fetch(`${base}/api/health`).then((r) => r.ok, () => false)
-      if (healthy) break
-      if (Date.now() > deadline) throw new Error(`the chat server did not start:\n${serverOutput}`)
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
+    server = await startAppServer({ VAPI_API_KEY: fake.apiKey, VAPI_ASSISTANT_ID: 'asst_e2e_coach', VAPI_API_URL: fake.url })
+    base = server.baseUrl
   })
 
   test.afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve))
-      server.kill('SIGTERM')
-      await exited
-    }
+    await server?.stop()
     await fake?.close()
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
 
   test('sends, streams, saves, renames, searches, survives a reload and deletes', async ({ page }) => {
