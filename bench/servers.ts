@@ -3,21 +3,21 @@
  * the app's full plugin stack, and a bare Fastify doing the same work (the same queries through
  * the same driver) without it. Prints one JSON line with the ports and a signed-in session.
  */
-import { createWriteStream, mkdtempSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import { buildApp } from '../server/app'
 import { validateSessionToken } from '../server/auth/session'
 import { loadConfig } from '../server/config'
+import { serverLogger } from '../server/lib/logger'
 import { openDatabase } from '../server/db/client'
 import { systemClock } from '../server/lib/clock'
-import { toSessionUser } from '../server/services/access'
+import { assertPaidSession, sessionUserFrom } from '../server/services/access'
 import { signUp } from '../server/services/accounts'
 import { LIFE_AREA_STEPS, emptyGoalsForm } from '../common/goals'
 import { coachingCalls } from '../server/db/schema'
 import { recentCalls } from '../server/services/calls'
-import { assertPaid } from '../server/services/access'
 import { loadGoals, saveGoals } from '../server/services/goals'
 import { activateTestingPlan } from '../server/services/subscriptions'
 
@@ -25,10 +25,11 @@ const databaseUrl = process.env.BENCH_DATABASE_URL || undefined
 const database = await openDatabase(databaseUrl ? { databaseUrl } : { dataDir: mkdtempSync(join(tmpdir(), 'mc-bench-')) })
 await database.migrate()
 
-// The production logger level (info), written where it costs what a file would.
+// The production logger (info, one line per request) with its production destination (batched
+// writes), aimed at /dev/null instead of stdout.
 const app = await buildApp(loadConfig({ LOG_LEVEL: 'info' }), {
   database,
-  logger: { level: 'info', stream: createWriteStream('/dev/null') },
+  logger: serverLogger('info', '/dev/null'),
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
 
@@ -85,26 +86,27 @@ bare.get('/api/me', async (request, reply) => {
   const token = /(?:^|;\s*)session=([^;]+)/.exec(request.headers.cookie ?? '')?.[1]
   const valid = token ? await validateSessionToken(database.db, systemClock, token) : null
   if (!valid) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
-  return { user: await toSessionUser(database.db, valid.user) }
+  return { user: sessionUserFrom(valid.user, valid.profile, new Date()) }
 })
-// The dashboard's two loads: session, the paid check, then the goals or the last 5 calls.
-const bareSessionUser = async (cookie: string | undefined) => {
+// The dashboard's two loads: the session with its access row, the paid check, then the goals or
+// the last 5 calls.
+const bareSession = async (cookie: string | undefined) => {
   const token = /(?:^|;\s*)session=([^;]+)/.exec(cookie ?? '')?.[1]
-  return token ? ((await validateSessionToken(database.db, systemClock, token))?.user ?? null) : null
+  return token ? await validateSessionToken(database.db, systemClock, token) : null
 }
 bare.get('/api/goals', async (request, reply) => {
-  const user = await bareSessionUser(request.headers.cookie)
-  if (!user) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
-  await assertPaid(database.db, user.id)
+  const session = await bareSession(request.headers.cookie)
+  if (!session) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
+  assertPaidSession(session, new Date())
   reply.header('cache-control', 'no-store')
-  return { goals: await loadGoals(database.db, user.id) }
+  return { goals: await loadGoals(database.db, session.user.id) }
 })
 bare.get('/api/calls/recent', async (request, reply) => {
-  const user = await bareSessionUser(request.headers.cookie)
-  if (!user) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
-  await assertPaid(database.db, user.id)
+  const session = await bareSession(request.headers.cookie)
+  if (!session) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
+  assertPaidSession(session, new Date())
   reply.header('cache-control', 'no-store')
-  return { calls: await recentCalls(database.db, user.id) }
+  return { calls: await recentCalls(database.db, session.user.id) }
 })
 await bare.listen({ port: 0, host: '127.0.0.1' })
 

@@ -1,8 +1,10 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Config } from '../config'
-import type { Db } from '../db/client'
-import { sessions, users, type User } from '../db/schema'
+import type { Db, DbExecutor } from '../db/client'
+import { prepared } from '../db/prepared'
+import { profiles, sessions, subscribers, users, type User } from '../db/schema'
 import type { Clock } from '../lib/clock'
+import { sessionProfileColumns, type SessionProfileRow } from '../services/access'
 import { recordActivity } from '../services/activity'
 import { hashSecret, randomToken, secretMatches } from './tokens'
 
@@ -18,6 +20,11 @@ export const SESSION_RENEWAL_MS = 60 * 60 * 1000
 export type ValidSession = {
   id: string
   user: User
+  /**
+   * The user's access columns, partner program and opt-in, read in the same statement as the
+   * session: paid guards (`assertPaidSession`) and /api/me decide from it without another query.
+   */
+  profile: SessionProfileRow | null
   createdAt: Date
   lastVerifiedAt: Date
   expiresAt: Date
@@ -64,6 +71,23 @@ export async function createSession(
   return { token: `${id}.${secret}`, lastVerifiedAt: now, expiresAt }
 }
 
+/**
+ * Every authenticated request runs this: the session, its user and the user's access row in one
+ * statement, prepared once per database handle.
+ */
+const sessionById = (db: DbExecutor) =>
+  prepared(db, 'session_by_id', (db) =>
+    db
+      .select({ session: sessions, user: users, profile: sessionProfileColumns })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .leftJoin(profiles, eq(profiles.id, sessions.userId))
+      .leftJoin(subscribers, eq(subscribers.userId, sessions.userId))
+      .where(eq(sessions.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare('session_by_id'),
+  )
+
 const TOKEN_SHAPE = /^([a-z2-7]{20,64})\.([a-z2-7]{40,80})$/
 
 /** The session of a cookie value, or null; expired sessions are deleted on sight. */
@@ -71,12 +95,7 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
   const match = TOKEN_SHAPE.exec(token)
   if (!match) return null
   const [, id, secret] = match as unknown as [string, string, string]
-  const [row] = await db
-    .select({ session: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.id, id))
-    .limit(1)
+  const [row] = await sessionById(db).execute({ id })
   if (!row) return null
   if (!secretMatches(secret, row.session.secretHash)) return null
 
@@ -100,6 +119,7 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
   return {
     id,
     user: row.user,
+    profile: row.profile,
     createdAt: row.session.createdAt,
     lastVerifiedAt,
     expiresAt: row.session.expiresAt,

@@ -13,7 +13,7 @@ import {
 } from '../../common/auth'
 import { ErrorBodySchema } from '../../common/errors'
 import { invalidateSession } from '../auth/session'
-import { postLoginDestination, toSessionUser } from '../services/access'
+import { postLoginDestination, sessionUserFrom, toSessionUser } from '../services/access'
 import {
   confirmEmail,
   logIn,
@@ -97,7 +97,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
-      return { user: await toSessionUser(app.db, request.session!.user, app.clock.now()) }
+      return { user: sessionUserFrom(request.session!.user, request.session!.profile, app.clock.now()) }
     },
   )
 

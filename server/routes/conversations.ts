@@ -20,7 +20,7 @@ import {
 } from '../../common/chat'
 import { ErrorBodySchema } from '../../common/errors'
 import { AppError } from '../lib/app-error'
-import { getAccess } from '../services/access'
+import { sessionAccess } from '../services/access'
 import { createFallbackAssistant } from '../services/coach-fallback'
 import {
   createConversation,
@@ -91,8 +91,7 @@ export default fp(
     /** The chat is a paid screen (spec 2 §2): so is its API. */
     const requirePaid = async (request: FastifyRequest): Promise<string> => {
       const userId = request.session!.user.id
-      const { paid } = await getAccess(app.db, userId)
-      if (!paid) throw paymentRequired()
+      if (!sessionAccess(request.session!, app.clock.now()).paid) throw paymentRequired()
       return userId
     }
 

@@ -3,13 +3,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ErrorBodySchema } from '../../common/errors'
 import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '../../common/goals'
 import { dashboardStats, recentCalls } from '../services/calls'
-import { assertPaid } from '../services/access'
+import { assertPaidSession } from '../services/access'
 
 const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 
 /** The dashboard's calls panel and its figures other than goals (spec 2 §2, §7). */
 const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
-  const requirePaid = async (request: FastifyRequest) => assertPaid(app.db, request.session!.user.id, app.clock.now())
+  const requirePaid = async (request: FastifyRequest) => {
+    assertPaidSession(request.session!, app.clock.now())
+  }
 
   app.get(
     '/api/calls/recent',

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ErrorBodySchema } from '../../common/errors'
 import { GoalsResponseSchema, SaveGoalsBodySchema, SaveGoalsResponseSchema } from '../../common/goals'
-import { assertPaid } from '../services/access'
+import { assertPaidSession } from '../services/access'
 import { loadGoals, saveGoals } from '../services/goals'
 
 /** Saving the wizard: 30 a minute per client address is far above any person's pace. */
@@ -12,7 +12,9 @@ const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchem
 
 /** GET and PUT /api/goals: the goal intake's load and its one-transaction save (spec 2 §4, §5, §7). */
 const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const requirePaid = async (request: FastifyRequest) => assertPaid(app.db, request.session!.user.id, app.clock.now())
+  const requirePaid = async (request: FastifyRequest) => {
+    assertPaidSession(request.session!, app.clock.now())
+  }
 
   app.get(
     '/api/goals',

@@ -9,7 +9,7 @@ import {
   OptInResponseSchema,
   OptInStateResponseSchema,
 } from '../../common/opt-in'
-import { assertPaid } from '../services/access'
+import { assertPaidSession } from '../services/access'
 import { getOptIn, recordOptIn } from '../services/opt-in'
 
 /** /opt-in (spec 1 §2, §4): the instructions to show, and recording the opt-in. Paid users only. */
@@ -29,7 +29,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
       const userId = request.session!.user.id
-      await assertPaid(app.db, userId, app.clock.now())
+      assertPaidSession(request.session!, app.clock.now())
       const { optedInAt } = await getOptIn(app.db, userId)
       return {
         phone_number: number,

@@ -99,7 +99,8 @@ export function paidUserCondition(now: Date): SQL {
   )!
 }
 
-const accessColumns = {
+/** The columns `decideAccess` reads, over `profiles` left-joined with `subscribers`. */
+export const accessColumns = {
   subscribed: subscribers.subscribed,
   tier: subscribers.tier,
   status: subscribers.status,
@@ -109,6 +110,10 @@ const accessColumns = {
   updatedAt: subscribers.updatedAt,
   paymentStatus: profiles.paymentStatus,
 }
+
+/** What the session user needs of the profile: the access columns, the partner program and the opt-in. */
+export const sessionProfileColumns = { ...accessColumns, partnerProgram: profiles.partnerProgram, smsOptedInAt: profiles.smsOptedInAt }
+export type SessionProfileRow = AccessRow & { partnerProgram: string | null; smsOptedInAt: Date | null }
 
 /**
  * The one function that decides "paid": guards, the post-login routing, check-subscription and the
@@ -124,24 +129,45 @@ export async function getAccess(db: Db, userId: string, now: Date = new Date()):
   return decideAccess(row, now)
 }
 
+const paymentRequired = () =>
+  new AppError('PAYMENT_REQUIRED', 'An active subscription is required. Please choose a plan.', { status: 403 })
+
 /** For paid-only API routes: 403 PAYMENT_REQUIRED (the web then sends the user to /payment). */
 export async function assertPaid(db: Db, userId: string, now: Date = new Date()): Promise<Access> {
   const access = await getAccess(db, userId, now)
-  if (!access.paid) {
-    throw new AppError('PAYMENT_REQUIRED', 'An active subscription is required. Please choose a plan.', { status: 403 })
-  }
+  if (!access.paid) throw paymentRequired()
+  return access
+}
+
+/** The access of a validated session, from the row its query read (no further query). */
+export function sessionAccess(session: { profile: AccessRow | null }, now: Date): Access {
+  return decideAccess(session.profile ?? undefined, now)
+}
+
+/**
+ * The same guard for a request whose session was just validated: the session query read the
+ * access columns in the same statement (`ValidSession.profile`), so no further query is made.
+ */
+export function assertPaidSession(session: { profile: AccessRow | null }, now: Date): Access {
+  const access = sessionAccess(session, now)
+  if (!access.paid) throw paymentRequired()
   return access
 }
 
 /** The session user of spec 1 §3, with the same access decision as `getAccess`. */
 export async function toSessionUser(db: Db, user: User, now: Date = new Date()): Promise<SessionUser> {
   const [row] = await db
-    .select({ ...accessColumns, partnerProgram: profiles.partnerProgram, smsOptedInAt: profiles.smsOptedInAt })
+    .select(sessionProfileColumns)
     .from(profiles)
     .leftJoin(subscribers, eq(subscribers.userId, profiles.id))
     .where(eq(profiles.id, user.id))
     .limit(1)
-  const access = decideAccess(row, now)
+  return sessionUserFrom(user, row ?? null, now)
+}
+
+/** The session user from a profile row already read (the session query reads it with the session). */
+export function sessionUserFrom(user: User, row: SessionProfileRow | null, now: Date): SessionUser {
+  const access = decideAccess(row ?? undefined, now)
   return {
     id: user.id,
     email: user.email,

@@ -1,23 +1,30 @@
-import { desc, eq } from 'drizzle-orm'
+import { desc, eq, sql } from 'drizzle-orm'
 import { RECENT_CALLS_LIMIT, type CoachingCallView, type DashboardStatsResponse } from '../../common/goals'
 import type { DbExecutor } from '../db/client'
+import { prepared } from '../db/prepared'
 import { coachingCalls, partnerPrograms, profiles, type User } from '../db/schema'
 import { countActiveDays } from './activity'
 
+const lastCallsOfUser = (db: DbExecutor) =>
+  prepared(db, 'last_calls_of_user', (db) =>
+    db
+      .select({
+        id: coachingCalls.id,
+        callDate: coachingCalls.callDate,
+        callDuration: coachingCalls.callDuration,
+        areasDiscussed: coachingCalls.areasDiscussed,
+        completionStatus: coachingCalls.completionStatus,
+      })
+      .from(coachingCalls)
+      .where(eq(coachingCalls.userId, sql.placeholder('userId')))
+      .orderBy(desc(coachingCalls.callDate), desc(coachingCalls.id))
+      .limit(RECENT_CALLS_LIMIT)
+      .prepare('last_calls_of_user'),
+  )
+
 /** The user's last 5 coaching calls, newest first (spec 2 §7 "Read coaching_calls"). */
 export async function recentCalls(db: DbExecutor, userId: string): Promise<CoachingCallView[]> {
-  const rows = await db
-    .select({
-      id: coachingCalls.id,
-      callDate: coachingCalls.callDate,
-      callDuration: coachingCalls.callDuration,
-      areasDiscussed: coachingCalls.areasDiscussed,
-      completionStatus: coachingCalls.completionStatus,
-    })
-    .from(coachingCalls)
-    .where(eq(coachingCalls.userId, userId))
-    .orderBy(desc(coachingCalls.callDate), desc(coachingCalls.id))
-    .limit(RECENT_CALLS_LIMIT)
+  const rows = await lastCallsOfUser(db).execute({ userId })
   return rows.map((row) => ({ ...row, callDate: row.callDate.toISOString() }))
 }
 

@@ -12,6 +12,7 @@ import {
 } from '../../common/goals'
 import { GOAL_RECORD_KINDS, LIFE_AREAS } from '../../common/domain'
 import type { Db, DbExecutor } from '../db/client'
+import { prepared } from '../db/prepared'
 import { goals, profiles, type Goal } from '../db/schema'
 import { AppError } from '../lib/app-error'
 import { recordActivity } from './activity'
@@ -38,9 +39,14 @@ const goalColumns = {
   updatedAt: goals.updatedAt,
 }
 
+const goalsOfUser = (db: DbExecutor) =>
+  prepared(db, 'goals_of_user', (db) =>
+    db.select(goalColumns).from(goals).where(eq(goals.userId, sql.placeholder('userId'))).prepare('goals_of_user'),
+  )
+
 /** Every goal record of the user (spec 2 §7 "Read goals"), in wizard order. */
 export async function loadGoals(db: DbExecutor, userId: string): Promise<GoalRecord[]> {
-  const rows = await db.select(goalColumns).from(goals).where(eq(goals.userId, userId))
+  const rows = await goalsOfUser(db).execute({ userId })
   return rows.map(toGoalRecord).sort((a, b) => (KIND_ORDER.get(a.lifeArea) ?? 99) - (KIND_ORDER.get(b.lifeArea) ?? 99))
 }
 
