@@ -6,7 +6,7 @@ import { Redis } from 'ioredis'
 import type { Config } from './config'
 import { openDatabase, type Database } from './db/client'
 import type { Clock } from './lib/clock'
-import { loggerOptions } from './lib/logger'
+import { serverLogger } from './lib/logger'
 import auth from './plugins/auth'
 import context from './plugins/context'
 import cookies from './plugins/cookies'
@@ -44,7 +44,7 @@ export type AppOverrides = {
   /** The time source (tests move it to expire sessions). */
   clock?: Clock
   /** Overrides the pino logger options (tests silence it). */
-  logger?: boolean | Record<string, unknown>
+  logger?: boolean | Record<string, unknown> | ReturnType<typeof serverLogger>
 }
 
 /** One compact line per request (with its reqId) instead of Fastify's two. */
@@ -88,7 +88,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   }
 
   const app = Fastify({
-    logger: overrides.logger ?? loggerOptions(config.logLevel),
+    logger: overrides.logger ?? serverLogger(config.logLevel),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
@@ -108,8 +108,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   app.addHook('onClose', async () => {

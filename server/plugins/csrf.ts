@@ -11,18 +11,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 export default fp(
   async (app) => {
     const appOrigin = app.config.appOrigin
-    app.addHook('onRequest', async (request) => {
-      if (SAFE_METHODS.has(request.method)) return
+    const crossSite = () => forbidden('Cross-site requests are not allowed.')
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (SAFE_METHODS.has(request.method)) return done()
       const url = request.url
-      if (!url.startsWith('/api/') || url.startsWith('/api/webhooks/')) return
+      if (!url.startsWith('/api/') || url.startsWith('/api/webhooks/')) return done()
       const site = request.headers['sec-fetch-site']
-      if (typeof site === 'string') {
-        if (site === 'same-origin') return
-        throw forbidden('Cross-site requests are not allowed.')
-      }
+      if (typeof site === 'string') return done(site === 'same-origin' ? undefined : crossSite())
       const origin = request.headers.origin
-      if (typeof origin === 'string' && origin === appOrigin) return
-      throw forbidden('Cross-site requests are not allowed.')
+      done(typeof origin === 'string' && origin === appOrigin ? undefined : crossSite())
     })
   },
   { name: 'csrf', dependencies: ['context'] },

@@ -144,6 +144,22 @@ describe('security headers', () => {
     expect(response.headers['x-content-type-options']).toBe('nosniff')
   })
 
+  it('gives JSON API responses the REST set: a CSP that allows nothing, nosniff, no framing', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/plans' })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'")
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    expect(response.headers['x-frame-options']).toBe('DENY')
+    expect(response.headers['cross-origin-resource-policy']).toBe('same-origin')
+    expect(response.headers['referrer-policy']).toBe('no-referrer')
+    // Document-only headers are not sent on JSON.
+    expect(response.headers['cross-origin-opener-policy']).toBeUndefined()
+    expect(response.headers['x-xss-protection']).toBeUndefined()
+    const unknown = await app.inject({ method: 'GET', url: '/api/no-such-thing' })
+    expect(unknown.statusCode).toBe(404)
+    expect(unknown.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'")
+  })
+
   it('echoes a request id on every response', async () => {
     const response = await app.inject({ method: 'GET', url: '/api/plans', headers: { 'x-request-id': 'abc-123-def-456' } })
     expect(response.headers['x-request-id']).toBe('abc-123-def-456')
