@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { routedPath } from '../lib/api-route'
 import { forbidden } from '../lib/app-error'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -14,8 +15,8 @@ export default fp(
     const crossSite = () => forbidden('Cross-site requests are not allowed.')
     app.addHook('onRequest', (request, _reply, done) => {
       if (SAFE_METHODS.has(request.method)) return done()
-      const url = request.url
-      if (!url.startsWith('/api/') || url.startsWith('/api/webhooks/')) return done()
+      const path = routedPath(request)
+      if (!path.startsWith('/api/') || path.startsWith('/api/webhooks/')) return done()
       const site = request.headers['sec-fetch-site']
       if (typeof site === 'string') return done(site === 'same-origin' ? undefined : crossSite())
       const origin = request.headers.origin

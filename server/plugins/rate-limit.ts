@@ -1,5 +1,6 @@
 import rateLimit from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
+import { isApiRequest } from '../lib/api-route'
 import { AppError } from '../lib/app-error'
 
 export type RateLimitOptions = {
@@ -22,7 +23,7 @@ export default fp<RateLimitOptions>(
       max: globalMax,
       // The limit guards the API. The web app's HTML and hashed assets are static, cheap to serve
       // and fetched ~25 at a time per page; unknown paths have their own limit (web-app plugin).
-      allowList: (request) => !request.url.startsWith('/api/'),
+      allowList: (request) => !isApiRequest(request),
       timeWindow: '1 minute',
       ...(app.redis ? { redis: app.redis, nameSpace: options.nameSpace ?? 'mc:rl:', skipOnError: true } : {}),
       errorResponseBuilder: (_request, context) => {

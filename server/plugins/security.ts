@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import helmet, { type HelmetOptions } from 'helmet'
+import { isApiRequest } from '../lib/api-route'
 
 /**
  * The app's Content-Security-Policy: scripts and styles from our own origin only; Stripe's embedded
@@ -92,7 +93,7 @@ export default fp(
     const documentHeaders = securityHeaders(helmetOptions(app.config.secureCookies))
     const apiHeaders = securityHeaders(apiHelmetOptions(app.config.secureCookies))
     app.addHook('onRequest', (request, reply, done) => {
-      reply.headers(request.url.startsWith('/api/') ? apiHeaders : documentHeaders)
+      reply.headers(isApiRequest(request) ? apiHeaders : documentHeaders)
       done()
     })
   },

@@ -131,6 +131,15 @@ describe('rate limiting (Redis store)', () => {
     const keys = await redis.redis.keys(`${redis.prefix}*`)
     expect(keys.length).toBeGreaterThan(0)
   })
+
+  it('limits a percent-encoded path like the plain one (the router decodes it)', async () => {
+    const responses = []
+    for (let i = 0; i < 3; i++) {
+      responses.push(await app.inject({ method: 'GET', url: '/%61pi/test/limited', headers: { 'x-forwarded-for': '10.77.0.1' } }))
+    }
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 429])
+    expect(responses[0]!.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'")
+  })
 })
 
 describe('security headers', () => {

@@ -249,6 +249,9 @@ describe('login and sessions', () => {
     const evilOrigin = await call({ method: 'POST', url: '/api/auth/logout', cookie, headers: { origin: 'https://evil.example' } })
     expect(evilOrigin.statusCode).toBe(403)
     expect(ErrorBodySchema.parse(evilOrigin.json()).error.code).toBe('FORBIDDEN')
+    // The router decodes percent-escapes: an encoded path is the same route and gets the same check.
+    const encoded = await call({ method: 'POST', url: '/%61pi/auth/logout', cookie, headers: { origin: 'https://evil.example' } })
+    expect(encoded.statusCode).toBe(403)
     expect((await call({ method: 'GET', url: '/api/me', cookie })).statusCode).toBe(200)
   })
 })
