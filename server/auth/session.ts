@@ -82,7 +82,7 @@ const sessionById = (db: DbExecutor) =>
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .leftJoin(profiles, eq(profiles.id, sessions.userId))
-      .leftJoin(subscribers, eq(subscribers.userId, sessions.userId))
+      .leftJoin(subscribers, eq(subscribers.userId, profiles.id))
       .where(eq(sessions.id, sql.placeholder('id')))
       .limit(1)
       .prepare('session_by_id'),
