@@ -3,7 +3,7 @@ import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
-const serverOnly = ['**/server/**', '**/worker/**', 'drizzle-orm', 'drizzle-orm/*', 'postgres', '@electric-sql/*', 'ioredis', 'bullmq', 'fastify', '@fastify/*', 'stripe', '@vapi-ai/server-sdk', 'node:*', 'nodemailer', 'pino']
+const serverOnly = ['#server/*', '**/server/**', '**/worker/**', 'drizzle-orm', 'drizzle-orm/*', 'postgres', '@electric-sql/*', 'ioredis', 'bullmq', 'fastify', '@fastify/*', 'stripe', '@vapi-ai/server-sdk', 'node:*', 'nodemailer', 'pino']
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'web/dist/', 'web/src/routeTree.gen.ts', '.tmp/', '.data/', 'migrations/', 'test-results/'] },
@@ -37,7 +37,7 @@ export default tseslint.config(
     // The worker reuses services, db, jobs and integrations, never HTTP routes or plugins.
     files: ['worker/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/routes/**', '**/server/plugins/**', '**/server/app', '**/web/**'], message: 'The worker must not import routes, plugins or the web app.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['#server/routes/*', '#server/plugins/*', '#server/app', '**/server/routes/**', '**/server/plugins/**', '**/server/app', '**/web/**'], message: 'The worker must not import routes, plugins or the web app.' }] }],
     },
   },
   {

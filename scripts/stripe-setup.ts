@@ -11,10 +11,10 @@
 import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import type Stripe from 'stripe'
-import type { PlanId } from '../common/plans'
-import { EnvSchema } from '../server/config'
-import { createStripeClient, STRIPE_APP_TAG } from '../server/services/billing'
-import { PLANS, priceLookupKey } from '../server/services/plans'
+import type { PlanId } from '#common/plans'
+import { EnvSchema } from '#server/config'
+import { createStripeClient, STRIPE_APP_TAG } from '#server/services/billing'
+import { PLANS, priceLookupKey } from '#server/services/plans'
 
 export const productIdFor = (plan: PlanId) => `prod_momentum_${plan}`
 

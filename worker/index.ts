@@ -5,9 +5,9 @@
 import closeWithGrace from 'close-with-grace'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
-import { ConfigError, loadConfig, type Config } from '../server/config'
-import { openDatabase } from '../server/db/client'
-import { loggerOptions } from '../server/lib/logger'
+import { ConfigError, loadConfig, type Config } from '#server/config'
+import { openDatabase } from '#server/db/client'
+import { loggerOptions } from '#server/lib/logger'
 import { startWorker } from './worker'
 
 let config: Config

@@ -1,8 +1,8 @@
 import { Queue, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
-import type { Db } from '../server/db/client'
-import { CLEANUP_CRON, CLEANUP_JOB, CLEANUP_SCHEDULER_ID, MAINTENANCE_QUEUE } from '../server/jobs/maintenance'
+import type { Db } from '#server/db/client'
+import { CLEANUP_CRON, CLEANUP_JOB, CLEANUP_SCHEDULER_ID, MAINTENANCE_QUEUE } from '#server/jobs/maintenance'
 import { createMaintenanceProcessor } from './processors/maintenance'
 
 export type WorkerOptions = {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isBrowserRoute } from '../../common/routes'
+import { isBrowserRoute } from '#common/routes'
 import { AppError } from '../lib/app-error'
 
 export type WebAppOptions = {

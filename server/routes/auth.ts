@@ -10,8 +10,8 @@ import {
   ResetPasswordBodySchema,
   SessionUserResponseSchema,
   SignupBodySchema,
-} from '../../common/auth'
-import { ErrorBodySchema } from '../../common/errors'
+} from '#common/auth'
+import { ErrorBodySchema } from '#common/errors'
 import { invalidateSession } from '../auth/session'
 import { postLoginDestination, sessionUserFrom, toSessionUser } from '../services/access'
 import {

@@ -11,8 +11,8 @@ import {
   PublishableKeyResponseSchema,
   TestingActivationBodySchema,
   TestingActivationResponseSchema,
-} from '../../common/billing'
-import { ErrorBodySchema } from '../../common/errors'
+} from '#common/billing'
+import { ErrorBodySchema } from '#common/errors'
 import { AppError } from '../lib/app-error'
 import { getAccess } from '../services/access'
 import { createBilling, createStripeClient, subscriptionAnswer, type Billing } from '../services/billing'

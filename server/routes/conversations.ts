@@ -17,8 +17,8 @@ import {
   TEXT_REPLY_TIMEOUT_MS,
   formatSse,
   type ChatStreamEvent,
-} from '../../common/chat'
-import { ErrorBodySchema } from '../../common/errors'
+} from '#common/chat'
+import { ErrorBodySchema } from '#common/errors'
 import { AppError } from '../lib/app-error'
 import { sessionAccess } from '../services/access'
 import { createFallbackAssistant } from '../services/coach-fallback'

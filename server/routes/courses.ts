@@ -10,8 +10,8 @@ import {
   QuizAnswerBodySchema,
   QuizAnswerResponseSchema,
   QuizParamsSchema,
-} from '../../common/courses'
-import { ErrorBodySchema } from '../../common/errors'
+} from '#common/courses'
+import { ErrorBodySchema } from '#common/errors'
 import {
   answerQuiz,
   completeLesson,

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { ErrorBodySchema } from '../../common/errors'
-import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '../../common/goals'
+import { ErrorBodySchema } from '#common/errors'
+import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
 import { dashboardStats, recentCalls } from '../services/calls'
 import { assertPaidSession } from '../services/access'
 

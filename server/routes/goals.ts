@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { ErrorBodySchema } from '../../common/errors'
-import { GoalsResponseSchema, SaveGoalsBodySchema, SaveGoalsResponseSchema } from '../../common/goals'
+import { ErrorBodySchema } from '#common/errors'
+import { GoalsResponseSchema, SaveGoalsBodySchema, SaveGoalsResponseSchema } from '#common/goals'
 import { assertPaidSession } from '../services/access'
 import { loadGoals, saveGoals } from '../services/goals'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { HealthResponseSchema } from '../../common/health'
+import { HealthResponseSchema } from '#common/health'
 
 const VERSION = process.env.npm_package_version ?? '0.1.0'
 

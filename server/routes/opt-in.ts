@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { ErrorBodySchema } from '../../common/errors'
+import { ErrorBodySchema } from '#common/errors'
 import {
   displayPhoneNumber,
   OPT_IN_KEYWORD,
@@ -8,7 +8,7 @@ import {
   optInConsentText,
   OptInResponseSchema,
   OptInStateResponseSchema,
-} from '../../common/opt-in'
+} from '#common/opt-in'
 import { assertPaidSession } from '../services/access'
 import { getOptIn, recordOptIn } from '../services/opt-in'
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { PlansResponseSchema } from '../../common/plans'
+import { PlansResponseSchema } from '#common/plans'
 import { PLANS } from '../services/plans'
 
 const plansRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { ErrorBodySchema } from '../../common/errors'
-import { VoiceConfigResponseSchema } from '../../common/voice'
+import { ErrorBodySchema } from '#common/errors'
+import { VoiceConfigResponseSchema } from '#common/voice'
 
 /** GET /api/voice/config: whether voice is available and the assistant id; never the API key. */
 const voiceConfigRoutes: FastifyPluginAsyncZod = async (app) => {

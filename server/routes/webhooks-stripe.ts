@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import Stripe from 'stripe'
 import { z } from 'zod'
-import { ErrorBodySchema } from '../../common/errors'
+import { ErrorBodySchema } from '#common/errors'
 import { AppError } from '../lib/app-error'
 import type { Billing } from '../services/billing'
 

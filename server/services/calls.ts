@@ -1,5 +1,5 @@
 import { desc, eq, sql } from 'drizzle-orm'
-import { RECENT_CALLS_LIMIT, type CoachingCallView, type DashboardStatsResponse } from '../../common/goals'
+import { RECENT_CALLS_LIMIT, type CoachingCallView, type DashboardStatsResponse } from '#common/goals'
 import type { DbExecutor } from '../db/client'
 import { prepared } from '../db/prepared'
 import { coachingCalls, partnerPrograms, profiles, type User } from '../db/schema'

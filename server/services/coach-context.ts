@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
-import { LIFE_AREAS, type LifeArea } from '../../common/domain'
-import { focusAreas, goalOptionLabel, lifeAreaDefinition } from '../../common/goals'
+import { LIFE_AREAS, type LifeArea } from '#common/domain'
+import { focusAreas, goalOptionLabel, lifeAreaDefinition } from '#common/goals'
 import type { DbExecutor } from '../db/client'
 import { goals, profiles, users } from '../db/schema'
 

@@ -1,5 +1,5 @@
-import { FALLBACK_REPLY_DELAY_MS } from '../../common/chat'
-import type { LifeArea } from '../../common/domain'
+import { FALLBACK_REPLY_DELAY_MS } from '#common/chat'
+import type { LifeArea } from '#common/domain'
 import type { AreaGoal, CoachContext } from './coach-context'
 import type { Assistant, AssistantReply, AssistantTurn } from './conversations'
 

@@ -12,7 +12,7 @@ import {
   type Conversation,
   type ConversationSummary,
   type SendMessageResponse,
-} from '../../common/chat'
+} from '#common/chat'
 import type { Db } from '../db/client'
 import { conversations, profiles, subscribers, type Conversation as ConversationRow } from '../db/schema'
 import { AppError, notFound } from '../lib/app-error'

@@ -15,7 +15,7 @@ import {
   type Lesson,
   type Progress,
   type QuizQuestion,
-} from '../../common/courses'
+} from '#common/courses'
 import type { Logger } from 'pino'
 import type { Db, DbExecutor } from '../db/client'
 import { courseEnrollments, courses, lessonProgress, lessons, quizAttempts, quizzes, type Course } from '../db/schema'

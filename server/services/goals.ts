@@ -9,8 +9,8 @@ import {
   type GoalRecord,
   type SaveGoalsBody,
   type SaveGoalsResponse,
-} from '../../common/goals'
-import { GOAL_RECORD_KINDS, LIFE_AREAS } from '../../common/domain'
+} from '#common/goals'
+import { GOAL_RECORD_KINDS, LIFE_AREAS } from '#common/domain'
 import type { Db, DbExecutor } from '../db/client'
 import { prepared } from '../db/prepared'
 import { goals, profiles, type Goal } from '../db/schema'

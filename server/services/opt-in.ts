@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { optInConsentText } from '../../common/opt-in'
+import { optInConsentText } from '#common/opt-in'
 import type { Db } from '../db/client'
 import { profiles } from '../db/schema'
 import { AppError } from '../lib/app-error'

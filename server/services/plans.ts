@@ -1,4 +1,4 @@
-import type { Plan, PlanId } from '../../common/plans'
+import type { Plan, PlanId } from '#common/plans'
 
 /** The three monthly plans of spec 1 §9, defined once; the web reads them from GET /api/plans. */
 export const PLANS: readonly Plan[] = [

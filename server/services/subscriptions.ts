@@ -1,4 +1,4 @@
-import type { PlanId } from '../../common/plans'
+import type { PlanId } from '#common/plans'
 import type { DbExecutor } from '../db/client'
 import { subscribers } from '../db/schema'
 

@@ -1,5 +1,5 @@
 import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
-import { CHAT_ERRORS, CHAT_ERROR_CODES, TEXT_REPLY_TIMEOUT_MS, parseSse } from '../../common/chat'
+import { CHAT_ERRORS, CHAT_ERROR_CODES, TEXT_REPLY_TIMEOUT_MS, parseSse } from '#common/chat'
 import { AppError } from '../lib/app-error'
 import type { Assistant, AssistantReply, AssistantTurn } from './conversations'
 import { toVariableValues } from './coach-context'

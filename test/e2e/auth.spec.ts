@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { CONSENT_TEXT, TERMS_TEXT } from '../../common/auth-constants'
+import { CONSENT_TEXT, TERMS_TEXT } from '#common/auth-constants'
 import { expect, test, uniqueEmail } from './support/fixtures'
 import { linkIn, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { CHAT_ERRORS, CHAT_TEXT } from '../../common/chat'
+import { CHAT_ERRORS, CHAT_TEXT } from '#common/chat'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
-import { BROWSER_ROUTES } from '../../common/routes'
+import { BROWSER_ROUTES } from '#common/routes'
 // Each test speaks from its own client address: the server's per-IP limits cover the assets too.
 import { expect, test } from './support/fixtures'
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
-import { buildApp } from '../../server/app'
-import { loadConfig, type Config } from '../../server/config'
-import type { Database } from '../../server/db/client'
-import type { Clock } from '../../server/lib/clock'
+import { buildApp } from '#server/app'
+import { loadConfig, type Config } from '#server/config'
+import type { Database } from '#server/db/client'
+import type { Clock } from '#server/lib/clock'
 
 export type TestAppOptions = {
   database: Database

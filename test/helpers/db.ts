@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import { inject } from 'vitest'
-import { openDatabase, type Database, type DatabaseDriver } from '../../server/db/client'
+import { openDatabase, type Database, type DatabaseDriver } from '#server/db/client'
 
 export type TestDatabase = Database & {
   /** Connection string of this file's own database ('' on PGlite). */

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import type { PlanId } from '../../common/plans'
-import { createSession } from '../../server/auth/session'
-import { users, type User } from '../../server/db/schema'
-import { activateTestingPlan } from '../../server/services/subscriptions'
+import type { PlanId } from '#common/plans'
+import { createSession } from '#server/auth/session'
+import { users, type User } from '#server/db/schema/index'
+import { activateTestingPlan } from '#server/services/subscriptions'
 import { insertUser } from './factories'
 
 export type SignedIn = { user: User; cookie: string; headers: { cookie: string; origin: string } }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SessionUserResponseSchema } from '../../common/auth'
+import { SessionUserResponseSchema } from '#common/auth'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { signedInUser } from '../helpers/users'

@@ -15,12 +15,12 @@ import {
   parseSse,
   type ChatMessage,
   type ChatStreamEvent,
-} from '../../common/chat'
-import { ErrorBodySchema } from '../../common/errors'
-import { conversations, goals, profiles, subscribers } from '../../server/db/schema'
-import { getAccess } from '../../server/services/access'
-import { paidCondition } from '../../server/services/conversations'
-import { loadCoachContext } from '../../server/services/coach-context'
+} from '#common/chat'
+import { ErrorBodySchema } from '#common/errors'
+import { conversations, goals, profiles, subscribers } from '#server/db/schema/index'
+import { getAccess } from '#server/services/access'
+import { paidCondition } from '#server/services/conversations'
+import { loadCoachContext } from '#server/services/coach-context'
 import { FakeVapi } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'

@@ -12,8 +12,8 @@ import {
   EnrollResponseSchema,
   QuizAnswerResponseSchema,
   type CourseDetailResponse,
-} from '../../common/courses'
-import { ErrorBodySchema } from '../../common/errors'
+} from '#common/courses'
+import { ErrorBodySchema } from '#common/errors'
 import {
   courseEnrollments,
   courses,
@@ -21,11 +21,11 @@ import {
   lessons,
   quizAttempts,
   quizzes,
-} from '../../server/db/schema'
-import { SEED_COURSES, type SeedCourse } from '../../server/db/seed/course-content'
-import { seedCourses, seedCoursesIfEmpty } from '../../server/db/seed/courses'
-import { openDatabase } from '../../server/db/client'
-import { grantEnrollment } from '../../server/services/courses'
+} from '#server/db/schema/index'
+import { SEED_COURSES, type SeedCourse } from '#server/db/seed/course-content'
+import { seedCourses, seedCoursesIfEmpty } from '#server/db/seed/courses'
+import { openDatabase } from '#server/db/client'
+import { grantEnrollment } from '#server/services/courses'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { APP_ORIGIN, buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ErrorBodySchema } from '../../common/errors'
+import { ErrorBodySchema } from '#common/errors'
 import {
   DashboardStatsResponseSchema,
   GoalsResponseSchema,
@@ -10,10 +10,10 @@ import {
   SaveGoalsResponseSchema,
   emptyGoalsForm,
   type GoalsForm,
-} from '../../common/goals'
-import { coachingCalls, goals, profiles, userActivity, users } from '../../server/db/schema'
-import { recordActivity } from '../../server/services/activity'
-import { getCallSchedule, listUsersDueForCall } from '../../server/services/goals'
+} from '#common/goals'
+import { coachingCalls, goals, profiles, userActivity, users } from '#server/db/schema/index'
+import { recordActivity } from '#server/services/activity'
+import { getCallSchedule, listUsersDueForCall } from '#server/services/goals'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'

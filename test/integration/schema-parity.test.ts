@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Database } from '../../server/db/client'
+import type { Database } from '#server/db/client'
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../helpers/db'
 
 /** The same migrations must give the same schema on PGlite and on the PostgreSQL server. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { VoiceConfigResponseSchema } from '../../common/voice'
+import { VoiceConfigResponseSchema } from '#common/voice'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { signedInUser } from '../helpers/users'

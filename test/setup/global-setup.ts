@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import type { TestProject } from 'vitest/node'
-import { openDatabase } from '../../server/db/client'
+import { openDatabase } from '#server/db/client'
 import { canConnect, dockerAvailable } from './services'
 
 declare module 'vitest' {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatPhone, LoginBodySchema, ResetPasswordBodySchema, safeReturnTo, SignupBodySchema } from '../../common/auth'
+import { formatPhone, LoginBodySchema, ResetPasswordBodySchema, safeReturnTo, SignupBodySchema } from '#common/auth'
 
 const valid = {
   fullName: 'Grace Hopper',

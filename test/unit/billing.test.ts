@@ -1,10 +1,10 @@
 import type Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
-import { CreateCheckoutBodySchema, checkoutPlanOf } from '../../common/billing'
-import { displayPhoneNumber, optInConsentText, optInSentences } from '../../common/opt-in'
-import { decideAccess, type AccessRow } from '../../server/services/access'
-import { subscriptionRecord } from '../../server/services/billing'
-import { planForLookupKey, priceLookupKey } from '../../server/services/plans'
+import { CreateCheckoutBodySchema, checkoutPlanOf } from '#common/billing'
+import { displayPhoneNumber, optInConsentText, optInSentences } from '#common/opt-in'
+import { decideAccess, type AccessRow } from '#server/services/access'
+import { subscriptionRecord } from '#server/services/billing'
+import { planForLookupKey, priceLookupKey } from '#server/services/plans'
 import { parseForm } from '../fakes/stripe'
 
 const DAY = 86_400_000

@@ -11,10 +11,10 @@ import {
   titleFromMessages,
   type AssistantMessageDecision,
   type ChatMessage,
-} from '../../common/chat'
-import type { CoachContext } from '../../server/services/coach-context'
-import { summarizeGoals, toVariableValues } from '../../server/services/coach-context'
-import { areaMentioned, composeFallbackReply } from '../../server/services/coach-fallback'
+} from '#common/chat'
+import type { CoachContext } from '#server/services/coach-context'
+import { summarizeGoals, toVariableValues } from '#server/services/coach-context'
+import { areaMentioned, composeFallbackReply } from '#server/services/coach-fallback'
 
 const ai = (id: string, text: string): ChatMessage => ({ id, text, sender: 'ai', timestamp: '2026-11-21T12:00:00.000Z' })
 const user = (id: string, text: string): ChatMessage => ({ id, text, sender: 'user', timestamp: '2026-11-21T12:00:00.000Z' })

@@ -6,9 +6,9 @@ import {
   progressPercentage,
   youtubeEmbedUrl,
   youtubeVideoId,
-} from '../../common/courses'
-import { SEED_COURSES, type SeedCourse } from '../../server/db/seed/course-content'
-import { validateSeedContent } from '../../server/db/seed/courses'
+} from '#common/courses'
+import { SEED_COURSES, type SeedCourse } from '#server/db/seed/course-content'
+import { validateSeedContent } from '#server/db/seed/courses'
 
 describe('progressPercentage', () => {
   it('is the rounded share of completed lessons (halves round up)', () => {

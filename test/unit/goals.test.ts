@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LIFE_AREAS } from '../../common/domain'
+import { LIFE_AREAS } from '#common/domain'
 import {
   CALL_PERIODS,
   CALL_TIMES,
@@ -22,7 +22,7 @@ import {
   timezoneDisplay,
   toDailyCallTime,
   type GoalRecord,
-} from '../../common/goals'
+} from '#common/goals'
 import {
   DASHBOARD_RETRIES,
   dashboardRetryDelay,

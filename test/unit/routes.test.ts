@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BROWSER_ROUTES, isBrowserRoute } from '../../common/routes'
+import { BROWSER_ROUTES, isBrowserRoute } from '#common/routes'
 
 describe('isBrowserRoute', () => {
   it('knows every screen of the route map', () => {

@@ -1,6 +1,6 @@
 import { QueryClient } from '@tanstack/react-query'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { SessionUser } from '../../common/auth'
+import type { SessionUser } from '#common/auth'
 
 // The web module is loaded by a computed path: the server's type check (no DOM types) must not
 // follow it into the web app. Its interface, as this test uses it:

@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq'
 import type { Logger } from 'pino'
-import type { Db } from '../../server/db/client'
-import { CLEANUP_JOB } from '../../server/jobs/maintenance'
-import { deleteExpiredRecords } from '../../server/services/maintenance'
+import type { Db } from '#server/db/client'
+import { CLEANUP_JOB } from '#server/jobs/maintenance'
+import { deleteExpiredRecords } from '#server/services/maintenance'
 
 /** Processes the maintenance queue: parse the job, call the service, nothing else. */
 export function createMaintenanceProcessor(db: Db, log: Logger) {

@@ -1,7 +1,7 @@
 import { relations, sql } from 'drizzle-orm'
 import { boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { SUBSCRIPTION_STATUSES } from '../../../common/domain'
-import { PLAN_IDS } from '../../../common/plans'
+import { SUBSCRIPTION_STATUSES } from '#common/domain'
+import { PLAN_IDS } from '#common/plans'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
 

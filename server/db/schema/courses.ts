@@ -12,7 +12,7 @@ import {
   uuid,
   type AnyPgColumn,
 } from 'drizzle-orm/pg-core'
-import { COURSE_CATEGORIES } from '../../../common/domain'
+import { COURSE_CATEGORIES } from '#common/domain'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
 

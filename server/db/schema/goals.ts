@@ -1,6 +1,6 @@
 import { relations, sql } from 'drizzle-orm'
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { CALL_STATUSES, GOAL_RECORD_KINDS, SATISFACTION_MAX, SATISFACTION_MIN } from '../../../common/domain'
+import { CALL_STATUSES, GOAL_RECORD_KINDS, SATISFACTION_MAX, SATISFACTION_MIN } from '#common/domain'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
 

@@ -1,6 +1,6 @@
 import { relations, sql } from 'drizzle-orm'
 import { boolean, check, index, pgTable, text, time, timestamp, uuid } from 'drizzle-orm/pg-core'
-import { DEFAULT_PARTNER_PROGRAM } from '../../../common/domain'
+import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
 

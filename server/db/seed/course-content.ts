@@ -7,7 +7,7 @@
  * other videos are MP4 files on the product's media host. Both are shown next to the lesson text,
  * which always covers the same ground, so a lesson works even where a video cannot load.
  */
-import type { CourseCategory } from '../../../common/domain'
+import type { CourseCategory } from '#common/domain'
 
 export type SeedQuiz = {
   question: string

@@ -6,7 +6,7 @@
 import { and, asc, count, eq, inArray, notInArray } from 'drizzle-orm'
 import type { Db, DbExecutor } from '../client'
 import { courses, lessons, quizzes } from '../schema'
-import { recomputeCourseProgress } from '../../services/courses'
+import { recomputeCourseProgress } from '#server/services/courses'
 import { SEED_COURSES, type SeedCourse } from './course-content'
 
 export type SeedReport = { courses: number; lessons: number; quizzes: number }

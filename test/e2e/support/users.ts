@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test'
-import type { PlanId } from '../../../common/plans'
+import type { PlanId } from '#common/plans'
 import { uniqueEmail } from './fixtures'
 
 export type TestUser = { email: string; password: string; fullName: string }

@@ -9,7 +9,7 @@
  * - Aborts (TanStack Query cancelling a request) are rethrown untouched.
  */
 import type { z } from 'zod'
-import { ErrorBodySchema, type ErrorCode } from '../../../common/errors'
+import { ErrorBodySchema, type ErrorCode } from '#common/errors'
 import { ApiError, NETWORK_ERROR_MESSAGE } from './api-error'
 
 export { ApiError, isApiError, NETWORK_ERROR_MESSAGE } from './api-error'

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../common/errors'
+import type { ErrorCode } from '#common/errors'
 
 // The error every API call rejects with. Kept apart from the fetch client (and free of zod)
 // so the query client's retry rule can inspect errors without pulling validation code into

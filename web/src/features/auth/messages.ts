@@ -1,5 +1,5 @@
 /** Server error codes mapped to the spec's texts (spec 1 §8). */
-import { AUTH_ERROR_CODES } from '../../../../common/auth-constants'
+import { AUTH_ERROR_CODES } from '#common/auth-constants'
 import { isApiError, NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
 
 export const SIGNUP_NETWORK_MESSAGE =

@@ -12,8 +12,8 @@ import {
   type ResetPasswordBodySchema,
   type SessionUser,
   type SignupBodySchema,
-} from '../../../../common/auth'
-import type { PostLoginPath } from '../../../../common/auth-constants'
+} from '#common/auth'
+import type { PostLoginPath } from '#common/auth-constants'
 import { api, isApiError } from '../../lib/api-client'
 
 export type LoginInput = z.output<typeof LoginBodySchema>

@@ -6,7 +6,7 @@
  * entry chunk) can start the request from their loaders; the fetchers load on first use.
  */
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
-import type { SessionUser } from '../../../../common/auth'
+import type { SessionUser } from '#common/auth'
 
 export type { SessionUser }
 

@@ -1,6 +1,6 @@
 import { useNavigate } from '@tanstack/react-router'
 import { useCallback } from 'react'
-import { safeReturnTo, type PostLoginPath } from '../../../../common/auth-constants'
+import { safeReturnTo, type PostLoginPath } from '#common/auth-constants'
 import { loadAuthRequests } from './session'
 
 /** A returnTo worth following: a path on this site (never an open redirect), and not /auth itself. */

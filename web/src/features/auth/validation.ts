@@ -3,7 +3,7 @@
  * Loaded on demand through `loadAuthValidation()`.
  */
 import type { z } from 'zod'
-import { ForgotPasswordBodySchema, LoginBodySchema, ResetPasswordBodySchema, SignupBodySchema } from '../../../../common/auth'
+import { ForgotPasswordBodySchema, LoginBodySchema, ResetPasswordBodySchema, SignupBodySchema } from '#common/auth'
 import type { FieldErrors, Validator } from './use-form'
 
 /** Wraps a schema as a form validator: the first message of each top-level field. */

@@ -11,8 +11,8 @@ import {
   PublishableKeyResponseSchema,
   TestingActivationResponseSchema,
   type CheckoutStatusResponse,
-} from '../../../../common/billing'
-import { PlansResponseSchema, type PlanId } from '../../../../common/plans'
+} from '#common/billing'
+import { PlansResponseSchema, type PlanId } from '#common/plans'
 import { api } from '../../lib/api-client'
 import { billingKeys } from './keys'
 

@@ -11,8 +11,8 @@
  * it is zod-free and checks the few fields it reads by hand.
  */
 import type { QueryClient } from '@tanstack/react-query'
-import type { SessionUser } from '../../../../common/auth'
-import type { CheckSubscriptionResponse } from '../../../../common/billing'
+import type { SessionUser } from '#common/auth'
+import type { CheckSubscriptionResponse } from '#common/billing'
 import { authKeys } from '../auth/session'
 import { billingKeys } from './keys'
 

@@ -16,9 +16,9 @@ import {
   type CreateConversationBody,
   type SendMessageBody,
   type SendMessageResponse,
-} from '../../../../common/chat'
-import { ErrorBodySchema } from '../../../../common/errors'
-import { VoiceConfigResponseSchema } from '../../../../common/voice'
+} from '#common/chat'
+import { ErrorBodySchema } from '#common/errors'
+import { VoiceConfigResponseSchema } from '#common/voice'
 import { api, ApiError, NETWORK_ERROR_MESSAGE } from '../../lib/api-client'
 
 export const chatKeys = {

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useId, useRef, useState } from 'react'
-import { CHAT_ERRORS, CHAT_TEXT, type ConversationSummary } from '../../../../common/chat'
+import { CHAT_ERRORS, CHAT_TEXT, type ConversationSummary } from '#common/chat'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
 import { meQueryOptions } from '../auth/session'

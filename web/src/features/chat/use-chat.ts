@@ -10,7 +10,7 @@ import {
   decideAssistantMessage,
   titleFromMessages,
   type ChatMessage,
-} from '../../../../common/chat'
+} from '#common/chat'
 import { toast } from '../../lib/toast'
 import { chatKeys, createConversation, fetchConversation, saveConversationContent, streamMessage } from './api'
 

@@ -14,7 +14,7 @@ import {
   type CourseDetailResponse,
   type EnrollResponse,
   type QuizAnswerResponse,
-} from '../../../../common/courses'
+} from '#common/courses'
 import { api } from '../../lib/api-client'
 
 export const courseKeys = {

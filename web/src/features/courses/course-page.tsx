@@ -7,7 +7,7 @@ import {
   type CompleteLessonResponse,
   type CourseDetailResponse,
   type Lesson,
-} from '../../../../common/courses'
+} from '#common/courses'
 import { AppShell } from '../../components/app-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'

@@ -1,6 +1,6 @@
 import { VideoOffIcon } from 'lucide-react'
 import { useState } from 'react'
-import { playableVideoUrl, youtubeEmbedUrl, type Lesson } from '../../../../common/courses'
+import { playableVideoUrl, youtubeEmbedUrl, type Lesson } from '#common/courses'
 
 /**
  * The lesson's video (spec 2 §2): YouTube through the privacy-enhanced player (youtube-nocookie.com,

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { CheckCircle2Icon, XCircleIcon } from 'lucide-react'
 import { useId, useState } from 'react'
-import type { QuizQuestion as QuizQuestionData } from '../../../../common/courses'
+import type { QuizQuestion as QuizQuestionData } from '#common/courses'
 import { Button } from '../../components/ui/button'
 import { toast } from '../../lib/toast'
 import { cn } from '../../lib/utils'

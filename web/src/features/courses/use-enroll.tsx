@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
-import type { CourseSummary } from '../../../../common/courses'
+import type { CourseSummary } from '#common/courses'
 import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
 import { courseQueryOptions, enrollInCourse, invalidateCourses } from './api'

@@ -3,7 +3,7 @@
  * /api/dashboard/stats. Each is retried by the spec's helper (retry.ts).
  */
 import { queryOptions } from '@tanstack/react-query'
-import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '../../../../common/goals'
+import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
 import { api } from '../../lib/api-client'
 import { fetchGoals, goalsKeys } from '../goal-intake/api'
 import { dashboardRetryDelay, shouldRetryDashboardLoad } from './retry'

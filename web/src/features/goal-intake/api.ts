@@ -2,7 +2,7 @@
  * The goal intake's API calls (GET and PUT /api/goals), validated with the shared schemas.
  * The dashboard reads the same goals query.
  */
-import { GOALS_LOAD_TIMEOUT_MS, GoalsResponseSchema, SaveGoalsResponseSchema, type GoalRecord, type GoalsForm, type SaveGoalsResponse } from '../../../../common/goals'
+import { GOALS_LOAD_TIMEOUT_MS, GoalsResponseSchema, SaveGoalsResponseSchema, type GoalRecord, type GoalsForm, type SaveGoalsResponse } from '#common/goals'
 import { api } from '../../lib/api-client'
 
 export const goalsKeys = {

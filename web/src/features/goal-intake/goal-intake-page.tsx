@@ -9,7 +9,7 @@ import {
   WORK_STEP_TITLE,
   formFromRecords,
   type GoalsForm,
-} from '../../../../common/goals'
+} from '#common/goals'
 import { AppShell } from '../../components/app-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'

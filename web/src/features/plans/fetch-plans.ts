@@ -1,4 +1,4 @@
-import { type Plan, PlansResponseSchema } from '../../../../common/plans'
+import { type Plan, PlansResponseSchema } from '#common/plans'
 import { api } from '../../lib/api-client'
 
 /** GET /api/plans, validated against the shared schema. */

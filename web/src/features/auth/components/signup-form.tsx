@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query'
-import { CONSENT_TEXT, formatPhone, PHONE_INPUT_MAX, TERMS_TEXT } from '../../../../../common/auth-constants'
+import { CONSENT_TEXT, formatPhone, PHONE_INPUT_MAX, TERMS_TEXT } from '#common/auth-constants'
 import { Button } from '../../../components/ui/button'
 import { Checkbox } from '../../../components/ui/checkbox'
 import { Field, FieldError, fieldControlProps } from '../../../components/ui/field'

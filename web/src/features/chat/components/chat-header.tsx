@@ -1,6 +1,6 @@
 import { Link } from '@tanstack/react-router'
 import { BookOpenIcon, MenuIcon, Volume2Icon, VolumeXIcon } from 'lucide-react'
-import { CHAT_TEXT } from '../../../../../common/chat'
+import { CHAT_TEXT } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 
 export type ChatHeaderProps = {

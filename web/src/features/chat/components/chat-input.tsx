@@ -1,6 +1,6 @@
 import { MicIcon, SendHorizontalIcon } from 'lucide-react'
 import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
-import { CHAT_TEXT, USER_MESSAGE_MAX } from '../../../../../common/chat'
+import { CHAT_TEXT, USER_MESSAGE_MAX } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 import { Textarea } from '../../../components/ui/textarea'
 

@@ -1,6 +1,6 @@
 import { MessageSquareIcon, PencilIcon, Trash2Icon } from 'lucide-react'
 import { useRef, useState, type KeyboardEvent } from 'react'
-import type { ConversationSummary } from '../../../../../common/chat'
+import type { ConversationSummary } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 import { Input } from '../../../components/ui/input'
 import { cn } from '../../../lib/utils'

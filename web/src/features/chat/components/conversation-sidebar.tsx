@@ -1,6 +1,6 @@
 import { LogOutIcon, PlusIcon, SearchIcon, XIcon } from 'lucide-react'
-import type { ConversationSummary } from '../../../../../common/chat'
-import { CHAT_TEXT } from '../../../../../common/chat'
+import type { ConversationSummary } from '#common/chat'
+import { CHAT_TEXT } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 import { Input } from '../../../components/ui/input'
 import { cn } from '../../../lib/utils'

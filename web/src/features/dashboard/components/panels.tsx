@@ -1,6 +1,6 @@
 import { PhoneCallIcon, RotateCwIcon, TargetIcon, TrendingUpIcon } from 'lucide-react'
 import { useId, type ReactNode } from 'react'
-import { SATISFACTION_MAX } from '../../../../../common/domain'
+import { SATISFACTION_MAX } from '#common/domain'
 import {
   LIFE_AREA_STEPS,
   areaShortLabel,
@@ -8,8 +8,8 @@ import {
   lifeAreaDefinition,
   type CoachingCallView,
   type GoalRecord,
-} from '../../../../../common/goals'
-import type { LifeArea } from '../../../../../common/domain'
+} from '#common/goals'
+import type { LifeArea } from '#common/domain'
 import { Badge } from '../../../components/ui/badge'
 import { Button } from '../../../components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '../../../components/ui/card'

@@ -1,6 +1,6 @@
 import { useId } from 'react'
-import { SATISFACTION_MAX, SATISFACTION_MIN } from '../../../../../common/domain'
-import { NOTES_MAX, satisfactionQuestion, type AreaAnswer, type LifeAreaDefinition } from '../../../../../common/goals'
+import { SATISFACTION_MAX, SATISFACTION_MIN } from '#common/domain'
+import { NOTES_MAX, satisfactionQuestion, type AreaAnswer, type LifeAreaDefinition } from '#common/goals'
 import { Label } from '../../../components/ui/label'
 import { Textarea } from '../../../components/ui/textarea'
 import { OptionButton } from './option-button'

@@ -7,7 +7,7 @@ import {
   TIMEZONES,
   timezoneDisplay,
   type GoalsForm,
-} from '../../../../../common/goals'
+} from '#common/goals'
 import { Label } from '../../../components/ui/label'
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '../../../components/ui/select'
 import { Textarea } from '../../../components/ui/textarea'

@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import { COMPANIES, COMPANY_SELECT_LABEL, INDUSTRIES, ROLE_MAX, type GoalsForm } from '../../../../../common/goals'
+import { COMPANIES, COMPANY_SELECT_LABEL, INDUSTRIES, ROLE_MAX, type GoalsForm } from '#common/goals'
 import { Checkbox } from '../../../components/ui/checkbox'
 import { Input } from '../../../components/ui/input'
 import { Label } from '../../../components/ui/label'

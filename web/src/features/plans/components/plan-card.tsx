@@ -1,6 +1,6 @@
 import { CheckIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
-import type { Plan } from '../../../../../common/plans'
+import type { Plan } from '#common/plans'
 import { Badge } from '../../../components/ui/badge'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../../components/ui/card'
 import { cn } from '../../../lib/utils'
