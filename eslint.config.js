@@ -1,7 +1,61 @@
 import js from '@eslint/js'
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript'
+import importX from 'eslint-plugin-import-x'
 import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
+
+/** The server's domains: each is reached from outside its folder through its index.ts only. */
+const DOMAINS = ['accounts', 'billing', 'calls', 'chat', 'courses', 'goals', 'maintenance']
+
+/**
+ * The server's layers, lowest first: a folder may import its own layer and those below it, never
+ * one above (lib < db < auth, integrations < services < jobs, container < plugins, routes, app).
+ */
+const layerZones = [
+  {
+    target: ['./server/lib', './server/db', './server/auth', './server/integrations'],
+    from: ['./server/services', './server/jobs', './server/container.ts', './server/plugins', './server/routes', './server/app.ts', './server/index.ts'],
+    message: 'lib, db, auth and integrations sit below the services: they must not import them (or anything above).',
+  },
+  {
+    target: ['./server/lib', './server/db'],
+    from: ['./server/auth', './server/integrations'],
+    message: 'lib and db sit below auth and the vendor integrations.',
+  },
+  {
+    target: './server/lib',
+    from: './server/db',
+    message: 'lib is the bottom layer.',
+  },
+  {
+    target: './server/services',
+    from: ['./server/jobs', './server/container.ts', './server/plugins', './server/routes', './server/app.ts', './server/index.ts'],
+    message: 'Services are framework-free: they must not import jobs, the container, plugins, routes or the app.',
+  },
+  {
+    target: ['./server/jobs', './server/container.ts'],
+    from: ['./server/plugins', './server/routes', './server/app.ts', './server/index.ts'],
+    message: 'Jobs and the container are shared with the worker: no HTTP code.',
+  },
+  {
+    target: './worker',
+    from: ['./server/plugins', './server/routes', './server/app.ts', './server/index.ts', './web'],
+    message: 'The worker reuses the services through createServices, never routes, plugins or the web app.',
+  },
+  {
+    target: './common',
+    from: ['./server', './worker', './web', './test'],
+    message: 'common/ is isomorphic: zod and its own files only.',
+  },
+  // A domain's files are private to it: from outside, import its index.ts (`#server/services/<domain>`).
+  ...DOMAINS.map((domain) => ({
+    target: ['./server/*.ts', './server/!(services)/**/*', `./server/services/!(${domain})/**/*`, './worker/**/*', './test/**/*', './bench/**/*', './scripts/**/*'],
+    from: `./server/services/${domain}`,
+    except: ['./index.ts'],
+    message: `Import the ${domain} domain through its public face, #server/services/${domain}.`,
+  })),
+]
 
 const serverOnly = ['#server/*', '**/server/**', '**/worker/**', 'drizzle-orm', 'drizzle-orm/*', 'postgres', '@electric-sql/*', 'ioredis', 'bullmq', 'fastify', '@fastify/*', 'stripe', '@vapi-ai/server-sdk', 'node:*', 'nodemailer', 'pino']
 
@@ -38,6 +92,19 @@ export default tseslint.config(
     files: ['worker/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['#server/routes/*', '#server/plugins/*', '#server/app', '**/server/routes/**', '**/server/plugins/**', '**/server/app', '**/web/**'], message: 'The worker must not import routes, plugins or the web app.' }] }],
+    },
+  },
+  {
+    // Import boundaries: no cycles anywhere, and the server's layers and domain faces.
+    files: ['server/**/*.ts', 'worker/**/*.ts', 'common/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['tsconfig.json'] })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
     },
   },
   {

@@ -13,13 +13,12 @@ import { loadConfig } from '#server/config'
 import { serverLogger } from '#server/lib/logger'
 import { openDatabase } from '#server/db/client'
 import { systemClock } from '#server/lib/clock'
-import { assertPaidSession, sessionUserFrom } from '#server/services/access'
-import { signUp } from '#server/services/accounts'
+import { sessionUserFrom } from '#server/services/accounts'
+import { activateTestingPlan, assertPaid, decideAccess } from '#server/services/billing'
 import { LIFE_AREA_STEPS, emptyGoalsForm } from '#common/goals'
-import { coachingCalls } from '#server/db/schema/index'
+import { coachingCalls } from '#server/db/schema'
 import { recentCalls } from '#server/services/calls'
 import { loadGoals, saveGoals } from '#server/services/goals'
-import { activateTestingPlan } from '#server/services/subscriptions'
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || undefined
 const database = await openDatabase(databaseUrl ? { databaseUrl } : { dataDir: mkdtempSync(join(tmpdir(), 'mc-bench-')) })
@@ -35,15 +34,13 @@ await app.listen({ port: 0, host: '127.0.0.1' })
 
 // A user with a session, for the authenticated benchmarks.
 const password = 'bench-lantern-harbor-velvet'
-const { user, session } = await signUp(
-  app.accountDeps,
+const { user, session } = await app.services.accounts.signUp(
   { fullName: 'Bench User', email: `bench-${process.pid}@example.com`, phoneNumber: '5551234567', password },
   { ip: '10.9.9.9' },
 )
 
 // The dashboard benchmark's user: paid, full goals (10 records) and 5 coaching calls.
-const dashboardUser = await signUp(
-  app.accountDeps,
+const dashboardUser = await app.services.accounts.signUp(
   { fullName: 'Dashboard Bench', email: `bench-dashboard-${process.pid}@example.com`, phoneNumber: '5551234567', password },
   { ip: '10.9.9.10' },
 )
@@ -97,14 +94,14 @@ const bareSession = async (cookie: string | undefined) => {
 bare.get('/api/goals', async (request, reply) => {
   const session = await bareSession(request.headers.cookie)
   if (!session) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
-  assertPaidSession(session, new Date())
+  assertPaid(decideAccess(session.profile, new Date()))
   reply.header('cache-control', 'no-store')
   return { goals: await loadGoals(database.db, session.user.id) }
 })
 bare.get('/api/calls/recent', async (request, reply) => {
   const session = await bareSession(request.headers.cookie)
   if (!session) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
-  assertPaidSession(session, new Date())
+  assertPaid(decideAccess(session.profile, new Date()))
   reply.header('cache-control', 'no-store')
   return { calls: await recentCalls(database.db, session.user.id) }
 })

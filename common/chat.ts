@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ERRORS } from './errors'
 
 /**
  * The assistant chat and its saved conversations (spec 2 §2 "Assistant chat", §3, §4, §5, §8, §9):
@@ -67,8 +68,8 @@ export const CHAT_ERRORS = {
   /** Shown in the chat (never saved) when a reply could not be had. */
   connectionTrouble: "I'm having trouble connecting to the assistant service. Please check the console for more details.",
   /** The server's message when the assistant service failed. */
-  processingTrouble: "I'm having trouble processing your message. Please try again.",
-  timeout: 'Timeout waiting for assistant response',
+  processingTrouble: ERRORS.ASSISTANT_UNAVAILABLE.message,
+  timeout: ERRORS.ASSISTANT_TIMEOUT.message,
   loadConversations: 'Failed to load conversations',
   createConversation: 'Failed to create conversation',
   updateConversation: 'Failed to update conversation',

@@ -1,25 +1,91 @@
 import { z } from 'zod'
 
 /**
- * Error codes the API answers with. The web maps them to the spec's texts;
- * the server maps them to HTTP statuses in one place (server/plugins/errors.ts).
+ * Every error code the API answers with, each with its HTTP status and the message used when the
+ * thrower gives none. The server's AppError takes a code from this list only; the web maps codes
+ * to the texts it shows. One code, one status.
  */
-export const ERROR_CODES = [
-  'BAD_REQUEST',
-  'VALIDATION_FAILED',
-  'UNAUTHENTICATED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'CONFLICT',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'RATE_LIMITED',
-  'INTERNAL',
-  'SERVICE_UNAVAILABLE',
-] as const
+export const ERRORS = {
+  // 400
+  BAD_REQUEST: { status: 400, message: 'The request is not valid.' },
+  VALIDATION_FAILED: { status: 400, message: 'Invalid request' },
+  INVALID_TOKEN: { status: 400, message: 'This link is invalid or has expired. Please request a new one.' },
+  COMMON_PASSWORD: {
+    status: 400,
+    message: 'This password is one of the most commonly used passwords. Please choose a less common one.',
+  },
+  INVALID_SIGNATURE: { status: 400, message: 'The signature does not match the payload.' },
+  // 401
+  UNAUTHENTICATED: { status: 401, message: 'Please log in to continue.' },
+  INVALID_CREDENTIALS: { status: 401, message: 'Invalid email or password' },
+  // 403
+  FORBIDDEN: { status: 403, message: 'Forbidden' },
+  PAYMENT_REQUIRED: { status: 403, message: 'An active subscription is required. Please choose a plan.' },
+  // 404
+  NOT_FOUND: { status: 404, message: 'Not found' },
+  // 409
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
+  EMAIL_TAKEN: { status: 409, message: 'An account with this email already exists. Please try logging in instead.' },
+  PAYMENTS_NOT_CONFIGURED: {
+    status: 409,
+    message: 'Payments are in testing mode on this server: no Stripe keys are configured.',
+  },
+  TESTING_MODE_DISABLED: { status: 409, message: 'Payments are live: choose a plan to check out.' },
+  ALREADY_SUBSCRIBED: {
+    status: 409,
+    message: 'You already have an active subscription. You can change it from the billing portal.',
+  },
+  NO_BILLING_ACCOUNT: { status: 409, message: 'You have no billing account yet. Choose a plan first.' },
+  CONSENT_TEXT_CHANGED: {
+    status: 409,
+    message: 'The opt-in instructions have changed. Please reload the page and read them again.',
+  },
+  CONVERSATION_FULL: { status: 409, message: 'This conversation is full. Please start a new chat.' },
+  DUPLICATE_MESSAGE: { status: 409, message: 'This message was already sent.' },
+  // 413, 415, 429
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body has an unsupported media type.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests. Please try again later.' },
+  // 5xx
+  INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
+  PAYMENT_PROVIDER_ERROR: { status: 502, message: 'The payment service refused the request. Please try again later.' },
+  ASSISTANT_UNAVAILABLE: { status: 502, message: "I'm having trouble processing your message. Please try again." },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now. Please try again later.' },
+  PAYMENT_PROVIDER_UNREACHABLE: {
+    status: 503,
+    message: 'The payment service could not be reached. Please try again in a moment.',
+  },
+  PLAN_PRICE_MISSING: { status: 503, message: 'This plan is not set up for payment yet. Please try again later.' },
+  ASSISTANT_TIMEOUT: { status: 504, message: 'Timeout waiting for assistant response' },
+} as const satisfies Record<string, { status: number; message: string }>
 
-export const ErrorCodeSchema = z.enum(ERROR_CODES)
-export type ErrorCode = z.infer<typeof ErrorCodeSchema>
+export type ErrorCode = keyof typeof ERRORS
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[]
+export const ErrorCodeSchema = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]])
+
+/** The generic code for a status, for errors that carry only a status (the framework's own). */
+export function codeForStatus(status: number): ErrorCode {
+  switch (status) {
+    case 401:
+      return 'UNAUTHENTICATED'
+    case 403:
+      return 'FORBIDDEN'
+    case 404:
+      return 'NOT_FOUND'
+    case 409:
+      return 'CONFLICT'
+    case 413:
+      return 'PAYLOAD_TOO_LARGE'
+    case 415:
+      return 'UNSUPPORTED_MEDIA_TYPE'
+    case 429:
+      return 'RATE_LIMITED'
+    case 503:
+      return 'SERVICE_UNAVAILABLE'
+    default:
+      return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'
+  }
+}
 
 /** The contract's error body: {"error":{"code":"...","message":"..."}} plus the offending field when known. */
 export const ErrorBodySchema = z.object({

@@ -13,8 +13,8 @@ import { pathToFileURL } from 'node:url'
 import type Stripe from 'stripe'
 import type { PlanId } from '#common/plans'
 import { EnvSchema } from '#server/config'
-import { createStripeClient, STRIPE_APP_TAG } from '#server/services/billing'
-import { PLANS, priceLookupKey } from '#server/services/plans'
+import { createStripeClient, STRIPE_APP_TAG } from '#server/integrations/stripe'
+import { PLANS, priceLookupKey } from '#server/services/billing'
 
 export const productIdFor = (plan: PlanId) => `prod_momentum_${plan}`
 

@@ -3,9 +3,12 @@ import { fileURLToPath } from 'node:url'
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
 import type { Config } from './config'
+import { createServices, type Services } from './container'
 import { openDatabase, type Database } from './db/client'
-import type { Clock } from './lib/clock'
+import type { Timers } from './jobs/in-process'
+import { systemClock, type Clock } from './lib/clock'
 import { serverLogger } from './lib/logger'
 import auth from './plugins/auth'
 import context from './plugins/context'
@@ -16,12 +19,11 @@ import openapi from './plugins/openapi'
 import rateLimit from './plugins/rate-limit'
 import scheduler from './plugins/scheduler'
 import security from './plugins/security'
-import services from './plugins/services'
 import webApp from './plugins/web-app'
 import websocket from './plugins/websocket'
 import authRoutes from './routes/auth'
 import billingRoutes from './routes/billing'
-import conversationRoutes from './routes/conversations'
+import chatRoutes from './routes/chat'
 import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
 import goalsRoutes from './routes/goals'
@@ -29,6 +31,7 @@ import healthRoutes from './routes/health'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
 import voiceConfigRoutes from './routes/voice-config'
+import stripeWebhookRoutes from './routes/webhooks-stripe'
 
 export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
 
@@ -43,6 +46,10 @@ export type AppOverrides = {
   redisPrefix?: string
   /** The time source (tests move it to expire sessions). */
   clock?: Clock
+  /** The in-process job runner's timers (tests fire them by hand). */
+  timers?: Timers
+  /** Services already built (by default built here with createServices and closed with the app). */
+  services?: Services
   /** Overrides the pino logger options (tests silence it). */
   logger?: boolean | Record<string, unknown> | ReturnType<typeof serverLogger>
 }
@@ -113,33 +120,44 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     done()
   })
 
+  const services =
+    overrides.services ??
+    createServices(config, {
+      db: database.db,
+      redis,
+      clock: overrides.clock ?? systemClock,
+      log: app.log as Logger,
+      redisPrefix: overrides.redisPrefix,
+    })
+
   app.addHook('onClose', async () => {
+    if (!overrides.services) await services.close()
     if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect())
     if (ownsDatabase) await database.close()
   })
 
-  await app.register(context, { config, database, redis })
+  await app.register(context, { config, database, redis, services })
   await app.register(errors)
   await app.register(security)
   await app.register(cookies)
   await app.register(csrf)
-  await app.register(services, { clock: overrides.clock, redisPrefix: overrides.redisPrefix })
   await app.register(auth)
   await app.register(rateLimit, { nameSpace: `${overrides.redisPrefix ?? 'mc:'}rl:` })
   await app.register(websocket)
   await app.register(openapi)
-  await app.register(scheduler)
+  await app.register(scheduler, { timers: overrides.timers })
 
   await app.register(healthRoutes)
   await app.register(plansRoutes)
   await app.register(authRoutes)
   await app.register(billingRoutes)
+  await app.register(stripeWebhookRoutes)
   await app.register(optInRoutes)
   await app.register(voiceConfigRoutes)
   await app.register(goalsRoutes)
   await app.register(dashboardRoutes)
   await app.register(coursesRoutes)
-  await app.register(conversationRoutes)
+  await app.register(chatRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

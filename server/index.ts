@@ -6,7 +6,8 @@ import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app'
 import { ConfigError, loadConfig, type Config } from './config'
 import { openDatabase } from './db/client'
-import { seedCoursesIfEmpty } from './db/seed/courses'
+import { systemClock } from './lib/clock'
+import { seedCoursesIfEmpty } from '#server/services/courses'
 
 let config: Config
 try {
@@ -36,7 +37,7 @@ try {
 
 // The embedded default's first start: load the starter course catalogue so a newcomer sees one.
 if (!config.databaseUrl) {
-  const seeded = await seedCoursesIfEmpty(database.db).catch((error: unknown) => {
+  const seeded = await seedCoursesIfEmpty(database.db, systemClock.now()).catch((error: unknown) => {
     console.error(`Cannot load the starter courses: ${(error as Error).message}`)
     return null
   })

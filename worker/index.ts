@@ -6,7 +6,9 @@ import closeWithGrace from 'close-with-grace'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import { ConfigError, loadConfig, type Config } from '#server/config'
+import { createServices } from '#server/container'
 import { openDatabase } from '#server/db/client'
+import { systemClock } from '#server/lib/clock'
 import { loggerOptions } from '#server/lib/logger'
 import { startWorker } from './worker'
 
@@ -45,12 +47,14 @@ try {
   process.exit(1)
 }
 
-const running = await startWorker({ db: database.db, connection, log })
+const services = createServices(config, { db: database.db, redis: connection, clock: systemClock, log })
+const running = await startWorker({ services, connection, log })
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker shutting down after an error')
   else log.info({ signal }, 'worker shutting down')
   await running.close()
+  await services.close()
   await database.close()
   await connection.quit().catch(() => connection.disconnect())
 })

@@ -53,12 +53,10 @@ async function commonPasswords(): Promise<Set<string>> {
   return common
 }
 
-export const COMMON_PASSWORD_MESSAGE = 'This password is one of the most commonly used passwords. Please choose a less common one.'
-
 /** Refuses a password that is among the most common ones (case-insensitive). */
 export async function assertNotCommonPassword(password: string, field = 'password'): Promise<void> {
   const list = await commonPasswords()
   if (list.has(password.toLowerCase())) {
-    throw new AppError('COMMON_PASSWORD', COMMON_PASSWORD_MESSAGE, { status: 400, field })
+    throw new AppError('COMMON_PASSWORD', undefined, { field })
   }
 }

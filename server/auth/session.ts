@@ -4,8 +4,8 @@ import type { Db, DbExecutor } from '../db/client'
 import { prepared } from '../db/prepared'
 import { profiles, sessions, subscribers, users, type User } from '../db/schema'
 import type { Clock } from '../lib/clock'
-import { sessionProfileColumns, type SessionProfileRow } from '../services/access'
-import { recordActivity } from '../services/activity'
+import { sessionProfileColumns, type SessionProfileRow } from '../db/access'
+import { recordActivity } from '../db/activity'
 import { hashSecret, randomToken, secretMatches } from './tokens'
 
 /**
@@ -22,7 +22,7 @@ export type ValidSession = {
   user: User
   /**
    * The user's access columns, partner program and opt-in, read in the same statement as the
-   * session: paid guards (`assertPaidSession`) and /api/me decide from it without another query.
+   * session: the paid guard and /api/me decide from it without another query.
    */
   profile: SessionProfileRow | null
   createdAt: Date
@@ -127,11 +127,11 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
   }
 }
 
-export async function invalidateSession(db: Db, id: string): Promise<void> {
+export async function invalidateSession(db: DbExecutor, id: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, id))
 }
 
-export async function invalidateUserSessions(db: Db, userId: string): Promise<void> {
+export async function invalidateUserSessions(db: DbExecutor, userId: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.userId, userId))
 }
 

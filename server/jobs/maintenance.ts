@@ -1,6 +1,17 @@
-/** The maintenance job contract, shared by the producer (server or worker start) and the worker. */
-export const MAINTENANCE_QUEUE = 'maintenance'
-export const CLEANUP_JOB = 'cleanup-expired'
-export const CLEANUP_SCHEDULER_ID = 'cleanup-expired-daily'
-/** Every day at 03:17 UTC (off the hour, away from everyone else's cron). */
-export const CLEANUP_CRON = '17 3 * * *'
+import { z } from 'zod'
+import { defineJob } from './define'
+
+/** Deletes expired sessions, spent email tokens and old webhook ids, every day at 03:17 UTC (off the hour). */
+export const cleanupExpired = defineJob({
+  name: 'cleanup-expired',
+  queue: 'maintenance',
+  schedule: { cron: '17 3 * * *', tz: 'UTC' },
+  payload: z.object({}).strict(),
+  attempts: 3,
+  backoffMs: 30_000,
+  async handler(services, _payload, { log }) {
+    const result = await services.maintenance.deleteExpiredRecords()
+    log.info(result, 'expired records deleted')
+    return result
+  },
+})

@@ -1,37 +1,81 @@
-import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import {
-  sessionCookieName,
-  sessionCookieOptions,
-  validateSessionToken,
-  type NewSessionCookie,
-  type ValidSession,
-} from '../auth/session'
+import { sessionCookieName, sessionCookieOptions, type NewSessionCookie, type ValidSession } from '../auth/session'
+import type { User } from '../db/schema'
 import { unauthenticated } from '../lib/app-error'
+import { assertPaid, decideAccess, type Access } from '#server/services/billing'
+
+/** Who may call a route. */
+export type RouteAuth =
+  /** Anyone. */
+  | 'none'
+  /** Anyone; the session is loaded when there is one. */
+  | 'optional'
+  /** A signed-in user (401 otherwise). */
+  | 'session'
+  /** A signed-in user with a paid plan by the one paid rule (401, then 403 PAYMENT_REQUIRED). */
+  | 'paid'
+  /** A provider, authenticated by the request's signature (the route verifies it). */
+  | 'webhook'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; every /api route declares it (the OpenAPI document shows it). */
+    auth?: RouteAuth
+    /** `no-store` on routes that return personal data. */
+    cache?: 'no-store'
+  }
   interface FastifyRequest {
-    /** The signed-in session, on routes whose config.auth is 'session' or 'optional'. */
+    /** The signed-in session, or null (loaded on routes whose auth is 'optional', 'session' or 'paid'). */
     session: ValidSession | null
+    /** The signed-in user; for routes whose auth is 'session' or 'paid' (401 when there is no session). */
+    readonly user: User
+    /** The signed-in user's access by the paid rule, decided once per request from the session's row. */
+    readonly access: Access
   }
   interface FastifyInstance {
+    /** Every route and who may call it, as declared (what the guard enforces). */
+    readonly routeAccess: ReadonlyArray<{ method: string; url: string; auth: RouteAuth | undefined }>
     setSessionCookie(reply: FastifyReply, session: NewSessionCookie): void
     clearSessionCookie(reply: FastifyReply): void
   }
 }
 
+const kAccess = Symbol('access')
+type WithAccess = FastifyRequest & { [kAccess]?: Access }
+
+const GUARDED = new Set<RouteAuth>(['optional', 'session', 'paid'])
+
 /**
- * Loads the session from the cookie on routes that declare `config.auth` ('session' refuses
- * anonymous requests with 401; 'optional' lets them through). Every per-user query then filters
- * by `request.session.user.id`, never by anything the client sends.
+ * Loads the session from the cookie on routes that declare `config.auth` 'optional', 'session'
+ * or 'paid', and enforces it: one hook, declared per route as configuration. Every per-user query
+ * then filters by `request.user.id`, never by anything the client sends. `config.cache:
+ * 'no-store'` marks responses that must not be cached.
  */
 export default fp(
   async (app) => {
     const cookieName = sessionCookieName(app.config)
+    const { accounts } = app.services
+    const clock = app.services.clock
+    const routeAccess: Array<{ method: string; url: string; auth: RouteAuth | undefined }> = []
+    app.decorate('routeAccess', routeAccess)
     app.decorateRequest('session', null)
+    app.decorateRequest('user', {
+      getter(this: FastifyRequest) {
+        if (!this.session) throw unauthenticated()
+        return this.session.user
+      },
+    })
+    app.decorateRequest('access', {
+      getter(this: WithAccess) {
+        if (!this.session) throw unauthenticated()
+        this[kAccess] ??= decideAccess(this.session.profile, clock.now())
+        return this[kAccess]
+      },
+    })
 
     app.decorate('setSessionCookie', (reply: FastifyReply, session: NewSessionCookie) => {
-      reply.setCookie(cookieName, session.token, sessionCookieOptions(app.config, session, app.clock.now()))
+      reply.setCookie(cookieName, session.token, sessionCookieOptions(app.config, session, clock.now()))
     })
     app.decorate('clearSessionCookie', (reply: FastifyReply) => {
       reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies })
@@ -40,30 +84,47 @@ export default fp(
     const load = async (request: FastifyRequest, reply: FastifyReply) => {
       const token = request.cookies[cookieName]
       if (!token) return
-      const session = await validateSessionToken(app.db, app.clock, token)
+      const session = await accounts.validateSession(token)
       if (!session) {
         app.clearSessionCookie(reply)
         return
       }
       request.session = session
       if (session.renewed) {
-        reply.setCookie(cookieName, token, sessionCookieOptions(app.config, session, app.clock.now()))
+        reply.setCookie(cookieName, token, sessionCookieOptions(app.config, session, clock.now()))
       }
     }
 
-    const optional: preHandlerHookHandler = async (request, reply) => load(request, reply)
-    const required: preHandlerHookHandler = async (request, reply) => {
-      await load(request, reply)
-      if (!request.session) throw unauthenticated('Please log in to continue.')
+    const guards: Record<'optional' | 'session' | 'paid', preHandlerAsyncHookHandler> = {
+      optional: async (request, reply) => load(request, reply),
+      session: async (request, reply) => {
+        await load(request, reply)
+        if (!request.session) throw unauthenticated()
+      },
+      paid: async (request, reply) => {
+        await load(request, reply)
+        if (!request.session) throw unauthenticated()
+        assertPaid(request.access)
+      },
+    }
+    const noStore: preHandlerAsyncHookHandler = async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
     }
 
-    app.addHook('onRoute', (route) => {
-      const auth = (route.config as { auth?: string } | undefined)?.auth
-      if (auth !== 'session' && auth !== 'optional') return
-      const handler = auth === 'session' ? required : optional
+    app.addHook('onRoute', (route: RouteOptions) => {
+      const config = route.config as { auth?: RouteAuth; cache?: 'no-store' } | undefined
+      const auth = config?.auth
+      if (auth === undefined && route.url.startsWith('/api/')) {
+        throw new Error(`${String(route.method)} ${route.url} must declare config.auth`)
+      }
+      for (const method of [route.method].flat()) routeAccess.push({ method, url: route.url, auth })
+      const added: preHandlerAsyncHookHandler[] = []
+      if (auth && GUARDED.has(auth)) added.push(guards[auth as keyof typeof guards])
+      if (config?.cache === 'no-store') added.push(noStore)
+      if (added.length === 0) return
       const existing = route.preHandler
-      route.preHandler = existing ? [handler, ...(Array.isArray(existing) ? existing : [existing])] : [handler]
+      route.preHandler = existing ? [...added, ...(Array.isArray(existing) ? existing : [existing])] : added
     })
   },
-  { name: 'auth', dependencies: ['context', 'cookies', 'services'] },
+  { name: 'auth', dependencies: ['context', 'cookies'] },
 )

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
-import type { ErrorBody } from '#common/errors'
+import { codeForStatus, ERRORS, type ErrorBody } from '#common/errors'
 import { AppError } from '../lib/app-error'
 
 type Issue = { instancePath?: string; message?: string; params?: { issue?: { path?: PropertyKey[] } } }
@@ -30,8 +30,7 @@ export default fp(
         if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed')
         const body: ErrorBody = { error: { code: error.code, message: error.message } }
         if (error.field) body.error.field = error.field
-        const retryAfter = (error as AppError & { retryAfter?: number }).retryAfter
-        if (retryAfter) reply.header('retry-after', String(retryAfter))
+        if (error.retryAfter) reply.header('retry-after', String(error.retryAfter))
         return send(reply, error.statusCode, body)
       }
 
@@ -50,35 +49,18 @@ export default fp(
 
       if (isResponseSerializationError(error)) {
         request.log.error({ err: error, issues: error.cause.issues }, 'response did not match its schema')
-        return send(reply, 500, { error: { code: 'INTERNAL', message: 'Something went wrong on our side. Please try again.' } })
+        return send(reply, 500, { error: { code: 'INTERNAL', message: ERRORS.INTERNAL.message } })
       }
 
       const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500
       if (status >= 500) {
         request.log.error({ err: error }, 'request failed')
-        return send(reply, status === 503 ? 503 : 500, {
-          error: {
-            code: status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL',
-            message: 'Something went wrong on our side. Please try again.',
-          },
-        })
+        const code = status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL'
+        return send(reply, ERRORS[code].status, { error: { code, message: ERRORS.INTERNAL.message } })
       }
 
       // Fastify's own 4xx errors (bad JSON, body too large, unsupported media type...).
-      const code =
-        status === 413
-          ? 'PAYLOAD_TOO_LARGE'
-          : status === 415
-            ? 'UNSUPPORTED_MEDIA_TYPE'
-            : status === 429
-              ? 'RATE_LIMITED'
-              : status === 404
-                ? 'NOT_FOUND'
-                : status === 401
-                  ? 'UNAUTHENTICATED'
-                  : status === 403
-                    ? 'FORBIDDEN'
-                    : 'BAD_REQUEST'
+      const code = codeForStatus(status)
       const message =
         error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
           ? 'The request body is not valid JSON.'

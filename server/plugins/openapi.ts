@@ -1,13 +1,7 @@
 import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Shown in the OpenAPI document: whether the operation needs a signed-in session. */
-    auth?: 'none' | 'session' | 'optional' | 'webhook'
-  }
-}
+import type { RouteAuth } from './auth'
 
 /**
  * The OpenAPI 3 document, generated from the zod schemas of every /api route and served at
@@ -31,9 +25,9 @@ export default fp(
       },
       transform: (input) => {
         const transformed = jsonSchemaTransform(input)
-        const auth = (input.route.config as { auth?: string } | undefined)?.auth ?? 'none'
+        const auth = (input.route.config as { auth?: RouteAuth } | undefined)?.auth ?? 'none'
         const schema = (transformed.schema ?? {}) as Record<string, unknown>
-        if (auth === 'session') schema.security = [{ session: [] }]
+        if (auth === 'session' || auth === 'paid') schema.security = [{ session: [] }]
         if (auth === 'optional') schema.security = [{}, { session: [] }]
         if (auth === 'none' || auth === 'webhook') schema.security = []
         return { ...transformed, schema }

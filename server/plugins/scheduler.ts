@@ -1,24 +1,19 @@
-import { Cron } from 'croner'
 import fp from 'fastify-plugin'
-import { CLEANUP_CRON } from '../jobs/maintenance'
-import { deleteExpiredRecords } from '../services/maintenance'
+import type { Logger } from 'pino'
+import { JOBS } from '../jobs/index'
+import { startInProcessRunner, type Timers } from '../jobs/in-process'
+
+export type SchedulerOptions = { timers?: Timers | undefined }
 
 /**
- * Without REDIS_URL the scheduled work runs inside the server (the contract's embedded default);
- * with Redis, BullMQ job schedulers in `npm run worker` own it and this plugin does nothing.
+ * Without REDIS_URL the registry's jobs run inside the server (the contract's embedded default);
+ * with Redis, `npm run worker` runs them through BullMQ and this plugin does nothing.
  */
-export default fp(
-  async (app) => {
+export default fp<SchedulerOptions>(
+  async (app, options) => {
     if (app.redis) return
-    const jobs: Cron[] = [
-      new Cron(CLEANUP_CRON, { timezone: 'UTC', protect: true, catch: (err) => app.log.error({ err }, 'cleanup failed') }, async () => {
-        const result = await deleteExpiredRecords(app.db)
-        app.log.info(result, 'expired records deleted')
-      }),
-    ]
-    app.addHook('onClose', async () => {
-      for (const job of jobs) job.stop()
-    })
+    const runner = startInProcessRunner({ jobs: JOBS, services: app.services, log: app.log as Logger, timers: options.timers })
+    app.addHook('onClose', async () => runner.stop())
   },
   { name: 'scheduler', dependencies: ['context'] },
 )

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
@@ -12,17 +12,7 @@ import {
   SignupBodySchema,
 } from '#common/auth'
 import { ErrorBodySchema } from '#common/errors'
-import { invalidateSession } from '../auth/session'
-import { postLoginDestination, sessionUserFrom, toSessionUser } from '../services/access'
-import {
-  confirmEmail,
-  logIn,
-  requestPasswordReset,
-  resetPassword,
-  sendConfirmationEmail,
-  signUp,
-  type RequestMeta,
-} from '../services/accounts'
+import { sessionUserFrom, type RequestMeta } from '#server/services/accounts'
 
 /** Auth POSTs: 10 per minute per IP, shared by every auth endpoint (Redis-backed when configured). */
 const AUTH_POST_LIMIT = { max: 10, timeWindow: '1 minute', groupId: 'auth-post' }
@@ -32,12 +22,7 @@ const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchem
 const meta = (request: FastifyRequest): RequestMeta => ({ ip: request.ip, userAgent: request.headers['user-agent'] })
 
 const authRoutes: FastifyPluginAsyncZod = async (app) => {
-  const deps = app.accountDeps
-
-  const signIn = async (reply: FastifyReply, session: { token: string; lastVerifiedAt: Date; expiresAt: Date }) => {
-    app.setSessionCookie(reply, session)
-    reply.header('cache-control', 'no-store')
-  }
+  const { accounts, clock } = app.services
 
   app.post(
     '/api/auth/signup',
@@ -48,13 +33,13 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         body: SignupBodySchema,
         response: { 201: SessionUserResponseSchema, ...errors },
       },
-      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+      config: { auth: 'none', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
       const { fullName, email, phoneNumber, password, partnerProgram } = request.body
-      const { user, session } = await signUp(deps, { fullName, email, phoneNumber, password, partnerProgram }, meta(request))
-      await signIn(reply, session)
-      return reply.code(201).send({ user: await toSessionUser(app.db, user, app.clock.now()) })
+      const { user, session } = await accounts.signUp({ fullName, email, phoneNumber, password, partnerProgram }, meta(request))
+      app.setSessionCookie(reply, session)
+      return reply.code(201).send({ user: await accounts.toSessionUser(user) })
     },
   )
 
@@ -67,12 +52,12 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         body: LoginBodySchema,
         response: { 200: SessionUserResponseSchema, ...errors },
       },
-      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+      config: { auth: 'none', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
-      const { user, session } = await logIn(deps, request.body, meta(request))
-      await signIn(reply, session)
-      return { user: await toSessionUser(app.db, user, app.clock.now()) }
+      const { user, session } = await accounts.logIn(request.body, meta(request))
+      app.setSessionCookie(reply, session)
+      return { user: await accounts.toSessionUser(user) }
     },
   )
 
@@ -83,7 +68,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'optional' },
     },
     async (request, reply) => {
-      if (request.session) await invalidateSession(app.db, request.session.id)
+      if (request.session) await accounts.logOut(request.session.id)
       app.clearSessionCookie(reply)
       return reply.code(204).send()
     },
@@ -93,12 +78,9 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/me',
     {
       schema: { tags: ['auth'], summary: 'The signed-in user (spec 1 §3)', response: { 200: SessionUserResponseSchema, 401: ErrorBodySchema } },
-      config: { auth: 'session' },
+      config: { auth: 'session', cache: 'no-store' },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store')
-      return { user: sessionUserFrom(request.session!.user, request.session!.profile, app.clock.now()) }
-    },
+    async (request) => ({ user: sessionUserFrom(request.user, request.session?.profile ?? null, clock.now()) }),
   )
 
   app.post(
@@ -111,7 +93,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { auth: 'session' },
     },
-    async (request) => ({ path: await postLoginDestination(app.db, request.session!.user.id) }),
+    async (request) => ({ path: await accounts.postLoginDestination(request.user.id) }),
   )
 
   app.post(
@@ -125,10 +107,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
     },
-    async (request) => {
-      const user = await confirmEmail(deps, request.body.token)
-      return { user: await toSessionUser(app.db, user, app.clock.now()) }
-    },
+    async (request) => ({ user: await accounts.toSessionUser(await accounts.confirmEmail(request.body.token)) }),
   )
 
   app.post(
@@ -142,9 +121,9 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'session', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
-      const user = request.session!.user
+      const user = request.user
       if (user.emailConfirmedAt) return reply.code(202).send({ message: 'Your email is already confirmed.' })
-      await sendConfirmationEmail(deps, user)
+      await accounts.sendConfirmationEmail(user)
       return reply.code(202).send({ message: `We sent a new confirmation link to ${user.email}.` })
     },
   )
@@ -161,7 +140,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
-      await requestPasswordReset(deps, request.body.email)
+      await accounts.requestPasswordReset(request.body.email)
       return reply
         .code(202)
         .send({ message: 'If an account exists for that email, we sent a link to reset the password. Please check your inbox.' })
@@ -177,12 +156,12 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ResetPasswordBodySchema,
         response: { 200: SessionUserResponseSchema, ...errors },
       },
-      config: { auth: 'none', rateLimit: AUTH_POST_LIMIT },
+      config: { auth: 'none', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
-      const { user, session } = await resetPassword(deps, request.body.token, request.body.password, meta(request))
-      await signIn(reply, session)
-      return { user: await toSessionUser(app.db, user, app.clock.now()) }
+      const { user, session } = await accounts.resetPassword(request.body.token, request.body.password, meta(request))
+      app.setSessionCookie(reply, session)
+      return { user: await accounts.toSessionUser(user) }
     },
   )
 }

@@ -12,14 +12,6 @@ import {
   QuizParamsSchema,
 } from '#common/courses'
 import { ErrorBodySchema } from '#common/errors'
-import {
-  answerQuiz,
-  completeLesson,
-  enroll,
-  getCourseDetail,
-  listCatalogue,
-  openLesson,
-} from '../services/courses'
 
 const readErrors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 429: ErrorBodySchema }
 const writeErrors = { ...readErrors, 403: ErrorBodySchema, 502: ErrorBodySchema, 503: ErrorBodySchema }
@@ -31,7 +23,7 @@ const ANSWER_LIMIT = { max: 60, timeWindow: '1 minute', groupId: 'course-answer'
 
 /** Courses (spec 2 §2–§4, §7): catalogue, course page, enrolling, lesson progress and quizzes. */
 const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const noStore = { 'cache-control': 'no-store' }
+  const { courses } = app.services
 
   app.get(
     '/api/courses',
@@ -41,12 +33,9 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The catalogue: active courses by order, each with the signed-in user’s enrollment and progress',
         response: { 200: CatalogueResponseSchema, ...readErrors },
       },
-      config: { auth: 'session' },
+      config: { auth: 'session', cache: 'no-store' },
     },
-    async (request, reply) => {
-      reply.headers(noStore)
-      return { courses: await listCatalogue(app.db, request.session!.user.id) }
-    },
+    async (request) => ({ courses: await courses.listCatalogue(request.user.id) }),
   )
 
   app.get(
@@ -58,12 +47,9 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: CourseParamsSchema,
         response: { 200: CourseDetailResponseSchema, ...readErrors },
       },
-      config: { auth: 'session' },
+      config: { auth: 'session', cache: 'no-store' },
     },
-    async (request, reply) => {
-      reply.headers(noStore)
-      return getCourseDetail(app.db, request.session!.user.id, request.params.courseId)
-    },
+    async (request) => courses.getCourseDetail(request.user.id, request.params.courseId),
   )
 
   app.post(
@@ -76,17 +62,11 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: CourseParamsSchema,
         response: { 200: EnrollResponseSchema, ...writeErrors },
       },
-      config: { auth: 'session', rateLimit: ENROLL_LIMIT },
+      config: { auth: 'session', cache: 'no-store', rateLimit: ENROLL_LIMIT },
     },
-    async (request, reply) => {
-      reply.headers(noStore)
-      const user = request.session!.user
-      return enroll(
-        // app.billing is Stripe billing when the keys are set (registered before this plugin), else testing mode.
-        { db: app.db, clock: app.clock, billing: app.billing, stripeConfigured: Boolean(app.config.stripe), appUrl: app.config.appUrl, log: app.log as never },
-        { id: user.id, email: user.email, fullName: user.fullName },
-        request.params.courseId,
-      )
+    async (request) => {
+      const { id, email, fullName } = request.user
+      return courses.enroll({ id, email, fullName }, request.params.courseId)
     },
   )
 
@@ -99,13 +79,9 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
         params: LessonParamsSchema,
         response: { 200: CompleteLessonResponseSchema, ...writeErrors },
       },
-      config: { auth: 'session', rateLimit: PROGRESS_LIMIT },
+      config: { auth: 'session', cache: 'no-store', rateLimit: PROGRESS_LIMIT },
     },
-    async (request, reply) => {
-      reply.headers(noStore)
-      const result = await completeLesson(app.db, app.clock, request.session!.user.id, request.params.lessonId)
-      return { ...result, completed: true as const }
-    },
+    async (request) => ({ ...(await courses.completeLesson(request.user.id, request.params.lessonId)), completed: true as const }),
   )
 
   app.post(
@@ -120,7 +96,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'session', rateLimit: PROGRESS_LIMIT },
     },
     async (request, reply) => {
-      await openLesson(app.db, app.clock, request.session!.user.id, request.params.lessonId)
+      await courses.openLesson(request.user.id, request.params.lessonId)
       return reply.code(204).send()
     },
   )
@@ -135,12 +111,9 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
         body: QuizAnswerBodySchema,
         response: { 200: QuizAnswerResponseSchema, ...writeErrors },
       },
-      config: { auth: 'session', rateLimit: ANSWER_LIMIT },
+      config: { auth: 'session', cache: 'no-store', rateLimit: ANSWER_LIMIT },
     },
-    async (request, reply) => {
-      reply.headers(noStore)
-      return answerQuiz(app.db, app.clock, request.session!.user.id, request.params.quizId, request.body.answer)
-    },
+    async (request) => courses.answerQuiz(request.user.id, request.params.quizId, request.body.answer),
   )
 }
 

@@ -1,9 +1,6 @@
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ErrorBodySchema } from '#common/errors'
 import { GoalsResponseSchema, SaveGoalsBodySchema, SaveGoalsResponseSchema } from '#common/goals'
-import { assertPaidSession } from '../services/access'
-import { loadGoals, saveGoals } from '../services/goals'
 
 /** Saving the wizard: 30 a minute per client address is far above any person's pace. */
 const SAVE_LIMIT = { max: 30, timeWindow: '1 minute' }
@@ -12,9 +9,7 @@ const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchem
 
 /** GET and PUT /api/goals: the goal intake's load and its one-transaction save (spec 2 §4, §5, §7). */
 const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const requirePaid = async (request: FastifyRequest) => {
-    assertPaidSession(request.session!, app.clock.now())
-  }
+  const { goals } = app.services
 
   app.get(
     '/api/goals',
@@ -24,13 +19,9 @@ const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "The signed-in user's goal records (the eight life areas, company_industry and specific_goals)",
         response: { 200: GoalsResponseSchema, ...errors },
       },
-      config: { auth: 'session' },
-      preHandler: requirePaid,
+      config: { auth: 'paid', cache: 'no-store' },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store')
-      return { goals: await loadGoals(app.db, request.session!.user.id) }
-    },
+    async (request) => ({ goals: await goals.load(request.user.id) }),
   )
 
   app.put(
@@ -43,13 +34,9 @@ const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
         body: SaveGoalsBodySchema,
         response: { 200: SaveGoalsResponseSchema, ...errors },
       },
-      config: { auth: 'session', rateLimit: SAVE_LIMIT },
-      preHandler: requirePaid,
+      config: { auth: 'paid', cache: 'no-store', rateLimit: SAVE_LIMIT },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store')
-      return saveGoals(app.db, request.session!.user.id, request.body, app.clock.now())
-    },
+    async (request) => goals.save(request.user.id, request.body),
   )
 }
 

@@ -9,12 +9,11 @@ import {
   OptInResponseSchema,
   OptInStateResponseSchema,
 } from '#common/opt-in'
-import { assertPaidSession } from '../services/access'
-import { getOptIn, recordOptIn } from '../services/opt-in'
 
 /** /opt-in (spec 1 §2, §4): the instructions to show, and recording the opt-in. Paid users only. */
 const optInRoutes: FastifyPluginAsyncZod = async (app) => {
   const number = app.config.smsOptInNumber
+  const { accounts } = app.services
 
   app.get(
     '/api/opt-in',
@@ -24,13 +23,10 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The text opt-in instructions (number, keywords, the consent text) and whether the user opted in',
         response: { 200: OptInStateResponseSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema },
       },
-      config: { auth: 'session' },
+      config: { auth: 'paid', cache: 'no-store' },
     },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store')
-      const userId = request.session!.user.id
-      assertPaidSession(request.session!, app.clock.now())
-      const { optedInAt } = await getOptIn(app.db, userId)
+    async (request) => {
+      const { optedInAt } = await accounts.getOptIn(request.user.id)
       return {
         phone_number: number,
         display_number: displayPhoneNumber(number),
@@ -59,14 +55,10 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
           429: ErrorBodySchema,
         },
       },
-      config: { auth: 'session', rateLimit: { max: 10, timeWindow: '1 minute' } },
+      config: { auth: 'paid', rateLimit: { max: 10, timeWindow: '1 minute' } },
     },
     async (request) => {
-      const at = await recordOptIn(app.db, request.session!.user.id, {
-        smsNumber: number,
-        consentText: request.body.consentText,
-        now: app.clock.now(),
-      })
+      const at = await accounts.recordOptIn(request.user.id, request.body.consentText)
       return { opted_in: true as const, opted_in_at: at.toISOString() }
     },
   )

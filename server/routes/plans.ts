@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { PlansResponseSchema } from '#common/plans'
-import { PLANS } from '../services/plans'
+import { PLANS } from '#server/services/billing'
 
 const plansRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -15,7 +15,7 @@ const plansRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300')
-      return { plans: [...PLANS], paymentMode: app.config.stripe ? ('stripe' as const) : ('testing' as const) }
+      return { plans: [...PLANS], paymentMode: app.services.billing.mode }
     },
   )
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { buildApp } from '#server/app'
 import { loadConfig, type Config } from '#server/config'
 import type { Database } from '#server/db/client'
+import type { Timers } from '#server/jobs/in-process'
 import type { Clock } from '#server/lib/clock'
 
 export type TestAppOptions = {
@@ -12,6 +13,8 @@ export type TestAppOptions = {
   env?: Record<string, string>
   webRoot?: string
   clock?: Clock
+  /** The embedded job runner's timers (fired by the test). */
+  timers?: Timers
   /** Registers extra routes before the app is ready (e.g. a route that throws). */
   extend?: (app: FastifyInstance) => void | Promise<void>
 }
@@ -28,6 +31,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<FastifyInst
     redisPrefix: options.redisPrefix,
     webRoot: options.webRoot,
     clock: options.clock,
+    timers: options.timers,
     logger: false,
   })
   if (options.extend) await options.extend(app)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '#server/db/client'
-import { profiles, users, type User } from '#server/db/schema/index'
+import { profiles, users, type User } from '#server/db/schema'
 
 let counter = 0
 

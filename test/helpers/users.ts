@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import type { PlanId } from '#common/plans'
 import { createSession } from '#server/auth/session'
-import { users, type User } from '#server/db/schema/index'
-import { activateTestingPlan } from '#server/services/subscriptions'
+import { users, type User } from '#server/db/schema'
+import { activateTestingPlan } from '#server/services/billing'
 import { insertUser } from './factories'
 
 export type SignedIn = { user: User; cookie: string; headers: { cookie: string; origin: string } }
@@ -21,7 +21,7 @@ export async function signedInUser(
     ;[user] = (await app.db.update(users).set({ emailConfirmedAt: new Date() }).where(eq(users.id, user.id)).returning()) as [User]
   }
   if (options.paid) await activateTestingPlan(app.db, user.id, options.paid, new Date())
-  const session = await createSession(app.db, app.clock, user.id)
+  const session = await createSession(app.db, app.services.clock, user.id)
   const cookieName = app.config.secureCookies ? '__Host-session' : 'session'
   const cookie = `${cookieName}=${session.token}`
   return { user, cookie, headers: { cookie, origin: app.config.appOrigin } }

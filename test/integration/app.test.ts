@@ -34,13 +34,13 @@ beforeAll(async () => {
     extend: (instance) => {
       instance.withTypeProvider<ZodTypeProvider>().post(
         '/api/test/echo',
-        { schema: { body: z.object({ email: z.string().email(), age: z.number().int().min(1) }) } },
+        { schema: { body: z.object({ email: z.string().email(), age: z.number().int().min(1) }) }, config: { auth: 'none' } },
         async (request) => ({ ok: true, email: request.body.email }),
       )
-      instance.get('/api/test/boom', async () => {
+      instance.get('/api/test/boom', { config: { auth: 'none' } }, async () => {
         throw new Error('secret internals at /srv/app.ts:12')
       })
-      instance.get('/api/test/limited', { config: { rateLimit: { max: 2, timeWindow: '1 minute' } } }, async () => ({
+      instance.get('/api/test/limited', { config: { auth: 'none', rateLimit: { max: 2, timeWindow: '1 minute' } } }, async () => ({
         ok: true,
       }))
     },

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionUserResponseSchema } from '#common/auth'
 import { CheckSubscriptionResponseSchema, CreateCheckoutResponseSchema } from '#common/billing'
 import type { PlanId } from '#common/plans'
-import { processedWebhookEvents, profiles, subscribers, type Subscriber } from '#server/db/schema/index'
-import { getAccess, paidUserCondition } from '#server/services/access'
-import { createBilling, createStripeClient } from '#server/services/billing'
-import type { CheckoutPaymentContext } from '#server/services/billing-handlers'
-import { priceLookupKey } from '#server/services/plans'
+import { processedWebhookEvents, profiles, subscribers, type Subscriber } from '#server/db/schema'
+import { getAccess, paidUserCondition } from '#server/services/billing'
+import { createBilling, type CheckoutPaymentContext } from '#server/services/billing'
+import { createStripeClient } from '#server/integrations/stripe'
+import { priceLookupKey } from '#server/services/billing'
 import { setupStripe } from '../../scripts/stripe-setup'
 import { FAKE_PUBLISHABLE_KEY, startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { buildTestApp } from '../helpers/app'
@@ -227,7 +227,7 @@ describe('POST /api/billing/embedded-checkout', () => {
     const user = await signedInUser(bare)
     const noPrice = await call(bare, { method: 'POST', url: '/api/billing/embedded-checkout', headers: user.headers, payload: { plan: 'basic' } })
     expect(noPrice.statusCode).toBe(503)
-    expect(noPrice.json().error.code).toBe('PAYMENTS_NOT_CONFIGURED')
+    expect(noPrice.json().error.code).toBe('PLAN_PRICE_MISSING')
     await bare.close()
     await empty.close()
 
@@ -235,7 +235,7 @@ describe('POST /api/billing/embedded-checkout', () => {
     const other = await signedInUser(down)
     const unreachable = await call(down, { method: 'POST', url: '/api/billing/embedded-checkout', headers: other.headers, payload: { plan: 'basic' } })
     expect(unreachable.statusCode).toBe(503)
-    expect(unreachable.json().error).toMatchObject({ code: 'PAYMENT_PROVIDER_ERROR' })
+    expect(unreachable.json().error).toMatchObject({ code: 'PAYMENT_PROVIDER_UNREACHABLE' })
     await down.close()
   })
 })
@@ -442,15 +442,15 @@ describe('one-time checkouts (the extension point for courses)', () => {
     let fail = true
     const billing = createBilling({
       db: app.db,
-      stripe,
+      stripe: { client: stripe, publishableKey: 'pk_test_unused', webhookSecret: 'whsec_unused' },
       appUrl: 'http://localhost:3000',
-      clock: app.clock,
+      clock: app.services.clock,
       log: app.log as never,
-      checkoutHandlers: {
-        course: async (context) => {
-          calls.push(context)
-          if (fail) throw new Error('handler failed')
-        },
+    })
+    billing.registerPaymentKind('course', {
+      checkoutCompleted: async (context) => {
+        calls.push(context)
+        if (fail) throw new Error('handler failed')
       },
     })
     const user = await signedInUser(app)

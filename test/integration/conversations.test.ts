@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { VapiClient, VapiError, type Vapi } from '@vapi-ai/server-sdk'
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -17,10 +17,8 @@ import {
   type ChatStreamEvent,
 } from '#common/chat'
 import { ErrorBodySchema } from '#common/errors'
-import { conversations, goals, profiles, subscribers } from '#server/db/schema/index'
-import { getAccess } from '#server/services/access'
-import { paidCondition } from '#server/services/conversations'
-import { loadCoachContext } from '#server/services/coach-context'
+import { conversations, goals } from '#server/db/schema'
+import { loadCoachContext } from '#server/services/chat'
 import { FakeVapi } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -53,7 +51,7 @@ afterAll(async () => {
 
 afterEach(() => {
   fake.reset()
-  app.chatSettings.replyTimeoutMs = TEXT_REPLY_TIMEOUT_MS
+  app.services.chat.settings.replyTimeoutMs = TEXT_REPLY_TIMEOUT_MS
 })
 
 async function call(target: FastifyInstance, user: SignedIn | null, options: InjectOptions) {
@@ -320,7 +318,7 @@ describe('sending messages to Vapi (the fake)', () => {
   })
 
   it("ends a reply that never comes with 'Timeout waiting for assistant response', keeps the message, and the next one works", async () => {
-    app.chatSettings.replyTimeoutMs = 400
+    app.services.chat.settings.replyTimeoutMs = 400
     const user = await signedInUser(app, { paid: 'basic' })
     const conversation = await createConversation(app, user)
     fake.inject('POST /chat', { kind: 'hang' })
@@ -436,7 +434,7 @@ describe('streaming replies', () => {
   })
 
   it('ends a stalled stream with the timeout error event, keeping only the user message', async () => {
-    app.chatSettings.replyTimeoutMs = 400
+    app.services.chat.settings.replyTimeoutMs = 400
     const user = await signedInUser(app, { paid: 'basic' })
     const conversation = await createConversation(app, user)
     fake.inject('POST /chat', { kind: 'stall-stream', afterDeltas: 2 })
@@ -449,7 +447,7 @@ describe('streaming replies', () => {
     expect(events.at(-1)).toMatchObject({ type: 'error', error: { code: 'ASSISTANT_TIMEOUT', message: CHAT_ERRORS.timeout } })
     expect((await stored(conversation.id)).map((m) => m.text)).toEqual(['Talk to me'])
 
-    app.chatSettings.replyTimeoutMs = TEXT_REPLY_TIMEOUT_MS
+    app.services.chat.settings.replyTimeoutMs = TEXT_REPLY_TIMEOUT_MS
     const next: ChatStreamEvent[] = []
     for await (const event of streamSend(app, user, conversation.id, 'Try again')) if (!('status' in event)) next.push(event)
     expect(next.at(-1)?.type).toBe('done')
@@ -465,7 +463,7 @@ describe('streaming replies', () => {
 
 describe('the fallback coach (no Vapi)', () => {
   it('answers from the user goals after the spec delay, streamed or not', async () => {
-    expect(fallbackApp.chatSettings.fallbackDelayMs).toBe(FALLBACK_REPLY_DELAY_MS)
+    expect(fallbackApp.services.chat.settings.fallbackDelayMs).toBe(FALLBACK_REPLY_DELAY_MS)
     const user = await signedInUser(fallbackApp, { paid: 'basic', fullName: 'Riley Chen' })
     await saveGoals(user.user.id, { fitness: 2, finance: 7, friends: 4, fun: 9 }, 'Walk 10,000 steps a day')
     const conversation = await createConversation(fallbackApp, user)
@@ -487,23 +485,6 @@ describe('the fallback coach (no Vapi)', () => {
     expect(done.result.reply.text).not.toBe(result.reply.text)
     expect(await previousChatIdOf(conversation.id)).toBeNull()
     expect(await stored(conversation.id)).toHaveLength(4)
-  })
-})
-
-describe('the paid rule when storing a message', () => {
-  it.each([
-    ['no subscriber record, unpaid profile', null, 'unpaid'],
-    ['no subscriber record, paid profile', null, 'paid'],
-    ['subscribed', true, 'unpaid'],
-    ['subscribed and paid', true, 'paid'],
-    ['not subscribed, unpaid', false, 'unpaid'],
-    ['not subscribed, paid profile', false, 'paid'],
-  ] as const)('agrees with getAccess: %s', async (_name, subscribed, paymentStatus) => {
-    const person = await insertUser(database.db)
-    await database.db.update(profiles).set({ paymentStatus }).where(eq(profiles.id, person.id))
-    if (subscribed !== null) await database.db.insert(subscribers).values({ userId: person.id, subscribed })
-    const [row] = await database.db.select({ paid: sql<boolean>`${paidCondition(person.id)}` }).from(sql`(select 1) as one`)
-    expect(row!.paid).toBe((await getAccess(database.db, person.id)).paid)
   })
 })
 

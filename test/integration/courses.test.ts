@@ -21,11 +21,9 @@ import {
   lessons,
   quizAttempts,
   quizzes,
-} from '#server/db/schema/index'
-import { SEED_COURSES, type SeedCourse } from '#server/db/seed/course-content'
-import { seedCourses, seedCoursesIfEmpty } from '#server/db/seed/courses'
+} from '#server/db/schema'
 import { openDatabase } from '#server/db/client'
-import { grantEnrollment } from '#server/services/courses'
+import { grantEnrollment, SEED_COURSES, seedCourses, seedCoursesIfEmpty, type SeedCourse } from '#server/services/courses'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { APP_ORIGIN, buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
@@ -49,7 +47,7 @@ beforeAll(async () => {
   app = await buildTestApp({ database })
   stripe = await startFakeStripe()
   stripeApp = await buildTestApp({ database, env: stripeEnv(stripe), clock: stripeClock })
-  await seedCourses(app.db)
+  await seedCourses(app.db, { now: new Date() })
 })
 
 afterAll(async () => {
@@ -174,11 +172,11 @@ describe('the starter catalogue (seed)', () => {
       quizzes: await app.db.select({ id: quizzes.id, question: quizzes.question }).from(quizzes).orderBy(quizzes.id),
     })
     const before = await snapshot()
-    const report = await seedCourses(app.db)
+    const report = await seedCourses(app.db, { now: new Date() })
     expect(report.courses).toBe(SEED_COURSES.length)
     expect(await snapshot()).toEqual(before)
     // Not empty any more: the first-start seed does nothing.
-    expect(await seedCoursesIfEmpty(app.db)).toBeNull()
+    expect(await seedCoursesIfEmpty(app.db, new Date())).toBeNull()
   })
 
   it('updates content in place, removes what the content dropped and keeps enrollments’ stored progress right', async () => {
@@ -198,7 +196,7 @@ describe('the starter catalogue (seed)', () => {
         })),
       },
     ]
-    await seedCourses(app.db, { content })
+    await seedCourses(app.db, { content, now: new Date() })
     const user = await signedInUser(app)
     const slug = content[0]!.slug
     await enrollIn(slug, user)
@@ -211,7 +209,7 @@ describe('the starter catalogue (seed)', () => {
     // The fifth lesson is dropped and the first retitled: 4 of 4 done now.
     content[0]!.lessons = content[0]!.lessons.slice(0, 4)
     content[0]!.lessons[0] = { ...content[0]!.lessons[0]!, title: 'One, revised' }
-    await seedCourses(app.db, { content })
+    await seedCourses(app.db, { content, now: new Date() })
     const after = await detail(slug, user)
     expect(after.lessons.map((lesson) => lesson.title)).toEqual(['One, revised', 'Two', 'Three', 'Four'])
     expect(after.lessons[0]!.id).toBe(first.lessons[0]!.id)

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseDriver } from '#server/db/client'
-import { coachingCalls, goals, partnerPrograms, profiles, sessions, users } from '#server/db/schema/index'
+import { coachingCalls, goals, partnerPrograms, profiles, sessions, users } from '#server/db/schema'
 import { deleteExpiredRecords } from '#server/services/maintenance'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser } from '../helpers/factories'

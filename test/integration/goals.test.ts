@@ -11,9 +11,9 @@ import {
   emptyGoalsForm,
   type GoalsForm,
 } from '#common/goals'
-import { coachingCalls, goals, profiles, userActivity, users } from '#server/db/schema/index'
-import { recordActivity } from '#server/services/activity'
-import { getCallSchedule, listUsersDueForCall } from '#server/services/goals'
+import { coachingCalls, goals, profiles, userActivity, users } from '#server/db/schema'
+import { recordActivity } from '#server/db/activity'
+import { getCallSchedule, listUsersDueForCall } from '#server/services/calls'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { describe, expect, it } from 'vitest'
 import { openDatabase } from '#server/db/client'
-import { users } from '#server/db/schema/index'
+import { users } from '#server/db/schema'
 import { insertUser } from '../helpers/factories'
 import { freePort, spawnEntry } from '../helpers/process'
 

@@ -4,46 +4,63 @@ import { eq } from 'drizzle-orm'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sessions } from '#server/db/schema/index'
-import { CLEANUP_JOB, CLEANUP_SCHEDULER_ID, MAINTENANCE_QUEUE } from '#server/jobs/maintenance'
-import { startWorker, type RunningWorker } from '../../worker/worker'
+import { z } from 'zod'
+import { createServices } from '#server/container'
+import { sessions } from '#server/db/schema'
+import { createBullmqEnqueuer, startBullmqWorkers, type RunningWorkers } from '#server/jobs/bullmq'
+import { defineJob } from '#server/jobs/define'
+import { JOBS } from '#server/jobs/index'
+import { systemClock } from '#server/lib/clock'
+import { startWorker } from '../../worker/worker'
+import { testConfig } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser } from '../helpers/factories'
 import { spawnEntry } from '../helpers/process'
 import { createTestRedis, type TestRedis } from '../helpers/redis'
 
-describe('worker', () => {
+const log = pino({ level: 'silent' })
+
+describe('the BullMQ worker (REDIS_URL)', () => {
   let database: TestDatabase
   let redis: TestRedis
   let connection: Redis
-  let running: RunningWorker
+  let running: RunningWorkers
   const prefix = `mc-test-bull-${randomBytes(4).toString('hex')}`
+  const queues = () => [...new Set(JOBS.map((job) => job.queue)), 'test'].map((name) => new Queue(name, { connection, prefix }))
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres')
     redis = await createTestRedis()
     connection = new Redis(redis.url, { maxRetriesPerRequest: null })
-    running = await startWorker({ db: database.db, connection, log: pino({ level: 'silent' }), prefix })
+    // A scheduler an earlier version registered, which the registry no longer has.
+    const maintenance = new Queue('maintenance', { connection, prefix })
+    await maintenance.upsertJobScheduler('cleanup-expired-daily', { pattern: '17 3 * * *', tz: 'UTC' }, { name: 'cleanup-expired' })
+    await maintenance.close()
+    const services = createServices(testConfig(), { db: database.db, redis: connection, clock: systemClock, log })
+    running = await startWorker({ services, connection, log, prefix })
   })
 
   afterAll(async () => {
     await running?.close()
-    const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix })
-    await queue.obliterate({ force: true })
-    await queue.close()
+    for (const queue of connection ? queues() : []) {
+      await queue.obliterate({ force: true })
+      await queue.close()
+    }
     await connection?.quit()
     await redis?.destroy()
     await database?.destroy()
   })
 
-  it('registers the daily cleanup as a job scheduler', async () => {
-    const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix })
-    const scheduler = await queue.getJobScheduler(CLEANUP_SCHEDULER_ID)
+  it("makes each queue's job schedulers the registry's scheduled jobs", async () => {
+    const queue = new Queue('maintenance', { connection, prefix })
+    const schedulers = await queue.getJobSchedulers()
     await queue.close()
-    expect(scheduler?.pattern).toBe('17 3 * * *')
+    expect(schedulers.map((scheduler) => ({ key: scheduler.key, pattern: scheduler.pattern, tz: scheduler.tz }))).toEqual([
+      { key: 'cleanup-expired', pattern: '17 3 * * *', tz: 'UTC' },
+    ])
   })
 
-  it('processes a cleanup job against the database', async () => {
+  it('runs the maintenance job of the registry against the database', async () => {
     const user = await insertUser(database.db)
     await database.db.insert(sessions).values({
       id: `expired-${user.id}`,
@@ -51,15 +68,54 @@ describe('worker', () => {
       secretHash: new Uint8Array(32),
       expiresAt: new Date(Date.now() - 1000),
     })
-    const queue = new Queue(MAINTENANCE_QUEUE, { connection, prefix })
-    const events = new QueueEvents(MAINTENANCE_QUEUE, { connection: connection.duplicate(), prefix })
+    const enqueuer = createBullmqEnqueuer({ jobs: JOBS, connection, prefix })
+    const events = new QueueEvents('maintenance', { connection: connection.duplicate(), prefix })
     await events.waitUntilReady()
-    const job = await queue.add(CLEANUP_JOB, {})
-    const result = (await job.waitUntilFinished(events, 15_000)) as { sessions: number }
-    await events.close()
-    await queue.close()
+    const queue = new Queue('maintenance', { connection, prefix })
+    const id = await enqueuer.enqueue('cleanup-expired', {})
+    const result = (await (await queue.getJob(id))!.waitUntilFinished(events, 15_000)) as { sessions: number }
+    await Promise.all([events.close(), queue.close(), enqueuer.close()])
     expect(result.sessions).toBeGreaterThanOrEqual(1)
     expect(await database.db.select().from(sessions).where(eq(sessions.userId, user.id))).toEqual([])
+  })
+
+  it('retries a failing job and never runs one whose payload does not match its schema', async () => {
+    const tries: number[] = []
+    const flaky = defineJob({
+      name: 'flaky',
+      queue: 'test',
+      trigger: 'enqueue',
+      payload: z.object({ n: z.number() }),
+      attempts: 2,
+      backoffMs: 1,
+      async handler(_services, payload, context) {
+        tries.push(context.attempt)
+        if (context.attempt < 2) throw new Error('not yet')
+        return payload.n * 2
+      },
+    })
+    const services = createServices(testConfig(), { db: database.db, redis: connection, clock: systemClock, log })
+    const workers = await startBullmqWorkers({ jobs: [flaky], services, connection, prefix, log })
+    const events = new QueueEvents('test', { connection: connection.duplicate(), prefix })
+    await events.waitUntilReady()
+    const queue = new Queue('test', { connection, prefix })
+    try {
+      const enqueuer = createBullmqEnqueuer({ jobs: [flaky], connection, prefix })
+      await expect(enqueuer.enqueue('flaky', { n: 'x' })).rejects.toThrow()
+      const ok = await queue.getJob(await enqueuer.enqueue('flaky', { n: 21 }))
+      expect(await ok!.waitUntilFinished(events, 15_000)).toBe(42)
+      expect(tries).toEqual([1, 2])
+      await enqueuer.close()
+
+      // Something else put a bad payload on the queue: it fails at once, without a retry.
+      const bad = await queue.add('flaky', { n: 'x' }, { attempts: 3 })
+      await expect(bad.waitUntilFinished(events, 15_000)).rejects.toThrow(/invalid payload/)
+      expect((await queue.getJob(bad.id!))!.attemptsMade).toBe(1)
+      expect(tries).toEqual([1, 2])
+    } finally {
+      await Promise.all([events.close(), queue.close()])
+      await workers.close()
+    }
   })
 
   it('runs as `npm run worker`: logs ready, and exits 0 on SIGTERM', async () => {

@@ -2,9 +2,7 @@ import type Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
 import { CreateCheckoutBodySchema, checkoutPlanOf } from '#common/billing'
 import { displayPhoneNumber, optInConsentText, optInSentences } from '#common/opt-in'
-import { decideAccess, type AccessRow } from '#server/services/access'
-import { subscriptionRecord } from '#server/services/billing'
-import { planForLookupKey, priceLookupKey } from '#server/services/plans'
+import { decideAccess, planForLookupKey, priceLookupKey, subscriptionRecord, type AccessRow } from '#server/services/billing'
 import { parseForm } from '../fakes/stripe'
 
 const DAY = 86_400_000

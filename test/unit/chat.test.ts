@@ -12,9 +12,9 @@ import {
   type AssistantMessageDecision,
   type ChatMessage,
 } from '#common/chat'
-import type { CoachContext } from '#server/services/coach-context'
-import { summarizeGoals, toVariableValues } from '#server/services/coach-context'
-import { areaMentioned, composeFallbackReply } from '#server/services/coach-fallback'
+import type { CoachContext } from '#server/services/chat'
+import { summarizeGoals, toVariableValues } from '#server/services/chat'
+import { areaMentioned, composeFallbackReply } from '#server/services/chat'
 
 const ai = (id: string, text: string): ChatMessage => ({ id, text, sender: 'ai', timestamp: '2026-11-21T12:00:00.000Z' })
 const user = (id: string, text: string): ChatMessage => ({ id, text, sender: 'user', timestamp: '2026-11-21T12:00:00.000Z' })

@@ -7,8 +7,7 @@ import {
   youtubeEmbedUrl,
   youtubeVideoId,
 } from '#common/courses'
-import { SEED_COURSES, type SeedCourse } from '#server/db/seed/course-content'
-import { validateSeedContent } from '#server/db/seed/courses'
+import { SEED_COURSES, validateSeedContent, type SeedCourse } from '#server/services/courses'
 
 describe('progressPercentage', () => {
   it('is the rounded share of completed lessons (halves round up)', () => {

@@ -1,0 +1,79 @@
+/**
+ * The composition root: every service and vendor adapter, built once from the configuration and
+ * the shared connections. The server (buildApp decorates the result as `app.services`) and the
+ * worker (worker/index.ts) both call createServices, so a job runs against the same services a
+ * route does. Nothing else constructs a service.
+ */
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { Config } from './config'
+import type { Db } from './db/client'
+import { createMailer } from './integrations/mailer'
+import { createStripeClient } from './integrations/stripe'
+import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
+import type { Clock } from './lib/clock'
+import { memoryCounters, redisCounters } from './lib/counters'
+import { createAccounts } from '#server/services/accounts'
+import { createBilling } from '#server/services/billing'
+import { createCalls } from '#server/services/calls'
+import { createChat, defaultChatSettings } from '#server/services/chat'
+import { createCourses } from '#server/services/courses'
+import { createGoals } from '#server/services/goals'
+import { createMaintenance } from '#server/services/maintenance'
+
+export type ServiceDeps = {
+  db: Db
+  /** Shared counters (per-account limits) live here when set; in memory otherwise. */
+  redis: Redis | undefined
+  clock: Clock
+  log: Logger
+  /** Prefix of every key the services keep in Redis (tests give each file its own). */
+  redisPrefix?: string
+}
+
+export type Services = ReturnType<typeof createServices>
+
+export function createServices(config: Config, deps: ServiceDeps) {
+  const { db, clock, log } = deps
+  const prefix = deps.redisPrefix ?? 'mc:'
+  const now = () => clock.now().getTime()
+
+  // Vendor adapters: SDK clients exist only when their keys are configured.
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log })
+  const stripe = config.stripe ? createStripeClient(config.stripe) : undefined
+  const chatSettings = defaultChatSettings()
+  const vapiChatConfig = vapiChatSettings(config.vapi)
+  if (config.vapi && !vapiChatConfig) log.warn('VAPI_API_KEY is set without VAPI_ASSISTANT_ID: the chat uses the fallback coach')
+  const vapiChat = vapiChatConfig
+    ? new VapiChatClient(vapiChatConfig, { timeoutMs: () => chatSettings.replyTimeoutMs, log })
+    : undefined
+  const counters = deps.redis ? redisCounters(deps.redis, `${prefix}ct:`, now) : memoryCounters(now)
+
+  const billing = createBilling({
+    db,
+    clock,
+    log,
+    appUrl: config.appUrl,
+    stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
+  })
+
+  return {
+    config,
+    clock,
+    log,
+    db,
+    integrations: { mailer, stripe, vapiChat },
+    counters,
+    accounts: createAccounts({ db, clock, config, mailer, counters, log }),
+    billing,
+    goals: createGoals({ db, clock }),
+    calls: createCalls({ db }),
+    chat: createChat({ db, clock, vapiChat, settings: chatSettings }),
+    courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
+    maintenance: createMaintenance({ db, clock }),
+    /** Releases what the adapters hold (the SMTP pool). The caller owns the database and Redis. */
+    async close() {
+      mailer.close()
+    },
+  }
+}

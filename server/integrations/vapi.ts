@@ -1,0 +1,244 @@
+import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import { TEXT_REPLY_TIMEOUT_MS, parseSse } from '#common/chat'
+import type { Config } from '../config'
+import { AppError } from '../lib/app-error'
+
+/**
+ * The app's client of Vapi's REST API: the official SDK with `baseUrl` from VAPI_API_URL (tests
+ * point it at test/fakes/vapi.ts), no retries on POSTs (the SDK would otherwise repeat a POST on
+ * 408/429/5xx, and a repeated chat or call costs money twice), the chat's 15 s limit on a whole
+ * reply, the casts for the SDK's type gaps, and Vapi's errors mapped to ours.
+ *
+ * Chat: `POST /chat` chained through `previousChatId` (the newest chat id, stored per
+ * conversation), with fresh `assistantOverrides.variableValues` on every turn (a session would
+ * freeze them when created). Streaming goes through `client.fetch('/chat')` with `stream: true`
+ * and our own server-sent-events parsing, because `chats.create` has no streaming mode.
+ */
+
+export type VapiSettings = {
+  apiKey: string
+  assistantId: string
+  /** A Vapi-compatible API base (VAPI_API_URL); Vapi's own when undefined. */
+  apiUrl?: string | undefined
+}
+
+/** The chat client's settings from the configuration, or undefined when Vapi cannot answer chats. */
+export function vapiChatSettings(vapi: Config['vapi']): VapiSettings | undefined {
+  if (!vapi?.assistantId) return undefined
+  return { apiKey: vapi.apiKey, assistantId: vapi.assistantId, apiUrl: vapi.apiUrl }
+}
+
+export type ChatRequest = {
+  input: string
+  /** The newest chat id of the conversation, or null to start a new chain. */
+  previousChatId: string | null
+  variableValues: Record<string, string>
+  /** Ends the request early (the caller gave up). */
+  signal?: AbortSignal | undefined
+}
+
+export type ChatResult = { chatId: string; text: string }
+
+type Log = { warn(obj: object, msg: string): void; error(obj: object, msg: string): void }
+
+export type VapiChatClientOptions = {
+  /** The limit on a whole reply (read on every request); the spec's 15 s by default. */
+  timeoutMs?: () => number
+  log?: Log
+  /** A fetch implementation for the SDK (tests may pass one). */
+  fetch?: typeof fetch
+}
+
+export const assistantTimeout = () => new AppError('ASSISTANT_TIMEOUT')
+export const assistantUnavailable = () => new AppError('ASSISTANT_UNAVAILABLE')
+
+/** A failure Vapi reported, before it is mapped to what the client sees. */
+class VapiFailure extends Error {
+  readonly status: number | undefined
+  readonly timedOut: boolean
+  constructor(status: number | undefined, message: string, timedOut = false) {
+    super(message)
+    this.status = status
+    this.timedOut = timedOut
+  }
+}
+
+/** Vapi's error body: {"message": string | string[], "error": "...", "statusCode": n}. */
+function messageOf(body: unknown): string {
+  if (body && typeof body === 'object') {
+    const message = (body as { message?: unknown }).message
+    if (Array.isArray(message)) return message.map(String).join('; ')
+    if (typeof message === 'string') return message
+  }
+  return typeof body === 'string' ? body.slice(0, 500) : 'no details'
+}
+
+/** The assistant's text in a Chat's `output` (all assistant items, in order). */
+export function outputText(chat: Pick<Vapi.Chat, 'output'>): string {
+  return (chat.output ?? [])
+    .filter((item) => (item as { role?: string }).role === 'assistant')
+    .map((item) => (item as { content?: unknown }).content)
+    .filter((content): content is string => typeof content === 'string')
+    .join('\n\n')
+    .trim()
+}
+
+/** Vapi's Chat API (`POST /chat`), whole or streamed. */
+export class VapiChatClient {
+  readonly client: VapiClient
+  readonly #settings: VapiSettings
+  readonly #timeoutMs: () => number
+  readonly #log: Log | undefined
+
+  constructor(settings: VapiSettings, options: VapiChatClientOptions = {}) {
+    this.#settings = settings
+    this.#timeoutMs = options.timeoutMs ?? (() => TEXT_REPLY_TIMEOUT_MS)
+    this.#log = options.log
+    this.client = new VapiClient({
+      token: settings.apiKey,
+      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+      maxRetries: 0,
+      timeoutInSeconds: Math.ceil(TEXT_REPLY_TIMEOUT_MS / 1000),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })
+  }
+
+  #body(request: ChatRequest, stream: boolean): Vapi.CreateChatDto {
+    return {
+      assistantId: this.#settings.assistantId,
+      input: request.input,
+      ...(request.previousChatId ? { previousChatId: request.previousChatId } : {}),
+      assistantOverrides: { variableValues: request.variableValues },
+      ...(stream ? { stream: true } : {}),
+    }
+  }
+
+  /** Runs one attempt under the reply deadline; a broken chain (404 on previousChatId) starts a new one. */
+  async #withDeadline(request: ChatRequest, attempt: (request: ChatRequest, signal: AbortSignal) => Promise<ChatResult>): Promise<ChatResult> {
+    const deadline = new AbortController()
+    const timer = setTimeout(() => deadline.abort(new VapiFailure(undefined, 'timeout', true)), this.#timeoutMs())
+    const signal = request.signal ? AbortSignal.any([deadline.signal, request.signal]) : deadline.signal
+    try {
+      try {
+        return await attempt(request, signal)
+      } catch (error) {
+        if (error instanceof VapiFailure && error.status === 404 && request.previousChatId && !signal.aborted) {
+          this.#log?.warn({ previousChatId: request.previousChatId, vapiMessage: error.message }, 'vapi: previous chat not found; starting a new chain')
+          return await attempt({ ...request, previousChatId: null }, signal)
+        }
+        throw error
+      }
+    } catch (error) {
+      throw this.#map(error, deadline.signal)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  #map(error: unknown, deadline: AbortSignal): AppError {
+    if (error instanceof AppError) return error
+    const timedOut =
+      deadline.aborted ||
+      (error instanceof VapiFailure && error.timedOut) ||
+      error instanceof VapiTimeoutError ||
+      // SDK 2.0.1 on Node 20 reports its own timeout as a VapiError whose message is "timeout".
+      (error instanceof VapiError && error.statusCode === undefined && /timeout/i.test(error.message))
+    if (timedOut) {
+      this.#log?.warn({}, 'vapi: no complete reply within the time limit')
+      return assistantTimeout()
+    }
+    const status = error instanceof VapiFailure ? error.status : error instanceof VapiError ? error.statusCode : undefined
+    const detail = error instanceof VapiError ? messageOf(error.body) : error instanceof Error ? error.message : String(error)
+    this.#log?.error({ status, vapiMessage: detail }, 'vapi: chat request failed')
+    return assistantUnavailable()
+  }
+
+  /** `POST /chat` through `chats.create`: the whole reply at once. */
+  createChat(request: ChatRequest): Promise<ChatResult> {
+    return this.#withDeadline(request, async (req, signal) => {
+      let chat: Vapi.CreateChatsResponse
+      try {
+        chat = await this.client.chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
+      } catch (error) {
+        if (error instanceof VapiError && error.statusCode !== undefined) throw new VapiFailure(error.statusCode, messageOf(error.body))
+        throw error
+      }
+      if (!('output' in chat) || typeof chat.id !== 'string') throw new VapiFailure(undefined, 'the chat response has no output')
+      const text = outputText(chat)
+      if (!text) throw new VapiFailure(undefined, 'the assistant sent an empty reply')
+      return { chatId: chat.id, text }
+    })
+  }
+
+  /**
+   * `POST /chat` with `stream: true`: calls `onDelta` with each piece of the reply as it arrives
+   * (`data: {"id","path":"chat.output[0].content","delta"}` events); resolves with the whole text
+   * and the chat id (the events' `id`) when the stream ends.
+   */
+  streamChat(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatResult> {
+    return this.#withDeadline(request, async (req, signal) => {
+      const response = await this.client.fetch(
+        '/chat',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+          body: JSON.stringify(this.#body(req, true)),
+        },
+        { maxRetries: 0, abortSignal: signal },
+      )
+      if (!response.ok) {
+        const raw = await response.text().catch(() => '')
+        let body: unknown = raw
+        try {
+          body = JSON.parse(raw)
+        } catch {
+          // not JSON: keep the text
+        }
+        throw new VapiFailure(response.status, messageOf(body))
+      }
+      if (!response.body) throw new VapiFailure(response.status, 'the stream has no body')
+
+      // A server that ignores `stream` answers with the Chat as JSON: use it whole.
+      if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+        const chat = (await response.json()) as Vapi.Chat
+        const text = outputText(chat)
+        if (!text || typeof chat.id !== 'string') throw new VapiFailure(response.status, 'the chat response has no output')
+        onDelta(text)
+        return { chatId: chat.id, text }
+      }
+
+      let chatId: string | undefined
+      let text = ''
+      for await (const event of parseSse(response.body)) {
+        if (event.data === '[DONE]') break
+        let data: Record<string, unknown>
+        try {
+          data = JSON.parse(event.data) as Record<string, unknown>
+        } catch {
+          continue
+        }
+        if (typeof data.delta === 'string') {
+          const path = typeof data.path === 'string' ? data.path : ''
+          if (typeof data.id === 'string') chatId ??= data.id
+          if (path && !path.startsWith('chat.output')) continue
+          if (data.delta === '') continue
+          text += data.delta
+          onDelta(data.delta)
+        } else if (Array.isArray(data.output) && typeof data.id === 'string') {
+          // A final Chat object, if the service sends one: it names the chat and holds the whole text.
+          chatId = data.id
+          if (!text) {
+            text = outputText(data as unknown as Vapi.Chat)
+            if (text) onDelta(text)
+          }
+        } else if (typeof data.statusCode === 'number' || data.error !== undefined) {
+          throw new VapiFailure(typeof data.statusCode === 'number' ? data.statusCode : 500, messageOf(data))
+        }
+      }
+      if (signal.aborted) throw signal.reason
+      if (!chatId) throw new VapiFailure(undefined, 'the stream named no chat id')
+      if (!text.trim()) throw new VapiFailure(undefined, 'the assistant sent an empty reply')
+      return { chatId, text }
+    })
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The BullMQ side of the job registry (REDIS_URL): job schedulers for the scheduled jobs, one
+ * worker per queue that checks each payload against its job's schema and calls the handler, and
+ * the producer that enqueues runs. Any number of workers can run; BullMQ hands each run to one.
+ */
+import { Queue, UnrecoverableError, Worker, type JobsOptions } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { Services } from '../container'
+import type { AnyJobDefinition } from './define'
+import type { EnqueueOptions } from './in-process'
+
+export type BullmqOptions = {
+  jobs: readonly AnyJobDefinition[]
+  /** Workers need a connection with `maxRetriesPerRequest: null`. */
+  connection: Redis
+  /** BullMQ key prefix; tests use their own. */
+  prefix?: string | undefined
+}
+
+const jobOptions = (job: AnyJobDefinition): JobsOptions => ({
+  attempts: job.attempts,
+  backoff: { type: 'exponential', delay: job.backoffMs },
+  removeOnComplete: 100,
+  removeOnFail: 500,
+})
+
+const queueNames = (jobs: readonly AnyJobDefinition[]) => [...new Set(jobs.map((job) => job.queue))]
+
+/**
+ * Makes the schedulers of each queue exactly the registry's: upserts one per scheduled job (its id
+ * is the job's name) and removes any other, so a job taken out of the registry stops firing.
+ */
+export async function syncSchedulers(queue: Queue, jobs: readonly AnyJobDefinition[]): Promise<void> {
+  const scheduled = jobs.filter((job) => job.queue === queue.name && job.schedule)
+  const wanted = new Set(scheduled.map((job) => job.name))
+  for (const existing of await queue.getJobSchedulers()) {
+    if (!wanted.has(existing.key)) await queue.removeJobScheduler(existing.key)
+  }
+  for (const job of scheduled) {
+    await queue.upsertJobScheduler(
+      job.name,
+      { pattern: job.schedule!.cron, tz: job.schedule!.tz },
+      { name: job.name, data: job.payload.parse({}), opts: jobOptions(job) },
+    )
+  }
+}
+
+export type RunningWorkers = { workers: Worker[]; close(): Promise<void> }
+
+/** Registers the schedulers and starts one worker per queue of the registry. */
+export async function startBullmqWorkers(options: BullmqOptions & { services: Services; log: Logger }): Promise<RunningWorkers> {
+  const { jobs, connection, prefix, services, log } = options
+  const byName = new Map(jobs.map((job) => [job.name, job]))
+  const workers: Worker[] = []
+  for (const name of queueNames(jobs)) {
+    const queue = new Queue(name, { connection, prefix })
+    await syncSchedulers(queue, jobs)
+    await queue.close()
+    const worker = new Worker(
+      name,
+      async (run) => {
+        const job = byName.get(run.name)
+        if (!job || job.queue !== name) throw new UnrecoverableError(`no job named "${run.name}" on queue ${name}`)
+        const parsed = job.payload.safeParse(run.data)
+        if (!parsed.success) throw new UnrecoverableError(`job ${job.name}: invalid payload: ${parsed.error.message}`)
+        const attempt = run.attemptsMade + 1
+        return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt })
+      },
+      { connection, prefix, concurrency: 1 },
+    )
+    worker.on('failed', (run, err) => log.error({ queue: name, job: run?.name, jobId: run?.id, err }, 'job failed'))
+    worker.on('error', (err) => log.error({ queue: name, err }, 'worker error'))
+    workers.push(worker)
+  }
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()))
+  return {
+    workers,
+    async close() {
+      await Promise.all(workers.map((worker) => worker.close()))
+    },
+  }
+}
+
+/** Enqueues runs on BullMQ (the server's and the worker's producer side). */
+export function createBullmqEnqueuer(options: BullmqOptions) {
+  const { jobs, connection, prefix } = options
+  const byName = new Map(jobs.map((job) => [job.name, job]))
+  const queues = new Map(queueNames(jobs).map((name) => [name, new Queue(name, { connection, prefix })]))
+  return {
+    async enqueue(name: string, payload: unknown, enqueueOptions: EnqueueOptions = {}): Promise<string> {
+      const job = byName.get(name)
+      if (!job) throw new Error(`no job named "${name}"`)
+      const data = job.payload.parse(payload)
+      const added = await queues.get(job.queue)!.add(job.name, data, {
+        ...jobOptions(job),
+        ...(enqueueOptions.delayMs ? { delay: enqueueOptions.delayMs } : {}),
+        ...(enqueueOptions.jobId ? { jobId: enqueueOptions.jobId } : {}),
+      })
+      return added.id!
+    },
+    async close() {
+      await Promise.all([...queues.values()].map((queue) => queue.close()))
+    },
+  }
+}

@@ -1,0 +1,41 @@
+import type { Logger } from 'pino'
+import type { z } from 'zod'
+import type { Services } from '../container'
+
+/** What a handler gets besides the services and its payload. */
+export type JobContext = {
+  log: Logger
+  /** The run's id (BullMQ's job id, or the in-process runner's). */
+  jobId: string
+  /** 1 on the first try, 2 on the first retry, ... */
+  attempt: number
+}
+
+/** When a job runs: on a cron schedule in a time zone, or when something enqueues it. */
+export type JobTrigger = { schedule: { cron: string; tz: string }; trigger?: never } | { trigger: 'enqueue'; schedule?: never }
+
+/**
+ * A job, written once and run the same way by the embedded in-process runner (no REDIS_URL) and by
+ * the BullMQ worker: a name, its queue, when it runs, its payload's schema (checked before every
+ * run, so a bad payload never reaches the handler), retries, and the handler over the services.
+ */
+export type JobDefinition<P = unknown> = JobTrigger & {
+  name: string
+  /** The BullMQ queue it runs on: one per kind of work, so each can be scaled or paused alone. */
+  queue: string
+  payload: z.ZodType<P>
+  /** Tries in all (1: no retry); retries wait `backoffMs`, doubling each time. */
+  attempts: number
+  backoffMs: number
+  handler(services: Services, payload: P, context: JobContext): Promise<unknown>
+}
+
+// The registry holds jobs of different payloads; each run parses its payload with the job's own schema.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobDefinition = JobDefinition<any>
+
+export function defineJob<P>(definition: JobDefinition<P>): JobDefinition<P> {
+  if (!/^[a-z][a-z0-9-]*$/.test(definition.name)) throw new Error(`job name "${definition.name}": lower-case words joined by "-"`)
+  if (!Number.isInteger(definition.attempts) || definition.attempts < 1) throw new Error(`job ${definition.name}: attempts must be at least 1`)
+  return definition
+}

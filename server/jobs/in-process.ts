@@ -1,0 +1,146 @@
+/**
+ * The embedded job runner (no REDIS_URL: the contract's in-process scheduler). It runs the same job
+ * definitions as the BullMQ worker, with the same payload check and retries, inside the server
+ * process. Time comes from the injected clock and timers, so a test drives the schedule on a test
+ * clock instead of waiting; croner does the cron arithmetic (time zones, DST).
+ */
+import { randomUUID } from 'node:crypto'
+import { Cron } from 'croner'
+import type { Logger } from 'pino'
+import type { Services } from '../container'
+import type { Clock } from '../lib/clock'
+import type { AnyJobDefinition } from './define'
+
+/** The timer functions the runner arms (tests pass manual ones). */
+export type Timers = {
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+export const realTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+}
+
+/** The longest delay setTimeout takes; a later instant is reached in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+export type EnqueueOptions = {
+  /** Run no earlier than this many milliseconds from now. */
+  delayMs?: number
+  /** While a job with this id is waiting, enqueueing it again adds nothing (as BullMQ does). */
+  jobId?: string
+}
+
+export type JobRunner = {
+  /** Queues a run of the named job; resolves with its id. The payload is checked against the job's schema first. */
+  enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<string>
+  /** Resolves once no run is in progress (runs started meanwhile included). */
+  drain(): Promise<void>
+  /** Stops the schedules and pending runs, and waits for the runs in progress. */
+  stop(): Promise<void>
+}
+
+export type InProcessRunnerOptions = {
+  jobs: readonly AnyJobDefinition[]
+  services: Services
+  log: Logger
+  clock?: Clock
+  timers?: Timers
+}
+
+export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner {
+  const { jobs, services, log } = options
+  const clock = options.clock ?? services.clock
+  const timers = options.timers ?? realTimers
+  const byName = new Map(jobs.map((job) => [job.name, job]))
+  const armed = new Set<unknown>()
+  const waiting = new Set<string>()
+  const inFlight = new Set<Promise<void>>()
+  let stopped = false
+
+  /** Calls `fn` once the clock reaches `when` (re-arming when a timer fires early). */
+  function at(when: Date, fn: () => void): void {
+    if (stopped) return
+    const delay = Math.min(Math.max(0, when.getTime() - clock.now().getTime()), MAX_TIMER_MS)
+    const handle = timers.setTimeout(() => {
+      armed.delete(handle)
+      if (stopped) return
+      if (clock.now().getTime() < when.getTime()) at(when, fn)
+      else fn()
+    }, delay)
+    armed.add(handle)
+  }
+
+  /** One try of a run; schedules the next try after a failure while tries are left. */
+  function attempt(job: AnyJobDefinition, payload: unknown, jobId: string, tryNumber: number): Promise<void> {
+    const runLog = log.child({ job: job.name, jobId, attempt: tryNumber })
+    const run = (async () => {
+      try {
+        await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber })
+      } catch (error) {
+        if (tryNumber < job.attempts && !stopped) {
+          const waitMs = job.backoffMs * 2 ** (tryNumber - 1)
+          runLog.warn({ err: error, retryInMs: waitMs }, 'job failed; it will be retried')
+          waiting.add(jobId)
+          at(new Date(clock.now().getTime() + waitMs), () => {
+            waiting.delete(jobId)
+            void attempt(job, payload, jobId, tryNumber + 1)
+          })
+        } else {
+          runLog.error({ err: error }, 'job failed')
+        }
+      }
+    })()
+    inFlight.add(run)
+    void run.finally(() => inFlight.delete(run))
+    return run
+  }
+
+  function parse(job: AnyJobDefinition, payload: unknown): unknown {
+    const parsed = job.payload.safeParse(payload)
+    if (!parsed.success) throw new Error(`job ${job.name}: invalid payload: ${parsed.error.message}`)
+    return parsed.data
+  }
+
+  for (const job of jobs) {
+    if (!job.schedule) continue
+    const cron = new Cron(job.schedule.cron, { timezone: job.schedule.tz, paused: true })
+    const data = parse(job, {})
+    const arm = (from: Date) => {
+      const next = cron.nextRun(from)
+      if (!next) return
+      at(next, () => {
+        // The next occurrence is counted from now, so a process that slept runs once, not once per missed slot.
+        void attempt(job, data, `${job.name}:${next.toISOString()}`, 1).finally(() => arm(clock.now()))
+      })
+    }
+    arm(clock.now())
+  }
+
+  return {
+    async enqueue(name, payload, enqueueOptions = {}) {
+      const job = byName.get(name)
+      if (!job) throw new Error(`no job named "${name}"`)
+      const data = parse(job, payload)
+      const jobId = enqueueOptions.jobId ?? randomUUID()
+      if (waiting.has(jobId)) return jobId
+      waiting.add(jobId)
+      at(new Date(clock.now().getTime() + (enqueueOptions.delayMs ?? 0)), () => {
+        waiting.delete(jobId)
+        void attempt(job, data, jobId, 1)
+      })
+      return jobId
+    },
+    async drain() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+    },
+    async stop() {
+      stopped = true
+      for (const handle of armed) timers.clearTimeout(handle)
+      armed.clear()
+      waiting.clear()
+      await Promise.allSettled([...inFlight])
+    },
+  }
+}

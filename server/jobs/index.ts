@@ -1,0 +1,7 @@
+import type { AnyJobDefinition } from './define'
+import { cleanupExpired } from './maintenance'
+
+export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
+
+/** Every job the app runs. Both runners (in-process and BullMQ) read this list. */
+export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired]

@@ -1,0 +1,200 @@
+import { PassThrough } from 'node:stream'
+import type { FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import {
+  ConversationListResponseSchema,
+  ConversationParamsSchema,
+  ConversationSchema,
+  CreateConversationBodySchema,
+  ListConversationsQuerySchema,
+  RenameConversationBodySchema,
+  SaveContentBodySchema,
+  SendMessageBodySchema,
+  SendMessageResponseSchema,
+  formatSse,
+  type ChatStreamEvent,
+} from '#common/chat'
+import { ErrorBodySchema, ERRORS } from '#common/errors'
+import { AppError } from '../lib/app-error'
+
+/** Per signed-in user (the session is loaded by then), so one busy user never slows another. */
+const perUser = (request: FastifyRequest) => request.session?.user.id ?? request.ip
+const limit = (groupId: string, max: number) => ({ max, timeWindow: '1 minute', groupId, keyGenerator: perUser, hook: 'preHandler' as const })
+/** Sending asks the assistant (Vapi costs money per chat): 20 a minute per user. */
+const SEND_LIMIT = limit('chat-send', 20)
+const WRITE_LIMIT = limit('chat-write', 60)
+const READ_LIMIT = limit('chat-read', 300)
+
+const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema }
+
+const STREAM_DESCRIPTION =
+  'With `Accept: text/event-stream`: 200 and server-sent events `user` (the stored message), `delta` (pieces of the reply as ' +
+  'they arrive), then `done` (the same body as the 201 answer) or `error` ({code, message}; the user\'s message stays stored). ' +
+  'Otherwise: 201 with the whole exchange, or 502/504 when the assistant failed (the user\'s message stays stored).'
+
+/**
+ * The assistant chat's API (the saved conversations and sending a message, streamed or not).
+ * Signed-in, paid users only (the chat is a paid screen); every query is filtered by the session
+ * user, so another user's conversation is a 404 for every operation.
+ */
+const chatRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { chat } = app.services
+
+  app.get(
+    '/api/conversations',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: "The user's conversations, newest first; `search` matches titles and message text",
+        querystring: ListConversationsQuerySchema,
+        response: { 200: ConversationListResponseSchema, ...errors },
+      },
+      config: { auth: 'paid', cache: 'no-store', rateLimit: READ_LIMIT },
+    },
+    async (request) => ({ conversations: await chat.list(request.user.id, request.query.search) }),
+  )
+
+  app.post(
+    '/api/conversations',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'Save a new conversation (title: the given one, else the first 50 characters of the first user message plus "...")',
+        body: CreateConversationBodySchema,
+        response: { 201: ConversationSchema, ...errors },
+      },
+      config: { auth: 'paid', rateLimit: WRITE_LIMIT },
+    },
+    async (request, reply) => reply.code(201).send(await chat.create(request.user.id, request.body)),
+  )
+
+  app.get(
+    '/api/conversations/:id',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'One conversation with its messages',
+        params: ConversationParamsSchema,
+        response: { 200: ConversationSchema, ...errors },
+      },
+      config: { auth: 'paid', cache: 'no-store', rateLimit: READ_LIMIT },
+    },
+    async (request) => chat.get(request.user.id, request.params.id),
+  )
+
+  app.patch(
+    '/api/conversations/:id',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'Rename a conversation (trimmed, 1 to 200 characters)',
+        params: ConversationParamsSchema,
+        body: RenameConversationBodySchema,
+        response: { 200: ConversationSchema, ...errors },
+      },
+      config: { auth: 'paid', rateLimit: WRITE_LIMIT },
+    },
+    async (request) => chat.rename(request.user.id, request.params.id, request.body.title),
+  )
+
+  app.put(
+    '/api/conversations/:id/content',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'Save messages (the autosave): merged by id, so a repeated or stale save never loses or duplicates one',
+        params: ConversationParamsSchema,
+        body: SaveContentBodySchema,
+        response: { 200: ConversationSchema, ...errors },
+      },
+      config: { auth: 'paid', rateLimit: WRITE_LIMIT },
+    },
+    async (request) => chat.saveContent(request.user.id, request.params.id, request.body.content),
+  )
+
+  app.delete(
+    '/api/conversations/:id',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: 'Delete a conversation',
+        params: ConversationParamsSchema,
+        response: { 204: z.undefined(), ...errors },
+      },
+      config: { auth: 'paid', rateLimit: WRITE_LIMIT },
+    },
+    async (request, reply) => {
+      await chat.remove(request.user.id, request.params.id)
+      return reply.code(204).send()
+    },
+  )
+
+  app.post(
+    '/api/conversations/:id/messages',
+    {
+      schema: {
+        tags: ['conversations'],
+        summary: "Send a message: stores it, asks the assistant, stores the reply (the user's message survives a failed reply)",
+        description: STREAM_DESCRIPTION,
+        params: ConversationParamsSchema,
+        body: SendMessageBodySchema,
+        response: {
+          200: z.string().describe('text/event-stream (see the description)'),
+          201: SendMessageResponseSchema,
+          ...errors,
+          502: ErrorBodySchema,
+          504: ErrorBodySchema,
+        },
+      },
+      config: { auth: 'paid', rateLimit: SEND_LIMIT },
+    },
+    async (request, reply) => {
+      const userId = request.user.id
+      const { id } = request.params
+      if (!(request.headers.accept ?? '').includes('text/event-stream')) {
+        return reply.code(201).send(await chat.send(userId, id, request.body))
+      }
+
+      // Streaming. Refusals before the message is stored (not found, repeated id, full) are
+      // ordinary JSON errors; once it is stored the stream starts, and a failed reply is an
+      // `error` event. A browser that leaves early does not stop the reply from being stored.
+      const stream = new PassThrough()
+      // A browser that went away destroys the stream; its error is of no further interest.
+      stream.on('error', () => {})
+      const emit = (event: ChatStreamEvent) => {
+        if (!stream.destroyed && !stream.writableEnded) stream.write(formatSse(event.type, event))
+      }
+      let started = false
+      try {
+        const result = await chat.send(userId, id, request.body, {
+          onStored: (message) => {
+            started = true
+            reply
+              .code(200)
+              .type('text/event-stream; charset=utf-8')
+              .header('cache-control', 'no-store')
+              .header('x-accel-buffering', 'no')
+              // A stream is sent as it is, never through the response serializer.
+              .send(stream as never)
+            emit({ type: 'user', message })
+          },
+          onDelta: (text) => emit({ type: 'delta', text }),
+        })
+        emit({ type: 'done', result: SendMessageResponseSchema.parse(result) })
+      } catch (error) {
+        if (!started) throw error
+        const known = error instanceof AppError
+        if (!known || error.statusCode >= 500) request.log[known ? 'warn' : 'error']({ err: error }, 'chat reply failed')
+        emit({
+          type: 'error',
+          error: known ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: ERRORS.INTERNAL.message },
+        })
+      }
+      if (!stream.destroyed) stream.end()
+      return reply
+    },
+  )
+}
+
+export default chatRoutes

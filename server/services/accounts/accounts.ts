@@ -1,0 +1,239 @@
+import { and, eq, gt, isNull } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import { CONSENT_TEXT_VERSION } from '#common/auth'
+import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
+import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
+import { createSession, invalidateUserSessions, type NewSessionCookie } from '#server/auth/session'
+import { hashSecret, randomToken } from '#server/auth/tokens'
+import type { Config } from '#server/config'
+import { recordActivity } from '#server/db/activity'
+import type { Db, DbExecutor } from '#server/db/client'
+import { emailTokens, profiles, users, type User } from '#server/db/schema'
+import { composeEmail, type Mailer } from '#server/integrations/mailer'
+import { AppError } from '#server/lib/app-error'
+import type { Clock } from '#server/lib/clock'
+import type { Counters } from '#server/lib/counters'
+
+export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger }
+export type RequestMeta = { ip: string; userAgent?: string | undefined }
+export type NewSession = NewSessionCookie
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+export const CONFIRM_TOKEN_TTL_MS = 24 * HOUR
+export const RESET_TOKEN_TTL_MS = HOUR
+
+/** Failed logins per account: free for the first few, then each one waits longer; capped per hour. */
+export const LOGIN_FREE_FAILURES = 5
+export const LOGIN_FAILURES_PER_HOUR = 100
+export const SIGNUPS_PER_IP_PER_HOUR = 10
+
+const INVALID_CREDENTIALS = () => new AppError('INVALID_CREDENTIALS')
+
+function tooMany(resetAt: number, now: number, message: string): AppError {
+  return new AppError('RATE_LIMITED', message, { retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)) })
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code
+  return code === '23505'
+}
+
+export type SignupInput = {
+  fullName: string
+  email: string
+  phoneNumber: string
+  password: string
+  partnerProgram?: string | undefined
+}
+
+export async function signUp(deps: AccountDeps, input: SignupInput, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+  const now = deps.clock.now()
+  const perIp = await deps.counters.hit(`signup-ip:${meta.ip}`, HOUR)
+  if (perIp.count > SIGNUPS_PER_IP_PER_HOUR) {
+    throw tooMany(perIp.resetAt, now.getTime(), 'Too many accounts were created from this network. Please try again later.')
+  }
+  await assertNotCommonPassword(input.password)
+  const passwordHash = await hashPassword(input.password)
+  let user: User
+  try {
+    user = await deps.db.transaction(async (tx) => {
+      const [created] = await tx
+        .insert(users)
+        .values({
+          email: input.email,
+          passwordHash,
+          fullName: input.fullName,
+          phoneNumber: input.phoneNumber,
+          communicationConsentVersion: CONSENT_TEXT_VERSION,
+          communicationConsentAt: now,
+          termsAcceptedAt: now,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+      await tx.insert(profiles).values({
+        id: created!.id,
+        name: input.fullName,
+        phoneNumber: input.phoneNumber,
+        partnerProgram: input.partnerProgram || DEFAULT_PARTNER_PROGRAM,
+        createdAt: now,
+        updatedAt: now,
+      })
+      return created!
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      throw new AppError('EMAIL_TAKEN', undefined, { field: 'email' })
+    }
+    throw error
+  }
+  const session = await createSession(deps.db, deps.clock, user.id, meta)
+  await recordActivity(deps.db, user.id, 'sign_in', now)
+  await sendConfirmationEmail(deps, user).catch((error: unknown) => {
+    // The account exists either way; the user can ask for the email again.
+    deps.log.error({ err: error, userId: user.id }, 'could not send the confirmation email')
+  })
+  return { user, session }
+}
+
+export async function logIn(deps: AccountDeps, input: { email: string; password: string }, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+  const now = deps.clock.now().getTime()
+  const failKey = `login-fail:${input.email}`
+  const lockKey = `login-lock:${input.email}`
+  const [failures, lock] = await Promise.all([deps.counters.get(failKey), deps.counters.get(lockKey)])
+  if (failures && failures.count >= LOGIN_FAILURES_PER_HOUR) {
+    throw tooMany(failures.resetAt, now, 'Too many failed login attempts. Please try again later or reset your password.')
+  }
+  if (lock) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
+
+  const [user] = await deps.db.select().from(users).where(eq(users.email, input.email)).limit(1)
+  const ok = user ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password)
+  if (!user || !ok) {
+    const hit = await deps.counters.hit(failKey, HOUR)
+    if (hit.count >= LOGIN_FREE_FAILURES) {
+      // 1 s, 2 s, 4 s ... up to 5 minutes between attempts once the free ones are spent.
+      const waitMs = Math.min(1000 * 2 ** (hit.count - LOGIN_FREE_FAILURES), 5 * MINUTE)
+      await deps.counters.reset(lockKey)
+      await deps.counters.hit(lockKey, waitMs)
+    }
+    throw INVALID_CREDENTIALS()
+  }
+  await Promise.all([deps.counters.reset(failKey), deps.counters.reset(lockKey)])
+  const session = await createSession(deps.db, deps.clock, user.id, meta)
+  await recordActivity(deps.db, user.id, 'sign_in', deps.clock.now())
+  return { user, session }
+}
+
+async function issueToken(deps: AccountDeps, userId: string, purpose: 'confirm_email' | 'reset_password', ttlMs: number): Promise<string> {
+  const token = randomToken(32)
+  const now = deps.clock.now()
+  await deps.db.insert(emailTokens).values({
+    userId,
+    purpose,
+    tokenHash: hashSecret(token),
+    expiresAt: new Date(now.getTime() + ttlMs),
+    createdAt: now,
+  })
+  return token
+}
+
+/** One email per minute and five per hour per account and purpose. */
+async function mailAllowance(deps: AccountDeps, userId: string, purpose: string): Promise<{ ok: true } | { ok: false; resetAt: number }> {
+  const [minute, hour] = await Promise.all([
+    deps.counters.hit(`mail-min:${purpose}:${userId}`, MINUTE),
+    deps.counters.hit(`mail-hour:${purpose}:${userId}`, HOUR),
+  ])
+  if (minute.count > 1) return { ok: false, resetAt: minute.resetAt }
+  if (hour.count > 5) return { ok: false, resetAt: hour.resetAt }
+  return { ok: true }
+}
+
+export async function sendConfirmationEmail(deps: AccountDeps, user: User): Promise<void> {
+  if (user.emailConfirmedAt) return
+  const allowance = await mailAllowance(deps, user.id, 'confirm')
+  if (!allowance.ok) {
+    throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'A confirmation email was sent recently. Please check your inbox and try again in a little while.')
+  }
+  const token = await issueToken(deps, user.id, 'confirm_email', CONFIRM_TOKEN_TTL_MS)
+  const link = `${deps.config.appUrl}/auth?mode=confirm&token=${token}`
+  await deps.mailer.send(
+    composeEmail({
+      to: user.email,
+      subject: 'Confirm your email for Momentum Coach',
+      greeting: `Hi ${user.fullName},`,
+      paragraphs: ['Welcome to Momentum Coach! Please confirm your email address so you can choose your plan and start coaching.'],
+      action: 'Confirm my email',
+      link,
+      footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
+    }),
+  )
+}
+
+/** Marks a token used and returns its user, or throws: a used, expired or unknown token is refused. */
+async function consumeToken(deps: AccountDeps, token: string, purpose: 'confirm_email' | 'reset_password', tx: DbExecutor): Promise<string> {
+  const now = deps.clock.now()
+  const [row] = await tx
+    .update(emailTokens)
+    .set({ usedAt: now })
+    .where(and(eq(emailTokens.tokenHash, hashSecret(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .returning({ userId: emailTokens.userId })
+  if (!row) throw new AppError('INVALID_TOKEN', undefined, { field: 'token' })
+  return row.userId
+}
+
+export async function confirmEmail(deps: AccountDeps, token: string): Promise<User> {
+  return deps.db.transaction(async (tx) => {
+    const userId = await consumeToken(deps, token, 'confirm_email', tx)
+    const now = deps.clock.now()
+    const [user] = await tx.select().from(users).where(eq(users.id, userId)).limit(1)
+    if (user!.emailConfirmedAt) return user!
+    const [updated] = await tx.update(users).set({ emailConfirmedAt: now, updatedAt: now }).where(eq(users.id, userId)).returning()
+    return updated!
+  })
+}
+
+/** Always answers the same, whether the email has an account or not. */
+export async function requestPasswordReset(deps: AccountDeps, email: string): Promise<void> {
+  const [user] = await deps.db.select().from(users).where(eq(users.email, email)).limit(1)
+  if (!user) return
+  const allowance = await mailAllowance(deps, user.id, 'reset')
+  if (!allowance.ok) {
+    deps.log.warn({ userId: user.id }, 'password reset email not sent: per-account limit reached')
+    return
+  }
+  const token = await issueToken(deps, user.id, 'reset_password', RESET_TOKEN_TTL_MS)
+  const link = `${deps.config.appUrl}/auth?mode=reset&token=${token}`
+  await deps.mailer.send(
+    composeEmail({
+      to: user.email,
+      subject: 'Reset your Momentum Coach password',
+      greeting: `Hi ${user.fullName},`,
+      paragraphs: ['Someone (hopefully you) asked to reset the password of your Momentum Coach account.'],
+      action: 'Choose a new password',
+      link,
+      footer: 'This link works once and expires in 1 hour. If you did not ask for it, you can ignore this email: your password stays the same.',
+    }),
+  ).catch((error: unknown) => deps.log.error({ err: error, userId: user.id }, 'could not send the password reset email'))
+}
+
+/** Sets a new password, signs out every session of the user, and starts a fresh one. */
+export async function resetPassword(deps: AccountDeps, token: string, password: string, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+  await assertNotCommonPassword(password)
+  const passwordHash = await hashPassword(password)
+  const user = await deps.db.transaction(async (tx) => {
+    const userId = await consumeToken(deps, token, 'reset_password', tx)
+    const now = deps.clock.now()
+    const [updated] = await tx
+      .update(users)
+      // Following the emailed link proves the address too.
+      .set({ passwordHash, updatedAt: now })
+      .where(eq(users.id, userId))
+      .returning()
+    await invalidateUserSessions(tx, userId)
+    return updated!
+  })
+  await Promise.all([deps.counters.reset(`login-fail:${user.email}`), deps.counters.reset(`login-lock:${user.email}`)])
+  const session = await createSession(deps.db, deps.clock, user.id, meta)
+  return { user, session }
+}

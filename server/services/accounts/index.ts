@@ -1,0 +1,54 @@
+/**
+ * Accounts: sign-up, login, email confirmation and password reset over emailed links, the session
+ * user and the post-login routing, and the text opt-in. Sessions themselves are server/auth.
+ */
+import { invalidateSession, validateSessionToken } from '#server/auth/session'
+import type { User } from '#server/db/schema'
+import {
+  confirmEmail,
+  logIn,
+  requestPasswordReset,
+  resetPassword,
+  sendConfirmationEmail,
+  signUp,
+  type AccountDeps,
+  type RequestMeta,
+  type SignupInput,
+} from './accounts'
+import { getOptIn, recordOptIn } from './opt-in'
+import { postLoginDestination, toSessionUser } from './session-user'
+
+export {
+  CONFIRM_TOKEN_TTL_MS,
+  LOGIN_FAILURES_PER_HOUR,
+  LOGIN_FREE_FAILURES,
+  RESET_TOKEN_TTL_MS,
+  SIGNUPS_PER_IP_PER_HOUR,
+  type AccountDeps,
+  type NewSession,
+  type RequestMeta,
+  type SignupInput,
+} from './accounts'
+export { sessionUserFrom, type PostLoginPath } from './session-user'
+
+export type Accounts = ReturnType<typeof createAccounts>
+
+export function createAccounts(deps: AccountDeps) {
+  const { db, clock } = deps
+  return {
+    signUp: (input: SignupInput, meta: RequestMeta) => signUp(deps, input, meta),
+    logIn: (input: { email: string; password: string }, meta: RequestMeta) => logIn(deps, input, meta),
+    logOut: (sessionId: string) => invalidateSession(db, sessionId),
+    /** The session of a cookie value (with its user and access row), or null. */
+    validateSession: (token: string) => validateSessionToken(db, clock, token),
+    confirmEmail: (token: string) => confirmEmail(deps, token),
+    sendConfirmationEmail: (user: User) => sendConfirmationEmail(deps, user),
+    requestPasswordReset: (email: string) => requestPasswordReset(deps, email),
+    resetPassword: (token: string, password: string, meta: RequestMeta) => resetPassword(deps, token, password, meta),
+    toSessionUser: (user: User) => toSessionUser(db, user, clock.now()),
+    postLoginDestination: (userId: string) => postLoginDestination(db, userId, clock.now()),
+    getOptIn: (userId: string) => getOptIn(db, userId),
+    recordOptIn: (userId: string, consentText: string) =>
+      recordOptIn(db, userId, { smsNumber: deps.config.smsOptInNumber, consentText, now: clock.now() }),
+  }
+}

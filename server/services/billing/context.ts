@@ -1,0 +1,67 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import type Stripe from 'stripe'
+import type { Db, DbExecutor } from '#server/db/client'
+import { subscribers, users } from '#server/db/schema'
+import type { Clock } from '#server/lib/clock'
+import type { PaymentKinds } from './payment-kinds'
+
+/** What the Stripe half of billing shares: the client, the database, the time, the log, the kinds. */
+export type StripeContext = {
+  db: Db
+  stripe: Stripe
+  clock: Clock
+  log: Logger
+  appUrl: string
+  paymentKinds: PaymentKinds
+}
+
+export type CheckoutUser = { id: string; email: string; fullName: string }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** How long a looked-up price or portal configuration is reused. */
+export const STRIPE_LOOKUP_CACHE_MS = 10 * 60_000
+
+export const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  value == null ? null : typeof value === 'string' ? value : value.id
+
+/** The id, when it names one of our users. */
+export async function userExists(tx: DbExecutor, userId: string | null | undefined): Promise<string | null> {
+  if (!userId || !UUID.test(userId)) return null
+  const [row] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).limit(1)
+  return row?.id ?? null
+}
+
+export async function storedCustomer(tx: DbExecutor, userId: string): Promise<string | null> {
+  const [row] = await tx.select({ customer: subscribers.stripeCustomerId }).from(subscribers).where(eq(subscribers.userId, userId)).limit(1)
+  return row?.customer ?? null
+}
+
+/** Records the customer on the user's subscriber record unless one is already there. */
+export async function rememberCustomer(tx: DbExecutor, userId: string, customerId: string, now: Date): Promise<string> {
+  await tx
+    .insert(subscribers)
+    .values({ userId, stripeCustomerId: customerId, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({
+      target: subscribers.userId,
+      set: { stripeCustomerId: sql`coalesce(${subscribers.stripeCustomerId}, excluded.stripe_customer_id)`, updatedAt: now },
+    })
+  return (await storedCustomer(tx, userId)) ?? customerId
+}
+
+/** One Stripe customer per user: the stored one, else created once (idempotency key per user). */
+export async function ensureCustomer(ctx: StripeContext, user: CheckoutUser): Promise<string> {
+  const existing = await storedCustomer(ctx.db, user.id)
+  if (existing) return existing
+  const customer = await ctx.stripe.customers.create(
+    { email: user.email, name: user.fullName, metadata: { userId: user.id } },
+    { idempotencyKey: `customer:${user.id}` },
+  )
+  return rememberCustomer(ctx.db, user.id, customer.id, ctx.clock.now())
+}
+
+/** Serialises everything written for one Stripe customer (transaction-scoped advisory lock). */
+export async function lockCustomer(tx: DbExecutor, key: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`stripe:${key}`}))`)
+}

@@ -1,0 +1,103 @@
+/**
+ * Billing: the paid rule, the plans, payment testing mode and, when the Stripe keys are set,
+ * embedded Checkout, the billing portal and the Stripe webhook. Other domains reach billing
+ * through this file only; one-time payments of theirs (courses) register a payment kind.
+ */
+import type Stripe from 'stripe'
+import type { PlanId } from '#common/plans'
+import type { Db } from '#server/db/client'
+import { verifyStripeEvent } from '#server/integrations/stripe'
+import { AppError } from '#server/lib/app-error'
+import type { Clock } from '#server/lib/clock'
+import type { Logger } from 'pino'
+import { getAccess, type Access } from './access'
+import { createCheckout } from './checkout'
+import { ensureCustomer, type CheckoutUser, type StripeContext } from './context'
+import { createPaymentKinds, type PaymentKind } from './payment-kinds'
+import { createPortal } from './portal'
+import { activateTestingPlan, subscriptionAnswer } from './subscriptions'
+import { createWebhooks } from './webhooks'
+
+export { assertPaid, decideAccess, getAccess, GRACE_MS, paidUserCondition, PAID_STRIPE_STATUSES, type Access, type AccessRow } from './access'
+export { embeddedClientSecret } from './checkout'
+export type { CheckoutUser } from './context'
+export type { CheckoutPaymentContext, PaymentKind, RefundContext } from './payment-kinds'
+export { findPlan, planForLookupKey, PLANS, priceLookupKey } from './plans'
+export { activateTestingPlan, subscriptionAnswer, subscriptionRecord } from './subscriptions'
+
+export type BillingDeps = {
+  db: Db
+  clock: Clock
+  log: Logger
+  appUrl: string
+  /** The Stripe client and keys; undefined in payment testing mode. */
+  stripe: { client: Stripe; publishableKey: string; webhookSecret: string } | undefined
+}
+
+export type PaymentMode = 'testing' | 'stripe'
+
+export type Billing = ReturnType<typeof createBilling>
+
+export function createBilling(deps: BillingDeps) {
+  const { db, clock } = deps
+  const paymentKinds = createPaymentKinds()
+  const mode: PaymentMode = deps.stripe ? 'stripe' : 'testing'
+  const ctx: StripeContext | undefined = deps.stripe
+    ? { db, clock, log: deps.log, appUrl: deps.appUrl, stripe: deps.stripe.client, paymentKinds }
+    : undefined
+  const stripeParts = ctx ? { ctx, checkout: createCheckout(ctx), portal: createPortal(ctx), webhooks: createWebhooks(ctx) } : undefined
+
+  /** The Stripe half, or 409 PAYMENTS_NOT_CONFIGURED in testing mode. */
+  const live = () => {
+    if (!stripeParts) throw new AppError('PAYMENTS_NOT_CONFIGURED')
+    return stripeParts
+  }
+
+  return {
+    mode,
+    /** The Stripe client (undefined in testing mode), for one-time checkouts of other domains. */
+    stripe: deps.stripe?.client,
+
+    getAccess: (userId: string): Promise<Access> => getAccess(db, userId, clock.now()),
+
+    /** check-subscription: subscribed, tier, period end and grace, from the same rule as the guards. */
+    async checkSubscription(userId: string) {
+      return subscriptionAnswer(await getAccess(db, userId, clock.now()), mode)
+    },
+
+    publishableKey(): string {
+      if (!deps.stripe) throw new AppError('PAYMENTS_NOT_CONFIGURED')
+      return deps.stripe.publishableKey
+    },
+
+    /** Testing mode: activates a plan without payment (refused when Stripe is configured). */
+    async activateTestingPlan(userId: string, plan: PlanId): Promise<void> {
+      if (mode === 'stripe') throw new AppError('TESTING_MODE_DISABLED')
+      await activateTestingPlan(db, userId, plan, clock.now())
+    },
+
+    createEmbeddedCheckout: (user: CheckoutUser, plan: PlanId, attempt: string | undefined) =>
+      live().checkout.createEmbeddedCheckout(user, plan, attempt),
+    checkoutStatus: (userId: string, sessionId: string) => live().checkout.checkoutStatus(userId, sessionId),
+    createPortalSession: (userId: string) => live().portal.createPortalSession(userId),
+    /** The user's one Stripe customer, created on first use. */
+    ensureCustomer: (user: CheckoutUser) => ensureCustomer(live().ctx, user),
+
+    /**
+     * The Stripe webhook: verifies the signature over the raw body (400 INVALID_SIGNATURE) and
+     * processes the event once. 404 when Stripe is not configured on this server.
+     */
+    async handleStripeWebhook(body: Buffer, signature: string | undefined) {
+      if (!deps.stripe || !stripeParts) throw new AppError('NOT_FOUND', 'Stripe is not configured on this server.')
+      const event = verifyStripeEvent(deps.stripe.client, body, signature, deps.stripe.webhookSecret, deps.log)
+      const outcome = await stripeParts.webhooks.handleEvent(event)
+      return { event, outcome }
+    },
+
+    /** Processes an already verified event (tests and replays). */
+    handleEvent: (event: Stripe.Event) => live().webhooks.handleEvent(event),
+
+    /** Lets another domain fulfil and refund its one-time payments (`metadata.kind`). */
+    registerPaymentKind: (kind: string, handlers: PaymentKind) => paymentKinds.register(kind, handlers),
+  }
+}

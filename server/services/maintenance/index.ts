@@ -1,0 +1,44 @@
+/** Housekeeping the scheduled maintenance job runs: records nobody can use any more are deleted. */
+import { and, isNotNull, lt, or } from 'drizzle-orm'
+import { SESSION_IDLE_MS } from '#server/auth/session'
+import type { Db } from '#server/db/client'
+import { emailTokens, processedWebhookEvents, sessions } from '#server/db/schema'
+import type { Clock } from '#server/lib/clock'
+
+const DAY_MS = 86_400_000
+/** How long a processed webhook id is remembered (Stripe retries for up to three days). */
+const WEBHOOK_EVENT_RETENTION_MS = 30 * DAY_MS
+/** How long a used email token is kept after its use. */
+const USED_TOKEN_RETENTION_MS = DAY_MS
+
+export type CleanupResult = { sessions: number; emailTokens: number; webhookEvents: number }
+
+/** Deletes expired sessions, spent or expired email tokens and old webhook ids, in one transaction. Idempotent. */
+export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupResult> {
+  const idleCutoff = new Date(now.getTime() - SESSION_IDLE_MS)
+  const usedCutoff = new Date(now.getTime() - USED_TOKEN_RETENTION_MS)
+  const webhookCutoff = new Date(now.getTime() - WEBHOOK_EVENT_RETENTION_MS)
+  return db.transaction(async (tx) => {
+    const deadSessions = await tx
+      .delete(sessions)
+      .where(or(lt(sessions.expiresAt, now), lt(sessions.lastVerifiedAt, idleCutoff)))
+      .returning({ id: sessions.id })
+    const deadTokens = await tx
+      .delete(emailTokens)
+      .where(or(lt(emailTokens.expiresAt, now), and(isNotNull(emailTokens.usedAt), lt(emailTokens.usedAt, usedCutoff))))
+      .returning({ id: emailTokens.id })
+    const oldEvents = await tx
+      .delete(processedWebhookEvents)
+      .where(lt(processedWebhookEvents.processedAt, webhookCutoff))
+      .returning({ id: processedWebhookEvents.eventId })
+    return { sessions: deadSessions.length, emailTokens: deadTokens.length, webhookEvents: oldEvents.length }
+  })
+}
+
+export type Maintenance = ReturnType<typeof createMaintenance>
+
+export function createMaintenance(deps: { db: Db; clock: Clock }) {
+  return {
+    deleteExpiredRecords: () => deleteExpiredRecords(deps.db, deps.clock.now()),
+  }
+}

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp } from '../helpers/app'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+
+/**
+ * The OpenAPI document is part of the external contract: a change to it must be deliberate. When
+ * an issue changes the API, update test/fixtures/openapi.json in the same change (it is the
+ * document GET /api/openapi.json serves, as JSON).
+ */
+let database: TestDatabase
+let app: FastifyInstance
+
+beforeAll(async () => {
+  database = await createTestDatabase('pglite')
+  app = await buildTestApp({ database })
+})
+
+afterAll(async () => {
+  await app?.close()
+  await database?.destroy()
+})
+
+describe('GET /api/openapi.json', () => {
+  it('is the committed document', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/openapi.json' })
+    expect(response.statusCode).toBe(200)
+    const committed = JSON.parse(readFileSync(new URL('../fixtures/openapi.json', import.meta.url), 'utf8')) as unknown
+    expect(response.json()).toEqual(committed)
+  })
+
+  it('lists every /api route the app declares, with its security', async () => {
+    const document = response(await app.inject({ method: 'GET', url: '/api/openapi.json' }))
+    for (const route of app.routeAccess.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.url !== '/api/openapi.json')) {
+      const path = route.url.replace(/:(\w+)/g, '{$1}')
+      const operation = document.paths[path]?.[route.method.toLowerCase()]
+      expect(operation, `${route.method} ${route.url}`).toBeDefined()
+      const expected = route.auth === 'session' || route.auth === 'paid' ? [{ session: [] }] : route.auth === 'optional' ? [{}, { session: [] }] : []
+      expect({ route: `${route.method} ${route.url}`, security: operation!.security }).toEqual({ route: `${route.method} ${route.url}`, security: expected })
+    }
+  })
+})
+
+type Document = { paths: Record<string, Record<string, { security?: unknown } | undefined> | undefined> }
+const response = (reply: { json(): unknown }) => reply.json() as Document

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { emptyGoalsForm } from '#common/goals'
+import { optInConsentText } from '#common/opt-in'
+import { conversations, subscribers } from '#server/db/schema'
+import { GRACE_MS } from '#server/services/billing'
+import { buildTestApp } from '../helpers/app'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { signedInUser, type SignedIn } from '../helpers/users'
+
+/**
+ * Every route declared `auth: 'paid'` refuses a user whom the one paid rule does not count as
+ * paid, the chat send included. The table must name every paid route the app has, so a new one
+ * cannot be added without being checked here.
+ */
+const DAY = 86_400_000
+let database: TestDatabase
+let app: FastifyInstance
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await buildTestApp({ database })
+  app.services.chat.settings.fallbackDelayMs = 0
+})
+
+afterAll(async () => {
+  await app?.close()
+  await database?.destroy()
+})
+
+/** A valid request for each paid route (the conversation is the user's own). */
+function paidRequests(conversationId: string): Array<{ route: string; request: InjectOptions }> {
+  const at = (path: string) => path.replace(':id', conversationId)
+  return [
+    { route: 'GET /api/goals', request: { method: 'GET', url: '/api/goals' } },
+    { route: 'PUT /api/goals', request: { method: 'PUT', url: '/api/goals', payload: emptyGoalsForm() } },
+    { route: 'GET /api/calls/recent', request: { method: 'GET', url: '/api/calls/recent' } },
+    { route: 'GET /api/dashboard/stats', request: { method: 'GET', url: '/api/dashboard/stats' } },
+    { route: 'GET /api/opt-in', request: { method: 'GET', url: '/api/opt-in' } },
+    {
+      route: 'POST /api/opt-in',
+      request: { method: 'POST', url: '/api/opt-in', payload: { consentText: optInConsentText(app.config.smsOptInNumber) } },
+    },
+    { route: 'GET /api/conversations', request: { method: 'GET', url: '/api/conversations?search=plan' } },
+    { route: 'POST /api/conversations', request: { method: 'POST', url: '/api/conversations', payload: { title: 'Weekly plan' } } },
+    { route: 'GET /api/conversations/:id', request: { method: 'GET', url: at('/api/conversations/:id') } },
+    { route: 'PATCH /api/conversations/:id', request: { method: 'PATCH', url: at('/api/conversations/:id'), payload: { title: 'Renamed' } } },
+    {
+      route: 'PUT /api/conversations/:id/content',
+      request: { method: 'PUT', url: at('/api/conversations/:id/content'), payload: { content: [] } },
+    },
+    {
+      route: 'POST /api/conversations/:id/messages',
+      request: { method: 'POST', url: at('/api/conversations/:id/messages'), payload: { text: 'Help me plan my week', id: randomUUID() } },
+    },
+    {
+      route: 'POST /api/conversations/:id/messages',
+      request: {
+        method: 'POST',
+        url: at('/api/conversations/:id/messages'),
+        headers: { accept: 'text/event-stream' },
+        payload: { text: 'And stream it', id: randomUUID() },
+      },
+    },
+    { route: 'DELETE /api/conversations/:id', request: { method: 'DELETE', url: at('/api/conversations/:id') } },
+  ]
+}
+
+/** A user whose Stripe subscription became past due `daysAgo` days ago, with one conversation. */
+async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; conversationId: string }> {
+  const user = await signedInUser(app)
+  const now = app.services.clock.now()
+  await database.db.insert(subscribers).values({
+    userId: user.user.id,
+    subscribed: true,
+    tier: 'premium',
+    status: 'past_due',
+    source: 'stripe',
+    pastDueSince: new Date(now.getTime() - daysAgo * DAY),
+    stripeSubscriptionId: `sub_${randomUUID()}`,
+    stripeCustomerId: `cus_${randomUUID()}`,
+  })
+  const [conversation] = await database.db
+    .insert(conversations)
+    .values({ userId: user.user.id, title: 'Before it lapsed', content: [] })
+    .returning({ id: conversations.id })
+  return { user, conversationId: conversation!.id }
+}
+
+const send = (user: SignedIn, request: InjectOptions) =>
+  app.inject({ ...request, headers: { ...user.headers, ...(request.headers ?? {}) } })
+
+describe('the paid guard', () => {
+  it('covers every route the app declares paid', () => {
+    const declared = app.routeAccess
+      // HEAD routes are Fastify's copies of the GETs, with the same guard.
+      .filter((route) => route.auth === 'paid' && route.method !== 'HEAD')
+      .map((route) => `${route.method} ${route.url}`)
+      .sort()
+    const tested = [...new Set(paidRequests('x').map((entry) => entry.route))].sort()
+    expect(tested).toEqual(declared)
+  })
+
+  it('refuses a subscription past due beyond the grace period on every paid route, chat send included', async () => {
+    expect(GRACE_MS).toBe(7 * DAY)
+    const { user, conversationId } = await pastDueUser(8)
+    for (const { route, request } of paidRequests(conversationId)) {
+      const response = await send(user, request)
+      expect({ route, status: response.statusCode, code: response.json().error?.code }).toEqual({ route, status: 403, code: 'PAYMENT_REQUIRED' })
+    }
+    // Nothing was written: the conversation is there, untouched, with no message.
+    const [row] = await database.db.select().from(conversations).where(eq(conversations.id, conversationId))
+    expect(row).toMatchObject({ title: 'Before it lapsed', content: [] })
+  })
+
+  it('lets the same subscription through while it is inside the grace period', async () => {
+    const { user, conversationId } = await pastDueUser(6)
+    for (const { route, request } of paidRequests(conversationId)) {
+      const response = await send(user, request)
+      expect({ route, ok: response.statusCode < 300 }).toEqual({ route, ok: true })
+    }
+  })
+})
