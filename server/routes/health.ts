@@ -22,7 +22,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** GET /api/health: 200 with the state of the database and Redis; 503 when the database is unreachable. */
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
-  const startedAt = Date.now()
+  const startedAt = app.services.clock.now().getTime()
   app.get(
     '/api/health',
     {
@@ -53,7 +53,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
       const body = {
         database: { state: database, driver: app.database.driver },
         redis: { state: redis },
-        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+        uptimeSeconds: Math.max(0, Math.round((app.services.clock.now().getTime() - startedAt) / 1000)),
         version: VERSION,
       }
       if (database === 'down') return reply.code(503).send({ status: 'degraded' as const, ...body })
