@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { z } from 'zod'
 
 /**
- * The environment of ../shared/CONTRACT.md, read once and validated with zod.
+ * The environment the product reads (every variable optional), read once and validated with zod.
  * Everything else receives the typed `Config` object and never reads process.env.
  */
 const emptyToUndefined = (value: unknown) =>

@@ -47,7 +47,7 @@ export async function verifyAgainstDummy(password: string): Promise<false> {
 }
 
 let common: Promise<Set<string>> | undefined
-/** The most common passwords (@zxcvbn-ts's common dictionary, ~30k entries), loaded once. */
+/** The most common passwords (@zxcvbn-ts's common dictionary, ~49,000 entries), loaded once. */
 async function commonPasswords(): Promise<Set<string>> {
   common ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common']))
   return common

@@ -1,5 +1,5 @@
 /**
- * A small, stateful, Stripe-compatible API for tests (../shared/briefs/stripe.md §7). The official
+ * A small, stateful, Stripe-compatible API for tests. The official
  * `stripe` SDK talks to it through STRIPE_API_URL exactly as it talks to Stripe: form-encoded
  * bodies in qs bracket style, Bearer auth, `Idempotency-Key` replay, Stripe's JSON shapes and its
  * error shape `{error:{type,message,code?,param?}}`. It serves the endpoints this app uses

@@ -1,5 +1,5 @@
 /**
- * A local fake of Vapi's REST API (../shared/briefs/vapi.md §10) for tests and benchmarks: a real
+ * A local fake of Vapi's REST API for tests and benchmarks: a real
  * HTTP server on 127.0.0.1 that the app reaches through VAPI_API_URL, holding to Vapi's wire
  * formats. This part covers what the chat needs: `POST /chat` (JSON, or server-sent events with
  * `stream: true`) and `GET /chat/:id`. The voice and calls issues add their routes to `fake.app`

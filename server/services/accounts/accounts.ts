@@ -226,7 +226,6 @@ export async function resetPassword(deps: AccountDeps, token: string, password: 
     const now = deps.clock.now()
     const [updated] = await tx
       .update(users)
-      // Following the emailed link proves the address too.
       .set({ passwordHash, updatedAt: now })
       .where(eq(users.id, userId))
       .returning()
