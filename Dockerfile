@@ -21,6 +21,7 @@ COPY --from=build /app/web/dist ./web/dist
 COPY common ./common
 COPY server ./server
 COPY worker ./worker
+COPY scripts ./scripts
 COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
 USER node
