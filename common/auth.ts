@@ -75,7 +75,7 @@ export const ResetPasswordBodySchema = z
   })
   .refine((body) => body.password === body.confirmPassword, { message: 'Passwords do not match', path: ['confirmPassword'] })
 
-/** The session user of spec 1 §3, as the server reports it. */
+/** The signed-in user, as the server reports it. */
 export const SessionUserSchema = z.object({
   id: z.string(),
   email: z.string(),

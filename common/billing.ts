@@ -7,7 +7,7 @@ export { PAYMENT_MODES, PaymentModeSchema, type PaymentMode } from './plans'
 /** Days a past-due Stripe subscription keeps access while Stripe retries the payment. */
 export const PAST_DUE_GRACE_DAYS = 7
 
-/** Testing mode (no Stripe keys): choosing a plan activates it without payment (spec 1 §4). */
+/** Testing mode (no Stripe keys): choosing a plan activates it without payment. */
 export const TestingActivationBodySchema = z.object({ plan: PlanIdSchema })
 export const TestingActivationResponseSchema = z.object({
   subscribed: z.literal(true),
@@ -17,7 +17,7 @@ export const TestingActivationResponseSchema = z.object({
 })
 
 /**
- * check-subscription (spec 1 §7): the three fields the spec names, plus what the dashboard needs to
+ * check-subscription: subscribed, tier and period end, plus what the dashboard needs to
  * explain the state (the Stripe status and the end of a past-due grace period).
  */
 export const CheckSubscriptionResponseSchema = z.object({
@@ -37,11 +37,11 @@ export const CheckSubscriptionResponseSchema = z.object({
 })
 export type CheckSubscriptionResponse = z.infer<typeof CheckSubscriptionResponseSchema>
 
-/** The payment-key function (spec 1 §7). */
+/** The Stripe publishable key, for Stripe.js. */
 export const PublishableKeyResponseSchema = z.object({ publishable_key: z.string() })
 
 /**
- * create-embedded-checkout (spec 1 §7, spec 2 §7). The original sent `selectedPlan` (the constant
+ * create-embedded-checkout. The original sent `selectedPlan` (the constant
  * `monthly`) from /payment and `plan` from diagnostics; either may name the plan. `attempt` is a
  * client-made id per dialog opening, so a retried request replays instead of making a second session.
  */
@@ -86,7 +86,7 @@ export const CheckoutStatusResponseSchema = z.object({
 })
 export type CheckoutStatusResponse = z.infer<typeof CheckoutStatusResponseSchema>
 
-/** customer-portal (spec 2 §7): the Stripe billing portal address for the user's customer. */
+/** customer-portal: the Stripe billing portal address for the user's customer. */
 export const CustomerPortalResponseSchema = z.object({ url: z.string() })
 
 /** Error codes of the billing endpoints (besides the common ones). */

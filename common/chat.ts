@@ -2,13 +2,13 @@ import { z } from 'zod'
 import { ERRORS } from './errors'
 
 /**
- * The assistant chat and its saved conversations (spec 2 §2 "Assistant chat", §3, §4, §5, §8, §9):
+ * The assistant chat and its saved conversations:
  * the constants, the exact texts, the wire schemas, and the pure rules (title, duplicate
  * assistant messages, merging saved content) that the server and the web both run.
  */
 
 // ---------------------------------------------------------------------------------------------
-// Constants (spec 2 §9)
+// Constants
 
 /** The local fallback coach answers after this delay. */
 export const FALLBACK_REPLY_DELAY_MS = 1500
@@ -36,7 +36,7 @@ export const SAVE_BATCH_MAX = 200
 export const SEARCH_MAX = 200
 /** The sidebar shows at most this many conversations (newest first). */
 export const CONVERSATION_LIST_LIMIT = 200
-/** Duplicate rules (spec 2 §5): containment counts only when the stored message is longer than this. */
+/** Duplicate rules: containment counts only when the stored message is longer than this. */
 export const DUPLICATE_MIN_STORED_LENGTH = 5
 /** Duplicate rules: pairs where both are shorter than this are not compared (beyond exact equality). */
 export const DUPLICATE_SHORT_LENGTH = 10
@@ -96,7 +96,7 @@ export const CHAT_ERROR_CODES = {
 } as const
 
 // ---------------------------------------------------------------------------------------------
-// Schemas (spec 2 §3)
+// Schemas
 
 export const ChatSenderSchema = z.enum(['user', 'ai'])
 export type ChatSender = z.infer<typeof ChatSenderSchema>
@@ -176,7 +176,7 @@ export const SendMessageResponseSchema = z.object({
   message: ChatMessageSchema,
   /** The assistant's reply; with outcome 'replaced' it carries the id of the stored message it replaced. */
   reply: ChatMessageSchema,
-  /** What the duplicate rules did with the reply (spec 2 §5). */
+  /** What the duplicate rules did with the reply. */
   outcome: ReplyOutcomeSchema,
   conversation: ConversationSummarySchema,
 })
@@ -195,7 +195,7 @@ export const ChatStreamEventSchema = z.discriminatedUnion('type', [
 export type ChatStreamEvent = z.infer<typeof ChatStreamEventSchema>
 
 // ---------------------------------------------------------------------------------------------
-// The title rule (spec 2 §9)
+// The title rule
 
 /**
  * The first 50 characters of the first user message plus '...' (whitespace runs collapse to one
@@ -209,7 +209,7 @@ export function titleFromMessages(messages: readonly Pick<ChatMessage, 'text' | 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Duplicate rules for assistant messages (spec 2 §5)
+// Duplicate rules for assistant messages
 
 export type AssistantMessageDecision =
   /** Not a duplicate: add it. */
@@ -256,7 +256,7 @@ export function decideAssistantMessage(
   return { action: 'append' }
 }
 
-/** A user transcript is accepted only if it is non-empty and differs from the previous one (spec 2 §5). */
+/** A user transcript is accepted only if it is non-empty and differs from the previous one. */
 export function acceptUserTranscript(previous: string | null | undefined, next: string): boolean {
   const text = next.trim()
   return text !== '' && text !== (previous ?? '').trim()

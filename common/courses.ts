@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { COURSE_CATEGORIES, type CourseCategory } from './domain'
 
 /**
- * The course catalogue, lessons, quizzes and progress (spec 2 §2, §3, §4), as the API sends them.
+ * The course catalogue, lessons, quizzes and progress, as the API sends them.
  * No schema here has a field for a quiz's correct answer: grading happens on the server, and the
  * response serializer drops anything a schema does not name.
  */
@@ -41,7 +41,7 @@ export const QuizAnswerBodySchema = z.object({
 })
 export type QuizAnswerBody = z.input<typeof QuizAnswerBodySchema>
 
-/** The user's enrollment in a course (spec 2 §3), times as ISO strings. */
+/** The user's enrollment in a course, times as ISO strings. */
 export const EnrollmentSchema = z.object({
   progressPercentage: z.number().int().min(0).max(100),
   enrolledAt: z.string(),
@@ -158,14 +158,14 @@ export type QuizAnswerResponse = z.infer<typeof QuizAnswerResponseSchema>
 
 // ---- plain helpers shared by the server and the web ----
 
-/** Course progress (spec 2 §4): the rounded share of completed lessons, 0 for a course without lessons. */
+/** Course progress: the rounded share of completed lessons, 0 for a course without lessons. */
 export function progressPercentage(completed: number, total: number): number {
   if (total <= 0) return 0
   // completed * 100 first: an exact half (e.g. 1 of 8 = 12.5) stays exact and rounds up.
   return Math.min(100, Math.max(0, Math.round((completed * 100) / total)))
 }
 
-/** Quiz options as stored: an array, or a JSON string of one (spec 2 §3). Anything else is no options. */
+/** Quiz options as stored: an array, or a JSON string of one. Anything else is no options. */
 export function parseQuizOptions(stored: unknown): string[] {
   let value = stored
   if (typeof value === 'string') {

@@ -12,7 +12,7 @@ export const LIFE_AREAS = [
 ] as const
 export type LifeArea = (typeof LIFE_AREAS)[number]
 
-/** The two special goal records of spec 2 §3. */
+/** The two goal records that are not life areas. */
 export const SPECIAL_GOAL_RECORDS = ['company_industry', 'specific_goals'] as const
 export const GOAL_RECORD_KINDS = [...LIFE_AREAS, ...SPECIAL_GOAL_RECORDS] as const
 export type GoalRecordKind = (typeof GOAL_RECORD_KINDS)[number]

@@ -1,5 +1,5 @@
 /**
- * Goal intake and dashboard (spec 2 §2–§5, §9): the wizard's lists, the call-time text, the save
+ * Goal intake and dashboard: the wizard's lists, the call-time text, the save
  * payload, the response shapes and the dashboard's pure rules. Shared by the server and the web.
  */
 import { z } from 'zod'
@@ -156,9 +156,9 @@ export const satisfactionQuestion = (area: LifeAreaDefinition) =>
 export const WIZARD_STEP_COUNT = 10
 export const WORK_STEP_TITLE = 'Your Work & Career'
 export const GOALS_STEP_TITLE = 'Your Specific Personal Goals'
-/** The wizard gives up loading existing goals after this long and continues with an empty form (spec 2 §9). */
+/** The wizard gives up loading existing goals after this long and continues with an empty form. */
 export const GOALS_LOAD_TIMEOUT_MS = 10_000
-/** Satisfaction saved for an area the user did not rate (spec 2 §5). */
+/** Satisfaction saved for an area the user did not rate. */
 export const DEFAULT_SATISFACTION = 5
 
 // ---------------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ export type CallTimeChoice = { time: string | null; period: CallPeriod | null; t
 
 /**
  * The preferred call time text 'time AM/PM timezone' (spec 2 §3), e.g. "7:30 AM Eastern (ET)";
- * composed only when all three are chosen (spec 2 §5), otherwise null.
+ * composed only when all three are chosen, otherwise null.
  */
 export function composeCallTime(choice: CallTimeChoice): string | null {
   if (!choice.time || !choice.period || !choice.timezone) return null
@@ -255,7 +255,7 @@ export function composeCallTime(choice: CallTimeChoice): string | null {
 const CALL_TIME_PATTERN = /^\s*(\d{1,2}:\d{2})\s*(AM|PM)\s+(.+?)\s*$/i
 
 /**
- * Parses a saved call time back (spec 2 §5: hh:mm, AM or PM, then the timezone text). The
+ * Parses a saved call time back (hh:mm, AM or PM, then the timezone text). The
  * timezone text may be the label ("Eastern"), the label with its abbreviation ("Eastern (ET)"),
  * the abbreviation or the IANA name. Anything it cannot read gives null, never a wrong time.
  */
@@ -407,7 +407,7 @@ export const DashboardStatsResponseSchema = z.object({
 export type DashboardStatsResponse = z.infer<typeof DashboardStatsResponseSchema>
 
 // ---------------------------------------------------------------------------------------------
-// Dashboard rules (spec 2 §2, §9)
+// Dashboard rules
 // ---------------------------------------------------------------------------------------------
 
 export const RECENT_CALLS_LIMIT = 5
@@ -475,7 +475,7 @@ const oneOf = <T extends string>(values: readonly { id: T }[], value: unknown): 
   typeof value === 'string' && values.some((item) => item.id === value) ? (value as T) : null
 
 /**
- * Prefills the wizard from saved records (spec 2 §4): every step, including the call time parsed
+ * Prefills the wizard from saved records: every step, including the call time parsed
  * back from its saved text. Values no longer in the lists are dropped rather than shown wrong.
  */
 export function formFromRecords(records: readonly GoalRecord[]): GoalsForm {

@@ -15,7 +15,7 @@ export const PlanSchema = z.object({
 })
 export type Plan = z.infer<typeof PlanSchema>
 
-/** How payments work on this server: testing mode (no Stripe keys, spec 1 §4) or Stripe. */
+/** How payments work on this server: testing mode (no Stripe keys) or Stripe. */
 export const PAYMENT_MODES = ['testing', 'stripe'] as const
 export const PaymentModeSchema = z.enum(PAYMENT_MODES)
 export type PaymentMode = z.infer<typeof PaymentModeSchema>

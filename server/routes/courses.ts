@@ -21,7 +21,7 @@ const ENROLL_LIMIT = { max: 20, timeWindow: '1 minute', groupId: 'course-enroll'
 const PROGRESS_LIMIT = { max: 120, timeWindow: '1 minute', groupId: 'course-progress' }
 const ANSWER_LIMIT = { max: 60, timeWindow: '1 minute', groupId: 'course-answer' }
 
-/** Courses (spec 2 §2–§4, §7): catalogue, course page, enrolling, lesson progress and quizzes. */
+/** Courses: catalogue, course page, enrolling, lesson progress and quizzes. */
 const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { courses } = app.services
 

@@ -4,7 +4,7 @@ import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common
 
 const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 
-/** The dashboard's calls panel and its figures other than goals (spec 2 §2, §7). */
+/** The dashboard's calls panel and its figures other than goals. */
 const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls } = app.services
 

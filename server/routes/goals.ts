@@ -7,7 +7,7 @@ const SAVE_LIMIT = { max: 30, timeWindow: '1 minute' }
 
 const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 
-/** GET and PUT /api/goals: the goal intake's load and its one-transaction save (spec 2 §4, §5, §7). */
+/** GET and PUT /api/goals: the goal intake's load and its one-transaction save. */
 const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { goals } = app.services
 

@@ -10,7 +10,7 @@ import {
   OptInStateResponseSchema,
 } from '#common/opt-in'
 
-/** /opt-in (spec 1 §2, §4): the instructions to show, and recording the opt-in. Paid users only. */
+/** /opt-in: the instructions to show, and recording the opt-in. Paid users only. */
 const optInRoutes: FastifyPluginAsyncZod = async (app) => {
   const number = app.config.smsOptInNumber
   const { accounts } = app.services

@@ -7,7 +7,7 @@ import { timestamps, users } from './users'
 
 export const SUBSCRIPTION_SOURCES = ['stripe', 'testing'] as const
 
-/** The subscription record per user (spec 1 §3 "subscribers"), kept right by Stripe webhooks. */
+/** The subscription record per user, kept right by Stripe webhooks. */
 export const subscribers = pgTable(
   'subscribers',
   {

@@ -9,7 +9,7 @@ export type StoredChatMessage = {
   timestamp: string
 }
 
-/** A saved assistant conversation: ordered messages (spec 2 §3). */
+/** A saved assistant conversation: ordered messages. */
 export const conversations = pgTable(
   'conversations',
   {

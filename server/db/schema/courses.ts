@@ -16,7 +16,7 @@ import { COURSE_CATEGORIES } from '#common/domain'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
 
-/** A training course (spec 2 §3). Prices are whole cents. */
+/** A training course. Prices are whole cents. */
 export const courses = pgTable(
   'courses',
   {

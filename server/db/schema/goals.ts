@@ -29,7 +29,7 @@ export const goals = pgTable(
   ],
 )
 
-/** A daily AI coaching call (spec 2 §3). */
+/** A daily AI coaching call. */
 export const coachingCalls = pgTable(
   'coaching_calls',
   {

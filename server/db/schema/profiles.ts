@@ -14,7 +14,7 @@ export const partnerPrograms = pgTable('partner_programs', {
 
 export const PAYMENT_STATUSES = ['unpaid', 'paid'] as const
 
-/** One per user: coaching preferences and onboarding state (spec 1 §3, spec 2 §3). */
+/** One per user: coaching preferences and onboarding state. */
 export const profiles = pgTable(
   'profiles',
   {
@@ -29,8 +29,8 @@ export const profiles = pgTable(
     dailyCallTime: time(),
     activeGoalsSummary: text(),
     /**
-     * The program label from /auth?partner=…; any well-formed label is kept as given
-     * (spec 2 §2 shows unknown values as they are), known ones match partner_programs.code.
+     * The program label from /auth?partner=…; any well-formed label is kept as given (the
+     * dashboard shows an unknown one as it is), known ones match partner_programs.code.
      */
     partnerProgram: text().notNull().default(DEFAULT_PARTNER_PROGRAM),
     onboardingCompleted: boolean().notNull().default(false),

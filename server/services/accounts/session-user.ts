@@ -37,7 +37,7 @@ export async function toSessionUser(db: Db, user: User, now: Date): Promise<Sess
 export type PostLoginPath = '/dashboard' | '/goal-intake' | '/payment'
 
 /**
- * Post-login routing (spec 1 §4), from the profile, the goals and payment. In the goals-and-paid
+ * Post-login routing, from the profile, the goals and payment. In the goals-and-paid
  * case it also records `onboarding_completed`. If the check itself fails: /goal-intake.
  */
 export async function postLoginDestination(db: Db, userId: string, now: Date): Promise<PostLoginPath> {

@@ -22,7 +22,7 @@ const lastCallsOfUser = (db: DbExecutor) =>
       .prepare('last_calls_of_user'),
   )
 
-/** The user's last 5 coaching calls, newest first (spec 2 §7 "Read coaching_calls"). */
+/** The user's last 5 coaching calls, newest first. */
 export async function recentCalls(db: DbExecutor, userId: string): Promise<CoachingCallView[]> {
   const rows = await lastCallsOfUser(db).execute({ userId })
   return rows.map((row) => ({ ...row, callDate: row.callDate.toISOString() }))

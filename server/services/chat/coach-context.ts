@@ -5,7 +5,7 @@ import type { DbExecutor } from '#server/db/client'
 import { goals, profiles, users } from '#server/db/schema'
 
 /**
- * What the coach knows about the user (spec 2 §3 "User metadata sent to the voice assistant"):
+ * What the coach knows about the user:
  * read fresh from the profile and the goal records on every turn, so a goal saved a minute ago
  * is in the next reply. The same context feeds Vapi's variableValues and the fallback coach.
  */
@@ -159,7 +159,7 @@ export function summarizeGoals(context: Pick<CoachContext, 'areas' | 'goal90Days
 }
 
 /**
- * The user metadata as Vapi variableValues (spec 2 §3): userId, userName, firstName,
+ * The user metadata as Vapi variableValues: userId, userName, firstName,
  * phoneNumber, email, timezone, dailyCallTime, goals, goalsSummary, timestamp. Strings only, so
  * every value drops straight into a `{{ template }}` of the saved assistant's prompt.
  */

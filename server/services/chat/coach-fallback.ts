@@ -4,8 +4,7 @@ import type { AreaGoal, CoachContext } from './coach-context'
 import type { Assistant, AssistantReply, AssistantTurn } from './assistant'
 
 /**
- * The local fallback coach (spec 2 §4 "Without a working assistant, canned fallback replies are
- * used"), made useful: it answers from the user's own goals. Each reply greets the user by name,
+ * The local fallback coach, for when no assistant is configured, made useful: it answers from the user's own goals. Each reply greets the user by name,
  * refers to the area in play (the one the message is about, else one of the lowest-scored areas)
  * and to the stated 90-day goal, asks exactly one coaching question, and says plainly that the
  * full AI coach is not configured. Wording, focus and question change from turn to turn.

@@ -20,7 +20,7 @@ import type { Assistant } from './assistant'
 import { coachContextJson, toCoachContext, type CoachContext } from './coach-context'
 
 /**
- * Saved assistant conversations (spec 2 §3, §4, §7) and sending a message to the assistant.
+ * Saved assistant conversations and sending a message to the assistant.
  * Every query is filtered by the signed-in user's id; another user's conversation is "not found".
  * A conversation holds its messages in order (content, a JSON array); each message sent is stored
  * when it is sent, each reply when it has arrived, so history survives any failure.
@@ -99,7 +99,7 @@ export async function getConversation(db: Db, userId: string, id: string): Promi
 // Writing
 
 /**
- * Saves a new conversation (spec 2 §4): with the given title, else the title rule applied to its
+ * Saves a new conversation: with the given title, else the title rule applied to its
  * messages. Messages go through the same merge as any later save (ids unique, replies deduplicated).
  */
 export async function createConversation(
@@ -128,7 +128,7 @@ export async function renameConversation(db: Db, userId: string, id: string, tit
 }
 
 /**
- * The autosave (spec 2 §4): merges the given messages into the stored ones by id (see
+ * The autosave: merges the given messages into the stored ones by id (see
  * mergeMessages), under a row lock so concurrent saves and replies never overwrite each other.
  * `updated_at` moves only when something changed.
  */
@@ -213,7 +213,7 @@ export async function appendUserMessage(db: Db, userId: string, id: string, mess
 }
 
 /**
- * Stores the assistant's reply under the duplicate rules (spec 2 §5), and the provider chat id
+ * Stores the assistant's reply under the duplicate rules (common/chat.ts), and the provider chat id
  * the next turn chains on, in one locked read-modify-write.
  */
 export async function appendAssistantReply(

@@ -1,5 +1,5 @@
 /**
- * Training courses (spec 2 §2–§4): the catalogue, one course with its lessons and the user's
+ * Training courses: the catalogue, one course with its lessons and the user's
  * progress, enrolling, completing lessons, answering quiz questions (graded here, never in the
  * browser) and remembering the last opened lesson. Every query about a user's data is filtered by
  * the user id the route takes from the session.
@@ -75,7 +75,7 @@ function toSummary(
   }
 }
 
-/** The catalogue (spec 2 §7): active courses by order_index, each with the user's enrollment. */
+/** The catalogue: active courses by order_index, each with the user's enrollment. */
 export async function listCatalogue(db: Db, userId: string): Promise<CourseSummary[]> {
   const stats = db
     .select({
@@ -251,7 +251,7 @@ export type EnrollResult =
   | { outcome: 'checkout'; clientSecret: string; sessionId: string }
 
 /**
- * Enrolling (spec 2 §4, §6): a free course at once; a premium course only after payment, i.e. a
+ * Enrolling: a free course at once; a premium course only after payment, i.e. a
  * Stripe Checkout Session whose completion webhook enrolls, or at once in payment testing mode.
  */
 export async function enroll(deps: EnrollDeps, user: CheckoutUser, ref: string): Promise<EnrollResult> {
@@ -303,7 +303,7 @@ export type CompleteLessonResult = {
 }
 
 /**
- * Marks a lesson complete (spec 2 §4): an upsert on (user, lesson) that changes nothing the second
+ * Marks a lesson complete: an upsert on (user, lesson) that changes nothing the second
  * time, then the course progress (the rounded share of completed lessons) stored on the
  * enrollment with last_accessed_at, and completed_at once it reaches 100.
  */
@@ -348,7 +348,7 @@ export async function openLesson(db: Db, clock: Clock, userId: string, lessonId:
 export type QuizAnswerResult = { quizId: string; isCorrect: boolean; pointsEarned: number }
 
 /**
- * Grades an answer on the server (spec 2 §3, §8): the attempt is stored with is_correct and
+ * Grades an answer on the server: the attempt is stored with is_correct and
  * points_earned, and only right or wrong goes back. A question's points are earned once, on the
  * first right answer; later attempts are recorded with 0 points.
  */

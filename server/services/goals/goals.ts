@@ -44,7 +44,7 @@ const goalsOfUser = (db: DbExecutor) =>
     db.select(goalColumns).from(goals).where(eq(goals.userId, sql.placeholder('userId'))).prepare('goals_of_user'),
   )
 
-/** Every goal record of the user (spec 2 §7 "Read goals"), in wizard order. */
+/** Every goal record of the user, in wizard order. */
 export async function loadGoals(db: DbExecutor, userId: string): Promise<GoalRecord[]> {
   const rows = await goalsOfUser(db).execute({ userId })
   return rows.map(toGoalRecord).sort((a, b) => (KIND_ORDER.get(a.lifeArea) ?? 99) - (KIND_ORDER.get(b.lifeArea) ?? 99))
@@ -53,7 +53,7 @@ export async function loadGoals(db: DbExecutor, userId: string): Promise<GoalRec
 const trimmed = (value: string) => value.trim()
 
 /**
- * Saves the whole wizard in ONE transaction (spec 2 §4, §5, §7): an upsert per life area on the
+ * Saves the whole wizard in ONE transaction: an upsert per life area on the
  * unique (user, life area) key with the satisfaction defaulting to 5; the company_industry record
  * when any of company, industry or role is filled; the specific_goals record when any goal text or
  * a time is entered; the profile's timezone (IANA) and daily call time only when both exist; the
