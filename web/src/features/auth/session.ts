@@ -46,7 +46,7 @@ export function startSession(queryClient: QueryClient, user: SessionUser): void 
 }
 
 // While a logout is under way the session is already null locally but the page has not left yet;
-// the protected-route wrapper must not send the user to /auth?returnTo=... in that moment.
+// the guards must not send the user to /auth?returnTo=... in that moment.
 let signingOut = false
 export const isSigningOut = () => signingOut
 export function setSigningOut(value: boolean): void {

@@ -35,7 +35,7 @@ export function PlanSelection() {
   useDocumentTitle('Choose your plan')
   const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const returnedSessionId = useSearch({ from: '/payment', select: (search) => search.session_id })
+  const returnedSessionId = useSearch({ from: '/_authenticated/payment', select: (search) => search.session_id })
   const plans = useQuery(billingPlansQueryOptions())
   const user = useQuery(meQueryOptions()).data
   const [activating, setActivating] = useState<PlanId | null>(null)

@@ -7,7 +7,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ActivityIcon, LockIcon } from 'lucide-react'
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import { z } from 'zod'
 import { formatPhone } from '#common/auth-constants'
 import { AppShell } from '../../components/app-shell'
@@ -19,6 +19,7 @@ import { useDocumentTitle } from '../../components/use-document-title'
 import { api, isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
 import { LogoutButton } from '../auth/components/logout-button'
+import { SessionGate } from '../auth/components/session-gate'
 import { meQueryOptions, type SessionUser } from '../auth/session'
 
 type FunctionTest = {
@@ -68,21 +69,27 @@ async function callFunction(test: FunctionTest): Promise<{ result: Result; unaut
 
 export function DiagnosticsPage() {
   useDocumentTitle('Edge Functions Diagnostics')
-  const me = useQuery(meQueryOptions())
-
   return (
-    <AppShell nav={me.data ? <LogoutButton label="Log Out" size="sm" /> : undefined} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
-      <div className="mx-auto max-w-4xl">
-        {me.data === undefined && !me.isError ? (
-          <div className="flex justify-center py-16">
-            <Spinner size="lg" label="Checking your session" />
-          </div>
-        ) : me.data ? (
-          <Diagnostics user={me.data} />
-        ) : (
+    <SessionGate
+      signedOut={
+        <DiagnosticsShell>
           <SignedOut />
-        )}
-      </div>
+        </DiagnosticsShell>
+      }
+    >
+      {(user) => (
+        <DiagnosticsShell nav={<LogoutButton label="Log Out" size="sm" />}>
+          <Diagnostics user={user} />
+        </DiagnosticsShell>
+      )}
+    </SessionGate>
+  )
+}
+
+function DiagnosticsShell({ nav, children }: { nav?: ReactNode; children: ReactNode }) {
+  return (
+    <AppShell nav={nav} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+      <div className="mx-auto max-w-4xl">{children}</div>
     </AppShell>
   )
 }

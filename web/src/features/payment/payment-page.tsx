@@ -11,7 +11,7 @@ import { BackToSignIn } from '../auth/components/back-to-sign-in'
 import { LogoutButton } from '../auth/components/logout-button'
 import { PendingLabel } from '../auth/components/pending-label'
 import { ResendConfirmationButton } from '../auth/components/resend-confirmation-button'
-import { useSessionUser } from '../auth/protected-route'
+import { useSessionUser } from '../auth/components/guarded-layouts'
 import { meQueryOptions } from '../auth/session'
 import { PlanSelection } from '../billing/plan-selection'
 
