@@ -6,7 +6,8 @@
  */
 import type { QueryClient } from '@tanstack/react-query'
 import { redirect } from '@tanstack/react-router'
-import { isSigningOut, meQueryOptions, type SessionUser } from './session'
+import { meQueryOptions, type SessionUser } from './api'
+import { isSigningOut } from './session'
 
 /** Who may open a screen (spec 1 §2 and §6): any signed-in user, or signed in with payment completed. */
 export type Access = 'signed-in' | 'paid'

@@ -1,6 +1,6 @@
 /**
  * Form validation with the shared schemas, so every message is exactly the spec's (spec 1 §5).
- * Loaded on demand through `loadAuthValidation()`.
+ * Loaded on demand by the forms (`import('../validation')`), as it brings zod.
  */
 import type { z } from 'zod'
 import { ForgotPasswordBodySchema, LoginBodySchema, ResetPasswordBodySchema, SignupBodySchema } from '#common/auth'

@@ -7,12 +7,12 @@ import { Card, CardContent } from '../../components/ui/card'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
+import { meQueryOptions } from '../auth/api'
 import { BackToSignIn } from '../auth/components/back-to-sign-in'
 import { LogoutButton } from '../auth/components/logout-button'
 import { PendingLabel } from '../auth/components/pending-label'
 import { ResendConfirmationButton } from '../auth/components/resend-confirmation-button'
 import { useSessionUser } from '../auth/components/guarded-layouts'
-import { meQueryOptions } from '../auth/session'
 import { PlanSelection } from '../billing/plan-selection'
 
 /**

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useRouter, type ErrorComponentProps } from '@tanstack/react-router'
 import { useState } from 'react'
 import { Button } from '../../../components/ui/button'
-import { meQueryOptions } from '../session'
+import { meQueryOptions } from '../api'
 
 /**
  * When GET /api/me itself fails (no answer, a 5xx): say so and offer to ask again. `onAnswered`

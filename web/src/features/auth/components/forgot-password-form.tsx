@@ -4,12 +4,11 @@ import { Button } from '../../../components/ui/button'
 import { Field } from '../../../components/ui/field'
 import { Input } from '../../../components/ui/input'
 import { failureMessage, fieldErrorOf } from '../messages'
-import type { ForgotPasswordInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation } from '../session'
+import { loadAuthRequests, type ForgotPasswordInput } from '../api'
 import { useForm } from '../use-form'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateForgotPassword)
+const loadValidator = () => import('../validation').then((module) => module.validateForgotPassword)
 
 export type ForgotPasswordFormProps = {
   /** Prefix of the control ids, so two of these forms never share one. */

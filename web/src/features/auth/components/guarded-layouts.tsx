@@ -2,7 +2,8 @@ import { useQuery } from '@tanstack/react-query'
 import { Outlet, useLocation, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef } from 'react'
 import { isPaid, PAYMENT_REDIRECT, signInRedirect } from '../guards'
-import { isSigningOut, meQueryOptions, type SessionUser } from '../session'
+import { meQueryOptions, type SessionUser } from '../api'
+import { isSigningOut } from '../session'
 import { useScreenAccess, VerifyingAccess } from './access-views'
 
 type Leave = ReturnType<typeof signInRedirect> | typeof PAYMENT_REDIRECT

@@ -6,12 +6,11 @@ import { Input } from '../../../components/ui/input'
 import { PasswordInput } from '../../../components/ui/password-input'
 import { toast } from '../../../lib/toast'
 import { fieldErrorOf, loginFailureMessage } from '../messages'
-import type { LoginInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation, type SessionUser } from '../session'
+import { loadAuthRequests, type LoginInput, type SessionUser } from '../api'
 import { useForm } from '../use-form'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateLogin)
+const loadValidator = () => import('../validation').then((module) => module.validateLogin)
 
 export type LoginFormProps = {
   onLoggedIn: (user: SessionUser) => void

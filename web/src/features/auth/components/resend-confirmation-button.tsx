@@ -3,7 +3,7 @@ import { Button, type ButtonProps } from '../../../components/ui/button'
 import { isApiError } from '../../../lib/api-error'
 import { toast } from '../../../lib/toast'
 import { failureMessage } from '../messages'
-import { authKeys, loadAuthRequests } from '../session'
+import { authKeys, loadAuthRequests } from '../api'
 import { PendingLabel } from './pending-label'
 
 /** POST /api/auth/resend-confirmation for the signed-in user; toasts the server's answer. */

@@ -7,9 +7,9 @@ import { PasswordInput } from '../../../components/ui/password-input'
 import { useDocumentTitle } from '../../../components/use-document-title'
 import { isApiError } from '../../../lib/api-error'
 import { toast } from '../../../lib/toast'
+import { loadAuthRequests, type ResetPasswordInput } from '../api'
 import { failureMessage, fieldErrorOf, INVALID_LINK_MESSAGE, isInvalidLinkError } from '../messages'
-import type { ResetPasswordInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation, startSession } from '../session'
+import { startSession } from '../session'
 import { useForm } from '../use-form'
 import { usePostLoginNavigate } from '../use-post-login-navigate'
 import { AuthLayout, AuthProgress } from './auth-layout'
@@ -17,7 +17,7 @@ import { BackToSignIn } from './back-to-sign-in'
 import { ForgotPasswordForm } from './forgot-password-form'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateResetPassword)
+const loadValidator = () => import('../validation').then((module) => module.validateResetPassword)
 
 /** /auth?mode=reset&token=…: the emailed reset link. New password, then signed in and on into the app. */
 export function ResetPasswordView({ token }: { token: string | undefined }) {

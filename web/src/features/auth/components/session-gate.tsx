@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
-import { isSigningOut, meQueryOptions, type SessionUser } from '../session'
+import { meQueryOptions, type SessionUser } from '../api'
+import { isSigningOut } from '../session'
 import { AccessCheckFailed } from './access-check-failed'
 import { VerifyingAccess } from './access-views'
 

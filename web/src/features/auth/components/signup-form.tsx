@@ -8,12 +8,11 @@ import { Label } from '../../../components/ui/label'
 import { PasswordInput } from '../../../components/ui/password-input'
 import { toast } from '../../../lib/toast'
 import { fieldErrorOf, signupFailureMessage } from '../messages'
-import type { SignupInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation, type SessionUser } from '../session'
+import { loadAuthRequests, type SessionUser, type SignupInput } from '../api'
 import { useForm } from '../use-form'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateSignup)
+const loadValidator = () => import('../validation').then((module) => module.validateSignup)
 
 const TEXT_FIELDS = ['fullName', 'email', 'phoneNumber', 'password', 'confirmPassword'] as const
 
