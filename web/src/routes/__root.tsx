@@ -20,11 +20,12 @@ export const Route = createRootRouteWithContext<RouterContext>()({
   // The guard's beforeLoad (routes/_authenticated.tsx) waits for the server before the router
   // would fetch the screen's code, so start fetching it here, alongside. Having this to do also
   // makes the root the pending route of a first load: on a guarded screen, AccessPending says
-  // 'Verifying access...' (spec 1 §2, §9) once the check has taken 200 ms; elsewhere it shows
-  // nothing. Later navigations keep the current screen until the next one is ready.
+  // 'Verifying access...' (spec 1 §2, §9) when the check takes longer than half a second (a
+  // quicker answer shows no pending view at all), the spinner 500 ms after that; elsewhere it
+  // shows nothing. Later navigations keep the current screen until the next one is ready.
   beforeLoad: ({ context, location }) => context.loadScreenCode(location.pathname),
   pendingComponent: AccessPending,
-  pendingMs: 200,
+  pendingMs: 500,
   pendingMinMs: 0,
 })
 
