@@ -25,6 +25,8 @@ export const authKeys = {
 
 /** The calls of this feature (login, sign-up, logout, the emailed links...), loaded on first use. */
 export const loadAuthRequests = () => import('./api.requests')
+/** The forms' validation (the request bodies' shared schemas, as the server applies them; zod) and failure messages. */
+export const loadAuthValidation = () => import('./validation')
 
 /** GET /api/me: the signed-in user, or `null` for a 401 (signed out is a state, not an error). */
 export function meQueryOptions() {

@@ -1,13 +1,13 @@
 import { useMutation } from '@tanstack/react-query'
 import { useEffect, useRef, type ReactNode } from 'react'
 import { Button } from '../../../components/ui/button'
-import { loadAuthRequests, type ForgotPasswordInput } from '../api'
+import { loadAuthRequests, loadAuthValidation, type ForgotPasswordInput } from '../api'
 import { failureMessage, fieldErrorOf } from '../messages'
 import { useForm } from '../use-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => import('../validation').then((module) => module.validateForgotPassword)
+const loadValidator = () => loadAuthValidation().then((module) => module.validateForgotPassword)
 
 export type ForgotPasswordFormProps = {
   /** Prefix of the control ids, so two of these forms never share one. */

@@ -3,7 +3,7 @@
  * the control with the form's value and change handler, and the error message, tied together by
  * the control's id (label `for`, `aria-invalid`, `aria-describedby` of the message).
  */
-import type { ComponentProps, ReactNode } from 'react'
+import type { ChangeEvent, ComponentProps, ReactNode } from 'react'
 import { Checkbox } from '../../../components/ui/checkbox'
 import { Field, FieldError, fieldControlProps } from '../../../components/ui/field'
 import { Input } from '../../../components/ui/input'
@@ -22,49 +22,30 @@ type BoundProps<V, T> = {
   label: ReactNode
 }
 
-type InputProps = Omit<ComponentProps<'input'>, 'id' | 'name' | 'value' | 'onChange' | 'form' | 'type'>
-
 export type TextFieldProps<V> = BoundProps<V, string> &
-  InputProps & {
-    type?: 'text' | 'email' | 'tel'
+  Omit<ComponentProps<'input'>, 'id' | 'name' | 'value' | 'onChange' | 'form' | 'type'> & {
+    /** `password` renders the password input with its show/hide button. */
+    type?: 'text' | 'email' | 'tel' | 'password'
+    /** What the show/hide button names, e.g. "confirm password" → "Show confirm password". */
+    toggleLabel?: string
     /** Rewrites what was typed before it is stored (e.g. the phone number's formatting). */
     format?: (typed: string) => string
   }
 
-export function TextField<V>({ form, name, id, label, format, ...input }: TextFieldProps<V>) {
+export function TextField<V>({ form, name, id, label, type, toggleLabel, format, ...input }: TextFieldProps<V>) {
   return (
     <Field id={id} label={label} error={form.errors[name]}>
-      {(control) => (
-        <Input
-          {...input}
-          {...control}
-          name={name}
-          value={form.values[name] as string}
-          onChange={(event) => form.setValue(name, (format ? format(event.target.value) : event.target.value) as V[typeof name])}
-        />
-      )}
-    </Field>
-  )
-}
-
-export type PasswordFieldProps<V> = BoundProps<V, string> &
-  InputProps & {
-    /** What the show/hide button names, e.g. "confirm password" → "Show confirm password". */
-    toggleLabel?: string
-  }
-
-export function PasswordField<V>({ form, name, id, label, ...input }: PasswordFieldProps<V>) {
-  return (
-    <Field id={id} label={label} error={form.errors[name]}>
-      {(control) => (
-        <PasswordInput
-          {...input}
-          {...control}
-          name={name}
-          value={form.values[name] as string}
-          onChange={(event) => form.setValue(name, event.target.value as V[typeof name])}
-        />
-      )}
+      {(control) => {
+        const bound = {
+          ...input,
+          ...control,
+          name,
+          value: form.values[name] as string,
+          onChange: (event: ChangeEvent<HTMLInputElement>) =>
+            form.setValue(name, (format ? format(event.target.value) : event.target.value) as V[typeof name]),
+        }
+        return type === 'password' ? <PasswordInput {...bound} toggleLabel={toggleLabel} /> : <Input {...bound} type={type} />
+      }}
     </Field>
   )
 }

@@ -2,13 +2,12 @@ import { useMutation } from '@tanstack/react-query'
 import type { Ref } from 'react'
 import { Button } from '../../../components/ui/button'
 import { toast } from '../../../lib/toast'
-import { loadAuthRequests, type LoginInput, type SessionUser } from '../api'
-import { fieldErrorOf, loginFailureMessage } from '../messages'
+import { loadAuthRequests, loadAuthValidation, type LoginInput, type SessionUser } from '../api'
 import { useForm } from '../use-form'
-import { PasswordField, TextField } from './form-fields'
+import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => import('../validation').then((module) => module.validateLogin)
+const loadValidator = () => loadAuthValidation().then((module) => module.validateLogin)
 
 export type LoginFormProps = {
   onLoggedIn: (user: SessionUser) => void
@@ -28,7 +27,8 @@ export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent
       void toast({ title: 'Success', description: "You've been logged in successfully." })
       onLoggedIn(user)
     },
-    onError: (error) => {
+    onError: async (error) => {
+      const { fieldErrorOf, loginFailureMessage } = await loadAuthValidation()
       const fieldError = fieldErrorOf(error, ['email', 'password'] as const)
       if (fieldError) setServerError(fieldError.field, fieldError.message)
       void toast({ title: 'Login failed', description: loginFailureMessage(error), variant: 'destructive' })
@@ -38,7 +38,7 @@ export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent
   return (
     <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => login.mutate(body))} className="grid gap-5">
       <TextField form={fields} name="email" id="login-email" label="Email" type="email" autoComplete="email" />
-      <PasswordField form={fields} name="password" id="login-password" label="Password" autoComplete="current-password" />
+      <TextField form={fields} name="password" id="login-password" label="Password" type="password" autoComplete="current-password" />
       <div className="-mt-2 flex justify-end">
         <Button
           ref={forgotPasswordRef}

@@ -5,7 +5,7 @@ import { Card, CardContent, CardDescription, CardHeader } from '../../../compone
 import { useDocumentTitle } from '../../../components/use-document-title'
 import { isApiError } from '../../../lib/api-error'
 import { toast } from '../../../lib/toast'
-import { loadAuthRequests, type ResetPasswordInput } from '../api'
+import { loadAuthRequests, loadAuthValidation, type ResetPasswordInput } from '../api'
 import { failureMessage, fieldErrorOf, INVALID_LINK_MESSAGE, isInvalidLinkError } from '../messages'
 import { startSession } from '../session'
 import { useForm } from '../use-form'
@@ -13,10 +13,10 @@ import { usePostLoginNavigate } from '../use-post-login-navigate'
 import { AuthLayout, AuthProgress } from './auth-layout'
 import { BackToSignIn } from './back-to-sign-in'
 import { ForgotPasswordForm } from './forgot-password-form'
-import { PasswordField } from './form-fields'
+import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => import('../validation').then((module) => module.validateResetPassword)
+const loadValidator = () => loadAuthValidation().then((module) => module.validateResetPassword)
 
 /** /auth?mode=reset&token=…: the emailed reset link. New password, then signed in and on into the app. */
 export function ResetPasswordView({ token }: { token: string | undefined }) {
@@ -71,12 +71,13 @@ function ResetPasswordForm({ token }: { token: string }) {
         </CardHeader>
         <CardContent>
           <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => reset.mutate(body))} className="grid gap-5">
-            <PasswordField form={fields} name="password" id="reset-password" label="New Password" toggleLabel="new password" autoComplete="new-password" />
-            <PasswordField
+            <TextField form={fields} name="password" id="reset-password" label="New Password" type="password" toggleLabel="new password" autoComplete="new-password" />
+            <TextField
               form={fields}
               name="confirmPassword"
               id="reset-confirm-password"
               label="Confirm Password"
+              type="password"
               toggleLabel="confirm password"
               autoComplete="new-password"
             />

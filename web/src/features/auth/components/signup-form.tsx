@@ -2,13 +2,12 @@ import { useMutation } from '@tanstack/react-query'
 import { CONSENT_TEXT, formatPhone, PHONE_INPUT_MAX, TERMS_TEXT } from '#common/auth-constants'
 import { Button } from '../../../components/ui/button'
 import { toast } from '../../../lib/toast'
-import { loadAuthRequests, type SessionUser, type SignupInput } from '../api'
-import { fieldErrorOf, signupFailureMessage } from '../messages'
+import { loadAuthRequests, loadAuthValidation, type SessionUser, type SignupInput } from '../api'
 import { useForm } from '../use-form'
-import { CheckboxField, PasswordField, TextField } from './form-fields'
+import { CheckboxField, TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
-const loadValidator = () => import('../validation').then((module) => module.validateSignup)
+const loadValidator = () => loadAuthValidation().then((module) => module.validateSignup)
 
 const TEXT_FIELDS = ['fullName', 'email', 'phoneNumber', 'password', 'confirmPassword'] as const
 
@@ -53,7 +52,8 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
       })
       onSignedUp(user)
     },
-    onError: (error) => {
+    onError: async (error) => {
+      const { fieldErrorOf, signupFailureMessage } = await loadAuthValidation()
       const fieldError = fieldErrorOf(error, TEXT_FIELDS)
       if (fieldError) setServerError(fieldError.field, fieldError.message)
       void toast({ title: 'Signup failed', description: signupFailureMessage(error), variant: 'destructive' })
@@ -76,12 +76,13 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
         maxLength={PHONE_INPUT_MAX}
         format={formatPhone}
       />
-      <PasswordField form={fields} name="password" id="signup-password" label="Password" autoComplete="new-password" />
-      <PasswordField
+      <TextField form={fields} name="password" id="signup-password" label="Password" type="password" autoComplete="new-password" />
+      <TextField
         form={fields}
         name="confirmPassword"
         id="signup-confirm-password"
         label="Confirm Password"
+        type="password"
         toggleLabel="confirm password"
         autoComplete="new-password"
       />
