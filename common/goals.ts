@@ -12,6 +12,7 @@ import {
   type GoalRecordKind,
   type LifeArea,
 } from './domain'
+import { LIFE_AREA_TITLES } from './life-areas'
 
 // ---------------------------------------------------------------------------------------------
 // Life areas (steps 1 to 8)
@@ -33,7 +34,7 @@ export type LifeAreaDefinition = {
 export const LIFE_AREA_STEPS = [
   {
     id: 'faith',
-    title: 'Faith',
+    title: LIFE_AREA_TITLES.faith,
     shortLabel: 'Faith',
     description: 'Your spiritual life, your beliefs and the sense of purpose that guides you.',
     options: [
@@ -46,7 +47,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'family',
-    title: 'Family Relationships',
+    title: LIFE_AREA_TITLES.family,
     shortLabel: 'Family',
     description: 'The relationships with the people closest to you at home and in your wider family.',
     options: [
@@ -60,7 +61,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'fitness',
-    title: 'Fitness & Health',
+    title: LIFE_AREA_TITLES.fitness,
     shortLabel: 'Fitness',
     description: 'Your body, your energy, your sleep and the way you eat.',
     options: [
@@ -73,7 +74,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'finance',
-    title: 'Finance',
+    title: LIFE_AREA_TITLES.finance,
     shortLabel: 'Finance',
     description: 'Your money habits: spending, saving, debt and income.',
     options: [
@@ -86,7 +87,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'friends',
-    title: 'Friends & Social Life',
+    title: LIFE_AREA_TITLES.friends,
     shortLabel: 'Friends',
     description: 'The friendships and the community around you.',
     options: [
@@ -99,7 +100,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'fun',
-    title: 'Fun & Recreation',
+    title: LIFE_AREA_TITLES.fun,
     shortLabel: 'Fun',
     description: 'Rest, play, hobbies and adventures that recharge you.',
     options: [
@@ -112,7 +113,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'service',
-    title: 'Service to Others',
+    title: LIFE_AREA_TITLES.service,
     shortLabel: 'Service',
     description: 'How you contribute: through your work and to the people and causes around you.',
     options: [
@@ -125,7 +126,7 @@ export const LIFE_AREA_STEPS = [
   },
   {
     id: 'personal_development',
-    title: 'Personal Development',
+    title: LIFE_AREA_TITLES.personal_development,
     shortLabel: 'Development',
     description: 'Learning, growth and the daily habits that shape who you become.',
     options: [

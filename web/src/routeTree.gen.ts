@@ -10,21 +10,27 @@
 
 import { Route as rootRouteImport } from './routes/__root'
 import { Route as IndexRouteImport } from './routes/index'
+import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as AuthRouteImport } from './routes/auth'
-import { Route as ChatRouteImport } from './routes/chat'
-import { Route as DashboardRouteImport } from './routes/dashboard'
-import { Route as GoalIntakeRouteImport } from './routes/goal-intake'
-import { Route as HomeRouteImport } from './routes/home'
-import { Route as OptInRouteImport } from './routes/opt-in'
-import { Route as PaymentRouteImport } from './routes/payment'
 import { Route as SplashRouteImport } from './routes/splash'
+import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
+import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
-import { Route as CoursesCourseIdRouteImport } from './routes/courses.$courseId'
 import { Route as DebugEdgeFunctionsRouteImport } from './routes/debug.edge-functions'
+import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticated/_paid/chat'
+import { Route as AuthenticatedPaidDashboardRouteImport } from './routes/_authenticated/_paid/dashboard'
+import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authenticated/_paid/goal-intake'
+import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
+import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
+import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 
 const IndexRoute = IndexRouteImport.update({
   id: '/',
   path: '/',
+  getParentRoute: () => rootRouteImport,
+} as any)
+const AuthenticatedRoute = AuthenticatedRouteImport.update({
+  id: '/_authenticated',
   getParentRoute: () => rootRouteImport,
 } as any)
 const AuthRoute = AuthRouteImport.update({
@@ -32,49 +38,23 @@ const AuthRoute = AuthRouteImport.update({
   path: '/auth',
   getParentRoute: () => rootRouteImport,
 } as any)
-const ChatRoute = ChatRouteImport.update({
-  id: '/chat',
-  path: '/chat',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const DashboardRoute = DashboardRouteImport.update({
-  id: '/dashboard',
-  path: '/dashboard',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const GoalIntakeRoute = GoalIntakeRouteImport.update({
-  id: '/goal-intake',
-  path: '/goal-intake',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const HomeRoute = HomeRouteImport.update({
-  id: '/home',
-  path: '/home',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const OptInRoute = OptInRouteImport.update({
-  id: '/opt-in',
-  path: '/opt-in',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const PaymentRoute = PaymentRouteImport.update({
-  id: '/payment',
-  path: '/payment',
-  getParentRoute: () => rootRouteImport,
-} as any)
 const SplashRoute = SplashRouteImport.update({
   id: '/splash',
   path: '/splash',
   getParentRoute: () => rootRouteImport,
 } as any)
+const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
+  id: '/_paid',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedPaymentRoute = AuthenticatedPaymentRouteImport.update({
+  id: '/payment',
+  path: '/payment',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
 const CoursesIndexRoute = CoursesIndexRouteImport.update({
   id: '/courses/',
   path: '/courses/',
-  getParentRoute: () => rootRouteImport,
-} as any)
-const CoursesCourseIdRoute = CoursesCourseIdRouteImport.update({
-  id: '/courses/$courseId',
-  path: '/courses/$courseId',
   getParentRoute: () => rootRouteImport,
 } as any)
 const DebugEdgeFunctionsRoute = DebugEdgeFunctionsRouteImport.update({
@@ -82,106 +62,137 @@ const DebugEdgeFunctionsRoute = DebugEdgeFunctionsRouteImport.update({
   path: '/debug/edge-functions',
   getParentRoute: () => rootRouteImport,
 } as any)
+const AuthenticatedPaidChatRoute = AuthenticatedPaidChatRouteImport.update({
+  id: '/chat',
+  path: '/chat',
+  getParentRoute: () => AuthenticatedPaidRoute,
+} as any)
+const AuthenticatedPaidDashboardRoute =
+  AuthenticatedPaidDashboardRouteImport.update({
+    id: '/dashboard',
+    path: '/dashboard',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
+const AuthenticatedPaidGoalIntakeRoute =
+  AuthenticatedPaidGoalIntakeRouteImport.update({
+    id: '/goal-intake',
+    path: '/goal-intake',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
+const AuthenticatedPaidHomeRoute = AuthenticatedPaidHomeRouteImport.update({
+  id: '/home',
+  path: '/home',
+  getParentRoute: () => AuthenticatedPaidRoute,
+} as any)
+const AuthenticatedPaidOptInRoute = AuthenticatedPaidOptInRouteImport.update({
+  id: '/opt-in',
+  path: '/opt-in',
+  getParentRoute: () => AuthenticatedPaidRoute,
+} as any)
+const AuthenticatedCoursesCourseIdRoute =
+  AuthenticatedCoursesCourseIdRouteImport.update({
+    id: '/courses/$courseId',
+    path: '/courses/$courseId',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
   '/auth': typeof AuthRoute
-  '/chat': typeof ChatRoute
-  '/dashboard': typeof DashboardRoute
-  '/goal-intake': typeof GoalIntakeRoute
-  '/home': typeof HomeRoute
-  '/opt-in': typeof OptInRoute
-  '/payment': typeof PaymentRoute
   '/splash': typeof SplashRoute
-  '/courses/$courseId': typeof CoursesCourseIdRoute
+  '/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
+  '/chat': typeof AuthenticatedPaidChatRoute
+  '/dashboard': typeof AuthenticatedPaidDashboardRoute
+  '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
+  '/home': typeof AuthenticatedPaidHomeRoute
+  '/opt-in': typeof AuthenticatedPaidOptInRoute
+  '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
 }
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/auth': typeof AuthRoute
-  '/chat': typeof ChatRoute
-  '/dashboard': typeof DashboardRoute
-  '/goal-intake': typeof GoalIntakeRoute
-  '/home': typeof HomeRoute
-  '/opt-in': typeof OptInRoute
-  '/payment': typeof PaymentRoute
   '/splash': typeof SplashRoute
-  '/courses/$courseId': typeof CoursesCourseIdRoute
+  '/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
+  '/chat': typeof AuthenticatedPaidChatRoute
+  '/dashboard': typeof AuthenticatedPaidDashboardRoute
+  '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
+  '/home': typeof AuthenticatedPaidHomeRoute
+  '/opt-in': typeof AuthenticatedPaidOptInRoute
+  '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/': typeof IndexRoute
+  '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/auth': typeof AuthRoute
-  '/chat': typeof ChatRoute
-  '/dashboard': typeof DashboardRoute
-  '/goal-intake': typeof GoalIntakeRoute
-  '/home': typeof HomeRoute
-  '/opt-in': typeof OptInRoute
-  '/payment': typeof PaymentRoute
   '/splash': typeof SplashRoute
-  '/courses/$courseId': typeof CoursesCourseIdRoute
+  '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
+  '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
+  '/_authenticated/_paid/chat': typeof AuthenticatedPaidChatRoute
+  '/_authenticated/_paid/dashboard': typeof AuthenticatedPaidDashboardRoute
+  '/_authenticated/_paid/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
+  '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
+  '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
+  '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
   fullPaths:
     | '/'
     | '/auth'
+    | '/splash'
+    | '/payment'
+    | '/debug/edge-functions'
+    | '/courses/'
     | '/chat'
     | '/dashboard'
     | '/goal-intake'
     | '/home'
     | '/opt-in'
-    | '/payment'
-    | '/splash'
     | '/courses/$courseId'
-    | '/debug/edge-functions'
-    | '/courses/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
     | '/auth'
+    | '/splash'
+    | '/payment'
+    | '/debug/edge-functions'
+    | '/courses'
     | '/chat'
     | '/dashboard'
     | '/goal-intake'
     | '/home'
     | '/opt-in'
-    | '/payment'
-    | '/splash'
     | '/courses/$courseId'
-    | '/debug/edge-functions'
-    | '/courses'
   id:
     | '__root__'
     | '/'
+    | '/_authenticated'
     | '/auth'
-    | '/chat'
-    | '/dashboard'
-    | '/goal-intake'
-    | '/home'
-    | '/opt-in'
-    | '/payment'
     | '/splash'
-    | '/courses/$courseId'
+    | '/_authenticated/_paid'
+    | '/_authenticated/payment'
     | '/debug/edge-functions'
     | '/courses/'
+    | '/_authenticated/_paid/chat'
+    | '/_authenticated/_paid/dashboard'
+    | '/_authenticated/_paid/goal-intake'
+    | '/_authenticated/_paid/home'
+    | '/_authenticated/_paid/opt-in'
+    | '/_authenticated/courses/$courseId'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
   IndexRoute: typeof IndexRoute
+  AuthenticatedRoute: typeof AuthenticatedRouteWithChildren
   AuthRoute: typeof AuthRoute
-  ChatRoute: typeof ChatRoute
-  DashboardRoute: typeof DashboardRoute
-  GoalIntakeRoute: typeof GoalIntakeRoute
-  HomeRoute: typeof HomeRoute
-  OptInRoute: typeof OptInRoute
-  PaymentRoute: typeof PaymentRoute
   SplashRoute: typeof SplashRoute
-  CoursesCourseIdRoute: typeof CoursesCourseIdRoute
   DebugEdgeFunctionsRoute: typeof DebugEdgeFunctionsRoute
   CoursesIndexRoute: typeof CoursesIndexRoute
 }
@@ -195,53 +206,18 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof IndexRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/_authenticated': {
+      id: '/_authenticated'
+      path: ''
+      fullPath: '/'
+      preLoaderRoute: typeof AuthenticatedRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/auth': {
       id: '/auth'
       path: '/auth'
       fullPath: '/auth'
       preLoaderRoute: typeof AuthRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/chat': {
-      id: '/chat'
-      path: '/chat'
-      fullPath: '/chat'
-      preLoaderRoute: typeof ChatRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/dashboard': {
-      id: '/dashboard'
-      path: '/dashboard'
-      fullPath: '/dashboard'
-      preLoaderRoute: typeof DashboardRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/goal-intake': {
-      id: '/goal-intake'
-      path: '/goal-intake'
-      fullPath: '/goal-intake'
-      preLoaderRoute: typeof GoalIntakeRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/home': {
-      id: '/home'
-      path: '/home'
-      fullPath: '/home'
-      preLoaderRoute: typeof HomeRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/opt-in': {
-      id: '/opt-in'
-      path: '/opt-in'
-      fullPath: '/opt-in'
-      preLoaderRoute: typeof OptInRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/payment': {
-      id: '/payment'
-      path: '/payment'
-      fullPath: '/payment'
-      preLoaderRoute: typeof PaymentRouteImport
       parentRoute: typeof rootRouteImport
     }
     '/splash': {
@@ -251,18 +227,25 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SplashRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/_authenticated/_paid': {
+      id: '/_authenticated/_paid'
+      path: ''
+      fullPath: '/'
+      preLoaderRoute: typeof AuthenticatedPaidRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/payment': {
+      id: '/_authenticated/payment'
+      path: '/payment'
+      fullPath: '/payment'
+      preLoaderRoute: typeof AuthenticatedPaymentRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/courses/': {
       id: '/courses/'
       path: '/courses'
       fullPath: '/courses/'
       preLoaderRoute: typeof CoursesIndexRouteImport
-      parentRoute: typeof rootRouteImport
-    }
-    '/courses/$courseId': {
-      id: '/courses/$courseId'
-      path: '/courses/$courseId'
-      fullPath: '/courses/$courseId'
-      preLoaderRoute: typeof CoursesCourseIdRouteImport
       parentRoute: typeof rootRouteImport
     }
     '/debug/edge-functions': {
@@ -272,20 +255,91 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof DebugEdgeFunctionsRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/_authenticated/_paid/chat': {
+      id: '/_authenticated/_paid/chat'
+      path: '/chat'
+      fullPath: '/chat'
+      preLoaderRoute: typeof AuthenticatedPaidChatRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/_paid/dashboard': {
+      id: '/_authenticated/_paid/dashboard'
+      path: '/dashboard'
+      fullPath: '/dashboard'
+      preLoaderRoute: typeof AuthenticatedPaidDashboardRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/_paid/goal-intake': {
+      id: '/_authenticated/_paid/goal-intake'
+      path: '/goal-intake'
+      fullPath: '/goal-intake'
+      preLoaderRoute: typeof AuthenticatedPaidGoalIntakeRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/_paid/home': {
+      id: '/_authenticated/_paid/home'
+      path: '/home'
+      fullPath: '/home'
+      preLoaderRoute: typeof AuthenticatedPaidHomeRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/_paid/opt-in': {
+      id: '/_authenticated/_paid/opt-in'
+      path: '/opt-in'
+      fullPath: '/opt-in'
+      preLoaderRoute: typeof AuthenticatedPaidOptInRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/courses/$courseId': {
+      id: '/_authenticated/courses/$courseId'
+      path: '/courses/$courseId'
+      fullPath: '/courses/$courseId'
+      preLoaderRoute: typeof AuthenticatedCoursesCourseIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
   }
 }
 
+interface AuthenticatedPaidRouteChildren {
+  AuthenticatedPaidChatRoute: typeof AuthenticatedPaidChatRoute
+  AuthenticatedPaidDashboardRoute: typeof AuthenticatedPaidDashboardRoute
+  AuthenticatedPaidGoalIntakeRoute: typeof AuthenticatedPaidGoalIntakeRoute
+  AuthenticatedPaidHomeRoute: typeof AuthenticatedPaidHomeRoute
+  AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
+}
+
+const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
+  AuthenticatedPaidChatRoute: AuthenticatedPaidChatRoute,
+  AuthenticatedPaidDashboardRoute: AuthenticatedPaidDashboardRoute,
+  AuthenticatedPaidGoalIntakeRoute: AuthenticatedPaidGoalIntakeRoute,
+  AuthenticatedPaidHomeRoute: AuthenticatedPaidHomeRoute,
+  AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
+}
+
+const AuthenticatedPaidRouteWithChildren =
+  AuthenticatedPaidRoute._addFileChildren(AuthenticatedPaidRouteChildren)
+
+interface AuthenticatedRouteChildren {
+  AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
+  AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
+  AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
+}
+
+const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
+  AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
+  AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
+  AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
+}
+
+const AuthenticatedRouteWithChildren = AuthenticatedRoute._addFileChildren(
+  AuthenticatedRouteChildren,
+)
+
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
+  AuthenticatedRoute: AuthenticatedRouteWithChildren,
   AuthRoute: AuthRoute,
-  ChatRoute: ChatRoute,
-  DashboardRoute: DashboardRoute,
-  GoalIntakeRoute: GoalIntakeRoute,
-  HomeRoute: HomeRoute,
-  OptInRoute: OptInRoute,
-  PaymentRoute: PaymentRoute,
   SplashRoute: SplashRoute,
-  CoursesCourseIdRoute: CoursesCourseIdRoute,
   DebugEdgeFunctionsRoute: DebugEdgeFunctionsRoute,
   CoursesIndexRoute: CoursesIndexRoute,
 }

@@ -4,9 +4,14 @@ import { PagePending, RouteError } from './components/route-feedback'
 import { routeTree } from './routeTree.gen'
 
 export function createAppRouter(queryClient: QueryClient) {
-  return createRouter({
+  const router = createRouter({
     routeTree,
-    context: { queryClient },
+    context: {
+      queryClient,
+      loadScreenCode: (pathname) => {
+        for (const route of router.getMatchedRoutes(pathname)[0]) void router.loadRouteChunk(route)?.catch(() => undefined)
+      },
+    },
     // Preload on hover/focus; Query, not the router, decides when data is stale.
     defaultPreload: 'intent',
     defaultPreloadStaleTime: 0,
@@ -15,6 +20,7 @@ export function createAppRouter(queryClient: QueryClient) {
     // Unknown paths render the root route's notFoundComponent (routes/__root.tsx).
     scrollRestoration: true,
   })
+  return router
 }
 
 declare module '@tanstack/react-router' {

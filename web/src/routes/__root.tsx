@@ -2,9 +2,12 @@ import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, Outlet } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect } from 'react'
 import { NotFoundPage } from '../components/not-found'
+import { AccessPending } from '../features/auth/components/access-views'
 
 export type RouterContext = {
   queryClient: QueryClient
+  /** Starts fetching the code (the lazily loaded route components) of the screen at a path. */
+  loadScreenCode: (pathname: string) => void
 }
 
 // The toast region is loaded after the first paint: no screen shows a toast before the
@@ -14,6 +17,16 @@ const Toaster = lazy(() => import('../components/ui/sonner').then((module) => ({
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: RootLayout,
   notFoundComponent: NotFoundPage,
+  // The guard's beforeLoad (routes/_authenticated.tsx) waits for the server before the router
+  // would fetch the screen's code, so start fetching it here, alongside. Having this to do also
+  // makes the root the pending route of a first load: on a guarded screen, AccessPending says
+  // 'Verifying access...' (spec 1 §2, §9) when the check takes longer than half a second (a
+  // quicker answer shows no pending view at all), the spinner 500 ms after that; elsewhere it
+  // shows nothing. Later navigations keep the current screen until the next one is ready.
+  beforeLoad: ({ context, location }) => context.loadScreenCode(location.pathname),
+  pendingComponent: AccessPending,
+  pendingMs: 500,
+  pendingMinMs: 0,
 })
 
 function RootLayout() {

@@ -1,14 +1,10 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { ProtectedRoute } from '../features/auth/protected-route'
 import { prefetchSession } from '../features/auth/session'
 import { CoursesPage } from '../features/courses/courses-page'
 
+// Signed in only, but outside _authenticated: signed out, the catalogue shows its own
+// 'Course Platform … Go to Login' view instead of a redirect (spec 2 §2).
 export const Route = createFileRoute('/courses/')({
   loader: prefetchSession,
-  // Signed out, the catalogue shows its own 'Course Platform … Go to Login' view (spec 2 §2).
-  component: () => (
-    <ProtectedRoute access="signed-in" signedOut="screen">
-      <CoursesPage />
-    </ProtectedRoute>
-  ),
+  component: CoursesPage,
 })

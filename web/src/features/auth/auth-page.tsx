@@ -9,7 +9,8 @@ import { AuthLayout, AuthProgress } from './components/auth-layout'
 import { LoginForm } from './components/login-form'
 import { SignupForm } from './components/signup-form'
 import { partnerProgramOf, type AuthSearch, type AuthTab } from './search'
-import { meQueryOptions, startSession, type SessionUser } from './session'
+import { meQueryOptions, type SessionUser } from './api'
+import { startSession } from './session'
 import { usePostLoginNavigate } from './use-post-login-navigate'
 
 // Loaded on demand, as none of them is part of the first paint of the two tabs: the reset request

@@ -1,35 +1,10 @@
 /**
- * The client's view of the session (spec 1 §4 "Auth state"): GET /api/me through TanStack Query.
- * `undefined` while unknown, `null` when signed out, the user when signed in.
- *
- * This module is free of zod and of the fetch client so that route files (which end up in the
- * entry chunk) can start the request from their loaders; the fetchers load on first use.
+ * The client's session state around the session query (api.ts): starting the check early, a new
+ * session replacing the cache, and the moment a logout is leaving the page. Free of zod and of the
+ * fetch client, like api.ts, as route options use it.
  */
-import { queryOptions, type QueryClient } from '@tanstack/react-query'
-import type { SessionUser } from '#common/auth'
-
-export type { SessionUser }
-
-export const authKeys = {
-  all: ['auth'] as const,
-  me: ['auth', 'me'] as const,
-}
-
-/** The API calls of this feature (validated with the shared zod schemas), loaded on demand. */
-export const loadAuthRequests = () => import('./requests')
-/** The forms' validation (the shared zod schemas), loaded on demand. */
-export const loadAuthValidation = () => import('./validation')
-
-/** GET /api/me: the signed-in user, or `null` for a 401 (signed out is a state, not an error). */
-export function meQueryOptions() {
-  return queryOptions({
-    queryKey: authKeys.me,
-    queryFn: async ({ signal }): Promise<SessionUser | null> => {
-      const { fetchMe } = await loadAuthRequests()
-      return fetchMe(signal)
-    },
-  })
-}
+import type { QueryClient } from '@tanstack/react-query'
+import { authKeys, meQueryOptions, type SessionUser } from './api'
 
 /** Route loader: starts the session check in parallel with the route's code. Never throws. */
 export function prefetchSession({ context }: { context: { queryClient: QueryClient } }): void {
@@ -46,7 +21,7 @@ export function startSession(queryClient: QueryClient, user: SessionUser): void 
 }
 
 // While a logout is under way the session is already null locally but the page has not left yet;
-// the protected-route wrapper must not send the user to /auth?returnTo=... in that moment.
+// the guards must not send the user to /auth?returnTo=... in that moment.
 let signingOut = false
 export const isSigningOut = () => signingOut
 export function setSigningOut(value: boolean): void {

@@ -3,6 +3,13 @@ import { NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
 
 export type FieldErrors = Partial<Record<string, string>>
+
+/** What a bound field (components/form-fields.tsx) reads and writes of its form. */
+export type FormFields<V> = {
+  values: V
+  errors: FieldErrors
+  setValue: <K extends keyof V & string>(name: K, value: V[K]) => void
+}
 export type ValidationResult<T> = { success: true; data: T } | { success: false; errors: FieldErrors }
 export type Validator<T> = (values: unknown) => ValidationResult<T>
 
@@ -85,5 +92,6 @@ export function useForm<V extends Record<string, unknown>, T>({ initialValues, l
     }
   }
 
-  return { values, errors, setValue, setServerError, handleSubmit, setFormElement }
+  const fields: FormFields<V> = { values, errors, setValue }
+  return { fields, errors, setServerError, handleSubmit, setFormElement }
 }

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useCallback, useState } from 'react'
-import { authKeys, loadAuthRequests, setSigningOut } from './session'
+import { authKeys, loadAuthRequests } from './api'
+import { setSigningOut } from './session'
 
 /**
  * Logout (spec 1 §4): POST /api/auth/logout, then, whether or not that worked, forget everything

@@ -1,7 +1,7 @@
 import { useNavigate } from '@tanstack/react-router'
 import { useCallback } from 'react'
 import { safeReturnTo, type PostLoginPath } from '#common/auth-constants'
-import { loadAuthRequests } from './session'
+import { loadAuthRequests } from './api'
 
 /** A returnTo worth following: a path on this site (never an open redirect), and not /auth itself. */
 export function returnPathOf(returnTo: string | undefined): string | undefined {

@@ -1,10 +1,14 @@
 /**
- * Form validation with the shared schemas, so every message is exactly the spec's (spec 1 §5).
- * Loaded on demand through `loadAuthValidation()`.
+ * Form validation with the shared schemas, so every message is exactly the spec's (spec 1 §5),
+ * and the failure messages the login and sign-up forms toast (spec 1 §8). Loaded on demand
+ * through `loadAuthValidation()` (api.ts): it brings zod, and neither is needed for the forms'
+ * first paint. A submit waits for this module, so its messages are there whenever one fails.
  */
 import type { z } from 'zod'
 import { ForgotPasswordBodySchema, LoginBodySchema, ResetPasswordBodySchema, SignupBodySchema } from '#common/auth'
 import type { FieldErrors, Validator } from './use-form'
+
+export { fieldErrorOf, loginFailureMessage, signupFailureMessage } from './messages'
 
 /** Wraps a schema as a form validator: the first message of each top-level field. */
 function validatorFor<S extends z.ZodType>(schema: S): Validator<z.output<S>> {

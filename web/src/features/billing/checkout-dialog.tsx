@@ -24,8 +24,8 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { Spinner } from '../../components/ui/spinner'
 import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
-import { meQueryOptions } from '../auth/session'
-import { createEmbeddedCheckout, fetchCheckoutStatus, fetchPublishableKey } from './api'
+import { meQueryOptions } from '../auth/api'
+import { createEmbeddedCheckout, fetchCheckoutStatus, fetchPublishableKey } from './api.requests'
 
 /** Spec 1 §9: the checkout form mounts 200 ms after it is ready. */
 export const CHECKOUT_MOUNT_DELAY_MS = 200

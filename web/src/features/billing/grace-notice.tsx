@@ -9,7 +9,8 @@ import { useState } from 'react'
 import { Button } from '../../components/ui/button'
 import { toast } from '../../lib/toast'
 import { PendingLabel } from '../auth/components/pending-label'
-import { openCustomerPortal, subscriptionQueryOptions } from './api'
+import { subscriptionQueryOptions } from './api'
+import { openCustomerPortal } from './api.requests'
 
 const dateFormat = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' })
 

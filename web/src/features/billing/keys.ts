@@ -1,6 +1,2 @@
-/** Query keys of the billing feature (zod-free, so the subscription check can share them). */
-export const billingKeys = {
-  all: ['billing'] as const,
-  plans: ['billing', 'plans'] as const,
-  subscription: ['billing', 'subscription'] as const,
-}
+/** The billing query keys (defined in api.ts) at the path test/unit/subscription-check.test.ts imports. */
+export { billingKeys } from './api'

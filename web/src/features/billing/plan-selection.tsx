@@ -12,14 +12,14 @@ import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import type { SessionUser } from '#common/auth'
 import type { Plan, PlanId } from '#common/plans'
 import { Button } from '../../components/ui/button'
-import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
+import { authKeys, meQueryOptions } from '../auth/api'
 import { PendingLabel } from '../auth/components/pending-label'
-import { authKeys, meQueryOptions } from '../auth/session'
-import { PlanCard, PlanCardSkeleton } from '../plans/components/plan-card'
-import { activateTestingPlan, billingPlansQueryOptions, fetchCheckoutStatus, openCustomerPortal } from './api'
+import { plansQueryOptions } from '../plans/api'
+import { PlanList } from '../plans/components/plan-list'
+import { activateTestingPlan, fetchCheckoutStatus, openCustomerPortal } from './api.requests'
 import { runSubscriptionCheck } from './subscription-check'
 
 /** Spec 1 §9: after choosing a plan, /opt-in follows 1 s later. */
@@ -35,8 +35,8 @@ export function PlanSelection() {
   useDocumentTitle('Choose your plan')
   const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const returnedSessionId = useSearch({ from: '/payment', select: (search) => search.session_id })
-  const plans = useQuery(billingPlansQueryOptions())
+  const returnedSessionId = useSearch({ from: '/_authenticated/payment', select: (search) => search.session_id })
+  const plans = useQuery(plansQueryOptions())
   const user = useQuery(meQueryOptions()).data
   const [activating, setActivating] = useState<PlanId | null>(null)
   const [checkoutPlan, setCheckoutPlan] = useState<Plan | null>(null)
@@ -168,47 +168,21 @@ export function PlanSelection() {
         ) : null}
       </div>
 
-      <div className="mt-12" aria-busy={plans.isPending}>
-        {plans.isPending ? (
-          <>
-            <Spinner label="Loading plans" className="sr-only" />
-            <div className="grid gap-8 lg:grid-cols-3">
-              <PlanCardSkeleton />
-              <PlanCardSkeleton />
-              <PlanCardSkeleton />
-            </div>
-          </>
-        ) : plans.isError ? (
-          <div role="alert" className="mx-auto flex max-w-lg flex-col items-center gap-4 rounded-xl border bg-muted px-6 py-8 text-center">
-            <p className="font-medium">We couldn't load our plans just now.</p>
-            <Button variant="outline" onClick={() => void plans.refetch()} disabled={plans.isFetching}>
-              {plans.isFetching ? 'Trying again…' : 'Try again'}
-            </Button>
-          </div>
-        ) : (
-          <ul className="grid items-stretch gap-8 lg:grid-cols-3" aria-label="Plans">
-            {plans.data.plans.map((plan) => (
-              <li key={plan.id}>
-                <PlanCard
-                  plan={plan}
-                  headingLevel="h2"
-                  action={
-                    <Button
-                      size="lg"
-                      variant={plan.mostPopular ? 'default' : 'outline'}
-                      disabled={activating !== null}
-                      aria-label={`Choose ${plan.name}, ${plan.priceMonthly} dollars per month`}
-                      onClick={() => choose(plan)}
-                    >
-                      <PendingLabel pending={activating === plan.id} idle={`Choose ${plan.name}`} busy="Activating..." />
-                    </Button>
-                  }
-                />
-              </li>
-            ))}
-          </ul>
+      <PlanList
+        className="mt-12"
+        headingLevel="h2"
+        action={(plan) => (
+          <Button
+            size="lg"
+            variant={plan.mostPopular ? 'default' : 'outline'}
+            disabled={activating !== null}
+            aria-label={`Choose ${plan.name}, ${plan.priceMonthly} dollars per month`}
+            onClick={() => choose(plan)}
+          >
+            <PendingLabel pending={activating === plan.id} idle={`Choose ${plan.name}`} busy="Activating..." />
+          </Button>
         )}
-      </div>
+      />
 
       {mode === 'stripe' ? (
         <Suspense fallback={null}>

@@ -8,13 +8,11 @@
  * (hasSubscription, subscriptionTier, subscriptionEnd).
  *
  * Started once from the root route through a dynamic import, so it costs no first-paint bytes;
- * it is zod-free and checks the few fields it reads by hand.
+ * the fetch client and zod load with the first check (api.ts), made only for a signed-in user.
  */
 import type { QueryClient } from '@tanstack/react-query'
-import type { SessionUser } from '#common/auth'
-import type { CheckSubscriptionResponse } from '#common/billing'
-import { authKeys } from '../auth/session'
-import { billingKeys } from './keys'
+import { authKeys, type SessionUser } from '../auth/api'
+import { billingKeys, loadBillingRequests } from './api'
 
 export const CHECK_THROTTLE_MS = 5_000
 export const CHECK_INITIAL_DELAY_MS = 100
@@ -22,17 +20,6 @@ export const CHECK_INITIAL_DELAY_MS = 100
 let lastCheckAt = -Infinity
 let started = false
 const subscribedUsers = new Set<string>()
-
-function isAnswer(value: unknown): value is CheckSubscriptionResponse {
-  const answer = value as Partial<CheckSubscriptionResponse> | null
-  return (
-    typeof answer === 'object' &&
-    answer !== null &&
-    typeof answer.subscribed === 'boolean' &&
-    (answer.subscription_tier === null || typeof answer.subscription_tier === 'string') &&
-    (answer.subscription_end === null || typeof answer.subscription_end === 'string')
-  )
-}
 
 /** Runs the check now unless one ran under 5 s ago (or `force`). Never throws. */
 export async function runSubscriptionCheck(queryClient: QueryClient, options: { force?: boolean } = {}): Promise<void> {
@@ -42,10 +29,8 @@ export async function runSubscriptionCheck(queryClient: QueryClient, options: { 
   if (!options.force && now - lastCheckAt < CHECK_THROTTLE_MS) return
   lastCheckAt = now
   try {
-    const response = await fetch('/api/billing/check-subscription', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-    if (!response.ok) throw new Error(`check-subscription answered ${response.status}`)
-    const answer: unknown = await response.json()
-    if (!isAnswer(answer)) throw new Error('check-subscription sent an unexpected answer')
+    const { checkSubscription } = await loadBillingRequests()
+    const answer = await checkSubscription()
     if (answer.subscribed) subscribedUsers.add(user.id)
     const subscribed = answer.subscribed || subscribedUsers.has(user.id)
     queryClient.setQueryData(billingKeys.subscription, { ...answer, subscribed })

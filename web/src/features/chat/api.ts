@@ -28,7 +28,7 @@ export const chatKeys = {
   voiceConfig: ['voice', 'config'] as const,
 }
 
-export function conversationsQuery(search: string) {
+export function conversationsQueryOptions(search: string) {
   return queryOptions({
     queryKey: chatKeys.list(search),
     queryFn: async ({ signal }): Promise<ConversationSummary[]> => {
@@ -39,7 +39,7 @@ export function conversationsQuery(search: string) {
   })
 }
 
-export const voiceConfigQuery = () =>
+export const voiceConfigQueryOptions = () =>
   queryOptions({
     queryKey: chatKeys.voiceConfig,
     queryFn: ({ signal }) => api.get('/api/voice/config', VoiceConfigResponseSchema, { signal }),

@@ -3,9 +3,9 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react'
 import { CHAT_ERRORS, CHAT_TEXT, type ConversationSummary } from '#common/chat'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
-import { meQueryOptions } from '../auth/session'
+import { meQueryOptions } from '../auth/api'
 import { useLogout } from '../auth/use-logout'
-import { chatKeys, conversationsQuery, deleteConversation, renameConversation, voiceConfigQuery } from './api'
+import { chatKeys, conversationsQueryOptions, deleteConversation, renameConversation, voiceConfigQueryOptions } from './api'
 import { ChatHeader } from './components/chat-header'
 import { ChatInput } from './components/chat-input'
 import { ConversationSidebar } from './components/conversation-sidebar'
@@ -47,8 +47,8 @@ export function ChatPage() {
   const [sidebarOpen, setSidebarOpen] = useState(false)
   const [searchInput, setSearchInput] = useState('')
   const search = useDebounced(searchInput.trim(), SEARCH_DEBOUNCE_MS)
-  const list = useQuery({ ...conversationsQuery(search), placeholderData: keepPreviousData })
-  const voiceConfig = useQuery(voiceConfigQuery())
+  const list = useQuery({ ...conversationsQueryOptions(search), placeholderData: keepPreviousData })
+  const voiceConfig = useQuery(voiceConfigQueryOptions())
   const [voiceResponses, setVoiceResponses] = useState(readVoiceResponses)
 
   // 'Failed to load conversations' once each time the list ends in error.

@@ -8,11 +8,11 @@ import type { Stripe } from '@stripe/stripe-js'
 import { loadStripe } from '@stripe/stripe-js/pure'
 import { useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
-import { PublishableKeyResponseSchema } from '#common/billing'
 import { formatCoursePrice } from '#common/courses'
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog'
 import { Spinner } from '../../components/ui/spinner'
-import { api } from '../../lib/api-client'
+import { billingKeys } from '../billing/api'
+import { fetchPublishableKey } from '../billing/api.requests'
 
 const stripePromises = new Map<string, Promise<Stripe | null>>()
 
@@ -39,15 +39,12 @@ export type CourseCheckoutDialogProps = {
 
 export default function CourseCheckoutDialog({ courseTitle, priceCents, clientSecret, onClose, onComplete }: CourseCheckoutDialogProps) {
   const stripe = useQuery({
-    queryKey: ['billing', 'stripe-js'],
+    queryKey: billingKeys.stripe,
     // The inline errors of spec 1 §8, each shown with 'Please try refreshing the page'.
     queryFn: async () => {
-      const key = await api
-        .get('/api/billing/publishable-key', PublishableKeyResponseSchema)
-        .then((response) => response.publishable_key)
-        .catch(() => {
-          throw new Error('Payment system configuration error')
-        })
+      const key = await fetchPublishableKey().catch(() => {
+        throw new Error('Payment system configuration error')
+      })
       const instance = await stripeFor(key).catch(() => {
         throw new Error('Failed to load payment system')
       })

@@ -111,7 +111,7 @@ export function CourseNotFound() {
 }
 
 function CourseLoaded({ courseRef, data }: { courseRef: string; data: CourseDetailResponse }) {
-  const search = CourseSearchSchema.parse(useSearch({ from: '/courses/$courseId' }))
+  const search = CourseSearchSchema.parse(useSearch({ from: '/_authenticated/courses/$courseId' }))
   const navigate = useNavigate({ from: '/courses/$courseId' })
   const { enroll, pendingCourseId, confirmingId, confirmPayment, checkoutDialog } = useEnroll()
   const { course } = data

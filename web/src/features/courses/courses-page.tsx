@@ -9,8 +9,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
-import { VerifyingAccess } from '../auth/protected-route'
-import { meQueryOptions } from '../auth/session'
+import { SessionGate } from '../auth/components/session-gate'
 import { catalogueQueryOptions } from './api'
 import {
   CategoryBadge,
@@ -32,10 +31,7 @@ export const PLATFORM_HEADING = 'Course Platform'
  * catalogue. The session comes from the server (GET /api/me), never from a client-side flag.
  */
 export function CoursesPage() {
-  const me = useQuery(meQueryOptions())
-  if (me.data === undefined && !me.isError) return <VerifyingAccess access="signed-in" />
-  if (!me.data) return <CoursesSignedOut />
-  return <CourseCatalogue />
+  return <SessionGate signedOut={<CoursesSignedOut />}>{() => <CourseCatalogue />}</SessionGate>
 }
 
 /** What a logged-out visitor sees at /courses. */

@@ -1,11 +1,11 @@
 /**
- * The dashboard's loads: goals (shared with the goal intake), recent calls and the figures of
+ * The dashboard's loads: goals (the goal intake's query), recent calls and the figures of
  * /api/dashboard/stats. Each is retried by the spec's helper (retry.ts).
  */
 import { queryOptions } from '@tanstack/react-query'
 import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
 import { api } from '../../lib/api-client'
-import { fetchGoals, goalsKeys } from '../goal-intake/api'
+import { goalsQueryOptions } from '../goal-intake/api'
 import { dashboardRetryDelay, shouldRetryDashboardLoad } from './retry'
 
 export const dashboardKeys = {
@@ -15,10 +15,9 @@ export const dashboardKeys = {
 
 const withRetry = { retry: shouldRetryDashboardLoad, retryDelay: (failureCount: number) => dashboardRetryDelay(failureCount) }
 
-export const goalsQuery = () =>
-  queryOptions({ queryKey: goalsKeys.all, queryFn: ({ signal }) => fetchGoals(signal), staleTime: 0, ...withRetry })
+export const dashboardGoalsQueryOptions = () => queryOptions({ ...goalsQueryOptions(), staleTime: 0, ...withRetry })
 
-export const recentCallsQuery = () =>
+export const recentCallsQueryOptions = () =>
   queryOptions({
     queryKey: dashboardKeys.calls,
     queryFn: async ({ signal }) => (await api.get('/api/calls/recent', RecentCallsResponseSchema, { signal })).calls,
@@ -26,7 +25,7 @@ export const recentCallsQuery = () =>
     ...withRetry,
   })
 
-export const dashboardStatsQuery = () =>
+export const dashboardStatsQueryOptions = () =>
   queryOptions({
     queryKey: dashboardKeys.stats,
     queryFn: ({ signal }) => api.get('/api/dashboard/stats', DashboardStatsResponseSchema, { signal }),

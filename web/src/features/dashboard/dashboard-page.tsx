@@ -10,10 +10,10 @@ import { Card, CardContent } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast, type ToastInput } from '../../lib/toast'
+import { meQueryOptions, type SessionUser } from '../auth/api'
 import { LogoutButton } from '../auth/components/logout-button'
-import { meQueryOptions, type SessionUser } from '../auth/session'
 import { PaymentGraceNotice } from '../billing/grace-notice'
-import { dashboardStatsQuery, goalsQuery, recentCallsQuery } from './api'
+import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
 import { StatCard } from './components/stat-card'
 
@@ -46,9 +46,9 @@ function useErrorToast(query: UseQueryResult<unknown, unknown>, input: ToastInpu
 export function DashboardPage() {
   useDocumentTitle('Dashboard')
   const me = useQuery(meQueryOptions())
-  const goals = useQuery(goalsQuery())
-  const calls = useQuery(recentCallsQuery())
-  const stats = useQuery(dashboardStatsQuery())
+  const goals = useQuery(dashboardGoalsQueryOptions())
+  const calls = useQuery(recentCallsQueryOptions())
+  const stats = useQuery(dashboardStatsQueryOptions())
 
   useErrorToast(goals, GOALS_ERROR_TOAST)
   useErrorToast(calls, CALLS_ERROR_TOAST)

@@ -7,8 +7,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ActivityIcon, LockIcon } from 'lucide-react'
-import { useState } from 'react'
-import { z } from 'zod'
+import { useState, type ReactNode } from 'react'
 import { formatPhone } from '#common/auth-constants'
 import { AppShell } from '../../components/app-shell'
 import { Badge } from '../../components/ui/badge'
@@ -16,73 +15,37 @@ import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
-import { api, isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
+import { meQueryOptions, type SessionUser } from '../auth/api'
 import { LogoutButton } from '../auth/components/logout-button'
-import { meQueryOptions, type SessionUser } from '../auth/session'
+import { SessionGate } from '../auth/components/session-gate'
+import { callFunction, FUNCTION_TESTS, type FunctionResult, type FunctionTest } from './api'
 
-type FunctionTest = {
-  name: string
-  description: string
-  method: 'GET' | 'POST'
-  path: string
-  body?: unknown
-}
-
-export const FUNCTION_TESTS: readonly FunctionTest[] = [
-  { name: 'check-subscription', description: 'Whether you are subscribed, your plan and when the period ends.', method: 'GET', path: '/api/billing/check-subscription' },
-  { name: 'get-stripe-key', description: "The payment provider's publishable key.", method: 'GET', path: '/api/billing/publishable-key' },
-  {
-    name: 'create-embedded-checkout',
-    description: 'Creates an embedded checkout session for plan premium.',
-    method: 'POST',
-    path: '/api/billing/embedded-checkout',
-    body: { plan: 'premium' },
-  },
-  { name: 'customer-portal', description: 'Opens a billing portal session for your customer.', method: 'POST', path: '/api/billing/customer-portal' },
-  { name: 'vapi-config', description: 'Whether voice calls are configured, and the assistant id.', method: 'GET', path: '/api/voice/config' },
-]
-
-type Result =
-  | { state: 'idle' }
-  | { state: 'loading' }
-  | { state: 'success'; durationMs: number; json: unknown }
-  | { state: 'error'; durationMs: number; message: string }
-
-const anyJson = z.unknown()
-
-/** Calls one function and times it. */
-async function callFunction(test: FunctionTest): Promise<{ result: Result; unauthenticated: boolean }> {
-  const started = performance.now()
-  try {
-    const json = test.method === 'GET' ? await api.get(test.path, anyJson) : await api.post(test.path, test.body, anyJson)
-    return { result: { state: 'success', durationMs: Math.round(performance.now() - started), json }, unauthenticated: false }
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    return {
-      result: { state: 'error', durationMs: Math.round(performance.now() - started), message },
-      unauthenticated: isApiError(error) && error.status === 401,
-    }
-  }
-}
+type Result = { state: 'idle' } | { state: 'loading' } | FunctionResult
 
 export function DiagnosticsPage() {
   useDocumentTitle('Edge Functions Diagnostics')
-  const me = useQuery(meQueryOptions())
-
   return (
-    <AppShell nav={me.data ? <LogoutButton label="Log Out" size="sm" /> : undefined} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
-      <div className="mx-auto max-w-4xl">
-        {me.data === undefined && !me.isError ? (
-          <div className="flex justify-center py-16">
-            <Spinner size="lg" label="Checking your session" />
-          </div>
-        ) : me.data ? (
-          <Diagnostics user={me.data} />
-        ) : (
+    <SessionGate
+      signedOut={
+        <DiagnosticsShell>
           <SignedOut />
-        )}
-      </div>
+        </DiagnosticsShell>
+      }
+    >
+      {(user) => (
+        <DiagnosticsShell nav={<LogoutButton label="Log Out" size="sm" />}>
+          <Diagnostics user={user} />
+        </DiagnosticsShell>
+      )}
+    </SessionGate>
+  )
+}
+
+function DiagnosticsShell({ nav, children }: { nav?: ReactNode; children: ReactNode }) {
+  return (
+    <AppShell nav={nav} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+      <div className="mx-auto max-w-4xl">{children}</div>
     </AppShell>
   )
 }

@@ -17,9 +17,9 @@ import { Progress } from '../../components/ui/progress'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
+import { authKeys } from '../auth/api'
 import { LogoutButton } from '../auth/components/logout-button'
-import { authKeys } from '../auth/session'
-import { fetchGoalsWithTimeout, goalsKeys, saveGoals } from './api'
+import { goalsKeys, saveGoals, wizardGoalsQueryOptions } from './api'
 import { LifeAreaStep } from './components/life-area-step'
 import { SpecificGoalsStep } from './components/specific-goals-step'
 import { WorkCareerStep } from './components/work-career-step'
@@ -32,11 +32,7 @@ const LAST_STEP = WIZARD_STEP_COUNT - 1 // index 9
 export function GoalIntakePage() {
   useDocumentTitle('Set your goals')
   // Existing goals prefill the form; after 10 s (or on any error) the wizard starts empty.
-  const goals = useQuery({
-    queryKey: goalsKeys.all,
-    queryFn: ({ signal }) => fetchGoalsWithTimeout(signal),
-    retry: false,
-  })
+  const goals = useQuery(wizardGoalsQueryOptions())
 
   useEffect(() => {
     // Spec 2 §8: a load error in the wizard is logged only; the form stays empty.

@@ -8,6 +8,8 @@ import {
   PhoneCallIcon,
   TargetIcon,
 } from 'lucide-react'
+import { LIFE_AREAS } from '#common/domain'
+import { LIFE_AREA_TITLES } from '#common/life-areas'
 import { AppShell } from '../../components/app-shell'
 import { BrandName } from '../../components/brand'
 import { Badge } from '../../components/ui/badge'
@@ -46,17 +48,6 @@ const features = [
     title: 'Text-message check-ins',
     body: 'Opt in to texts for reminders and quick nudges between calls. Reply STOP at any time to opt out.',
   },
-] as const
-
-const lifeAreas = [
-  'Faith',
-  'Family Relationships',
-  'Fitness & Health',
-  'Finance',
-  'Friends & Social Life',
-  'Fun & Recreation',
-  'Service to Others',
-  'Personal Development',
 ] as const
 
 const steps = [
@@ -123,9 +114,9 @@ export function LandingPage() {
               </div>
               <div className="mt-6 space-y-4">
                 {[
-                  ['Fitness & Health', 8],
-                  ['Finance', 6],
-                  ['Personal Development', 7],
+                  [LIFE_AREA_TITLES.fitness, 8],
+                  [LIFE_AREA_TITLES.finance, 6],
+                  [LIFE_AREA_TITLES.personal_development, 7],
                 ].map(([area, score]) => (
                   <div key={area}>
                     <div className="flex justify-between text-sm">
@@ -201,10 +192,10 @@ export function LandingPage() {
               Your coach looks at the whole picture, so progress in one part of life doesn't cost you another.
             </p>
             <ul className="mt-6 flex flex-wrap gap-2" aria-label="Life areas">
-              {lifeAreas.map((area) => (
+              {LIFE_AREAS.map((area) => (
                 <li key={area}>
                   <Badge variant="secondary" className="px-3 py-1 text-sm">
-                    {area}
+                    {LIFE_AREA_TITLES[area]}
                   </Badge>
                 </li>
               ))}

@@ -5,32 +5,26 @@
  * shows the 'Success' toast and goes to /goal-intake. The person is trusted to have sent the text.
  * No user → /auth; payment not completed → /payment (the server refuses too).
  */
-import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { MessageSquareTextIcon, SmartphoneIcon } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import type { SessionUser } from '#common/auth'
-import { optInSentences, OptInResponseSchema, OptInStateResponseSchema } from '#common/opt-in'
+import { optInSentences } from '#common/opt-in'
 import { AppShell } from '../../components/app-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
-import { api, isApiError } from '../../lib/api-client'
+import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
+import { authKeys } from '../auth/api'
 import { LogoutButton } from '../auth/components/logout-button'
 import { PendingLabel } from '../auth/components/pending-label'
-import { authKeys } from '../auth/session'
+import { optInQueryOptions, recordOptIn } from './api'
 
 /** Spec 1 §9: the opt-in button shows Processing... for 1 s. */
 export const OPT_IN_PROCESSING_MS = 1000
-
-const optInQueryOptions = () =>
-  queryOptions({
-    queryKey: ['opt-in'] as const,
-    queryFn: ({ signal }) => api.get('/api/opt-in', OptInStateResponseSchema, { signal }),
-    staleTime: 0,
-  })
 
 const delay = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms))
 
@@ -53,7 +47,7 @@ export function OptInPage() {
     setProcessing(true)
     try {
       const [result] = await Promise.all([
-        api.post('/api/opt-in', { consentText: state.data.consent_text }, OptInResponseSchema),
+        recordOptIn(state.data.consent_text),
         delay(OPT_IN_PROCESSING_MS),
       ])
       queryClient.setQueryData<SessionUser | null>(authKeys.me, (user) => (user ? { ...user, hasOptedIn: true } : user))

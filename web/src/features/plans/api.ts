@@ -1,32 +1,24 @@
+/**
+ * The plans feature's API: GET /api/plans, the plans as the server defines them and whether
+ * choosing one goes to Stripe or testing mode. One query, read by the landing page (its loader
+ * starts it, its plans section shows it) and by /payment.
+ *
+ * The landing route's loader imports this module, so it is part of the entry chunk and stays free
+ * of zod and of the fetch client: the request, validated with the shared zod schema, is its other
+ * half (api.requests.ts), loaded on first use (zod is not needed for the landing page's first
+ * paint, only for the plans section further down).
+ */
 import { queryOptions } from '@tanstack/react-query'
 
 export const plansKeys = {
   all: ['plans'] as const,
 }
 
-/**
- * The subscription plans, as the server defines them (GET /api/plans). Used by the landing
- * page's loader (ensureQueryData) and its component (useQuery), and later by /payment.
- *
- * The fetcher is imported on first use: it validates the response with the shared zod schema,
- * and zod (~24 KB gzipped) is not needed for the landing page's first paint, only for the
- * plans section further down. On screens that already load the API client it resolves at once.
- */
 export function plansQueryOptions() {
   return queryOptions({
     queryKey: plansKeys.all,
-    queryFn: async ({ signal }) => {
-      const { fetchPlans } = await import('./fetch-plans')
-      return fetchPlans(signal)
-    },
+    queryFn: async ({ signal }) => (await import('./api.requests')).fetchPlans(signal),
     // Plans change with a deploy, not while someone reads the page.
     staleTime: 5 * 60_000,
   })
-}
-
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 })
-
-/** Whole dollars as the spec writes them: 50 → "$50". */
-export function formatPrice(dollars: number): string {
-  return usd.format(dollars)
 }

@@ -1,12 +1,10 @@
 import { useMutation } from '@tanstack/react-query'
 import { useEffect, useRef, type ReactNode } from 'react'
 import { Button } from '../../../components/ui/button'
-import { Field } from '../../../components/ui/field'
-import { Input } from '../../../components/ui/input'
+import { loadAuthRequests, loadAuthValidation, type ForgotPasswordInput } from '../api'
 import { failureMessage, fieldErrorOf } from '../messages'
-import type { ForgotPasswordInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation } from '../session'
 import { useForm } from '../use-form'
+import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateForgotPassword)
@@ -22,7 +20,7 @@ export type ForgotPasswordFormProps = {
 
 /** Asks for a password reset link (POST /api/auth/forgot-password) and shows the server's answer. */
 export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 'Send reset link', afterSent }: ForgotPasswordFormProps) {
-  const { values, errors, setValue, setServerError, handleSubmit, setFormElement } = useForm({
+  const { fields, setServerError, handleSubmit, setFormElement } = useForm({
     initialValues: { email: defaultEmail },
     loadValidator,
   })
@@ -55,18 +53,7 @@ export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 
   const requestError = request.isError && !fieldErrorOf(request.error, ['email'] as const) ? request.error : undefined
   return (
     <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => request.mutate(body))} className="grid gap-4">
-      <Field id={`${idPrefix}-email`} label="Email" error={errors.email}>
-        {(control) => (
-          <Input
-            {...control}
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={values.email}
-            onChange={(event) => setValue('email', event.target.value)}
-          />
-        )}
-      </Field>
+      <TextField form={fields} name="email" id={`${idPrefix}-email`} label="Email" type="email" autoComplete="email" />
       {requestError ? (
         <p role="alert" className="text-sm font-medium text-destructive">
           {failureMessage(requestError, 'We could not send the email. Please try again.')}

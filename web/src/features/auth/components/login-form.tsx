@@ -1,14 +1,10 @@
 import { useMutation } from '@tanstack/react-query'
 import type { Ref } from 'react'
 import { Button } from '../../../components/ui/button'
-import { Field } from '../../../components/ui/field'
-import { Input } from '../../../components/ui/input'
-import { PasswordInput } from '../../../components/ui/password-input'
 import { toast } from '../../../lib/toast'
-import { fieldErrorOf, loginFailureMessage } from '../messages'
-import type { LoginInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation, type SessionUser } from '../session'
+import { loadAuthRequests, loadAuthValidation, type LoginInput, type SessionUser } from '../api'
 import { useForm } from '../use-form'
+import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateLogin)
@@ -24,14 +20,15 @@ export type LoginFormProps = {
 
 /** Login (spec 1 §2, §5, §8): email and password; toasts 'Success' or 'Login failed'. */
 export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
-  const { values, errors, setValue, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
+  const { fields, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
   const login = useMutation({
     mutationFn: async (body: LoginInput) => (await loadAuthRequests()).logIn(body),
     onSuccess: (user) => {
       void toast({ title: 'Success', description: "You've been logged in successfully." })
       onLoggedIn(user)
     },
-    onError: (error) => {
+    onError: async (error) => {
+      const { fieldErrorOf, loginFailureMessage } = await loadAuthValidation()
       const fieldError = fieldErrorOf(error, ['email', 'password'] as const)
       if (fieldError) setServerError(fieldError.field, fieldError.message)
       void toast({ title: 'Login failed', description: loginFailureMessage(error), variant: 'destructive' })
@@ -40,35 +37,14 @@ export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent
 
   return (
     <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => login.mutate(body))} className="grid gap-5">
-      <Field id="login-email" label="Email" error={errors.email}>
-        {(control) => (
-          <Input
-            {...control}
-            name="email"
-            type="email"
-            autoComplete="email"
-            value={values.email}
-            onChange={(event) => setValue('email', event.target.value)}
-          />
-        )}
-      </Field>
-      <Field id="login-password" label="Password" error={errors.password}>
-        {(control) => (
-          <PasswordInput
-            {...control}
-            name="password"
-            autoComplete="current-password"
-            value={values.password}
-            onChange={(event) => setValue('password', event.target.value)}
-          />
-        )}
-      </Field>
+      <TextField form={fields} name="email" id="login-email" label="Email" type="email" autoComplete="email" />
+      <TextField form={fields} name="password" id="login-password" label="Password" type="password" autoComplete="current-password" />
       <div className="-mt-2 flex justify-end">
         <Button
           ref={forgotPasswordRef}
           variant="link"
           className="h-auto p-0"
-          onClick={() => onForgotPassword(values.email)}
+          onClick={() => onForgotPassword(fields.values.email)}
           onPointerEnter={onForgotPasswordIntent}
           onFocus={onForgotPasswordIntent}
         >

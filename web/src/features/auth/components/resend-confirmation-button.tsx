@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { Button, type ButtonProps } from '../../../components/ui/button'
 import { isApiError } from '../../../lib/api-error'
 import { toast } from '../../../lib/toast'
+import { authKeys, loadAuthRequests } from '../api'
 import { failureMessage } from '../messages'
-import { authKeys, loadAuthRequests } from '../session'
 import { PendingLabel } from './pending-label'
 
 /** POST /api/auth/resend-confirmation for the signed-in user; toasts the server's answer. */

@@ -2,19 +2,18 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { KeyRoundIcon } from 'lucide-react'
 import { Button } from '../../../components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '../../../components/ui/card'
-import { Field } from '../../../components/ui/field'
-import { PasswordInput } from '../../../components/ui/password-input'
 import { useDocumentTitle } from '../../../components/use-document-title'
 import { isApiError } from '../../../lib/api-error'
 import { toast } from '../../../lib/toast'
+import { loadAuthRequests, loadAuthValidation, type ResetPasswordInput } from '../api'
 import { failureMessage, fieldErrorOf, INVALID_LINK_MESSAGE, isInvalidLinkError } from '../messages'
-import type { ResetPasswordInput } from '../requests'
-import { loadAuthRequests, loadAuthValidation, startSession } from '../session'
+import { startSession } from '../session'
 import { useForm } from '../use-form'
 import { usePostLoginNavigate } from '../use-post-login-navigate'
 import { AuthLayout, AuthProgress } from './auth-layout'
 import { BackToSignIn } from './back-to-sign-in'
 import { ForgotPasswordForm } from './forgot-password-form'
+import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateResetPassword)
@@ -29,7 +28,7 @@ export function ResetPasswordView({ token }: { token: string | undefined }) {
 function ResetPasswordForm({ token }: { token: string }) {
   const queryClient = useQueryClient()
   const continueToApp = usePostLoginNavigate()
-  const { values, errors, setValue, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { token, password: '', confirmPassword: '' }, loadValidator })
+  const { fields, errors, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { token, password: '', confirmPassword: '' }, loadValidator })
   const reset = useMutation({
     mutationFn: async (body: ResetPasswordInput) => (await loadAuthRequests()).resetPassword(body),
     onSuccess: (user) => {
@@ -72,30 +71,16 @@ function ResetPasswordForm({ token }: { token: string }) {
         </CardHeader>
         <CardContent>
           <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => reset.mutate(body))} className="grid gap-5">
-            <Field id="reset-password" label="New Password" error={errors.password}>
-              {(control) => (
-                <PasswordInput
-                  {...control}
-                  name="password"
-                  toggleLabel="new password"
-                  autoComplete="new-password"
-                  value={values.password}
-                  onChange={(event) => setValue('password', event.target.value)}
-                />
-              )}
-            </Field>
-            <Field id="reset-confirm-password" label="Confirm Password" error={errors.confirmPassword}>
-              {(control) => (
-                <PasswordInput
-                  {...control}
-                  name="confirmPassword"
-                  toggleLabel="confirm password"
-                  autoComplete="new-password"
-                  value={values.confirmPassword}
-                  onChange={(event) => setValue('confirmPassword', event.target.value)}
-                />
-              )}
-            </Field>
+            <TextField form={fields} name="password" id="reset-password" label="New Password" type="password" toggleLabel="new password" autoComplete="new-password" />
+            <TextField
+              form={fields}
+              name="confirmPassword"
+              id="reset-confirm-password"
+              label="Confirm Password"
+              type="password"
+              toggleLabel="confirm password"
+              autoComplete="new-password"
+            />
             <Button type="submit" size="lg" disabled={reset.isPending}>
               <PendingLabel pending={reset.isPending} idle="Update Password" busy="Updating password..." />
             </Button>

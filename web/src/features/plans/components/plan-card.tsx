@@ -4,7 +4,13 @@ import type { Plan } from '#common/plans'
 import { Badge } from '../../../components/ui/badge'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../../components/ui/card'
 import { cn } from '../../../lib/utils'
-import { formatPrice } from '../api'
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 })
+
+/** Whole dollars as the spec writes them: 50 → "$50". */
+function formatPrice(dollars: number): string {
+  return usd.format(dollars)
+}
 
 export type PlanCardProps = {
   plan: Plan

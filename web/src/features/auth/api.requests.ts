@@ -1,25 +1,12 @@
 /**
- * The auth API calls, each response validated with the shared schema (loaded on demand through
- * `loadAuthRequests()`, because zod is not needed for any screen's first paint).
+ * The auth calls, each response validated with the shared schema: the zod half of api.ts,
+ * loaded on first use through `loadAuthRequests()`.
  */
 import { z } from 'zod'
-import {
-  DestinationResponseSchema,
-  MessageResponseSchema,
-  SessionUserResponseSchema,
-  type ForgotPasswordBodySchema,
-  type LoginBodySchema,
-  type ResetPasswordBodySchema,
-  type SessionUser,
-  type SignupBodySchema,
-} from '#common/auth'
+import { DestinationResponseSchema, MessageResponseSchema, SessionUserResponseSchema, type SessionUser } from '#common/auth'
 import type { PostLoginPath } from '#common/auth-constants'
 import { api, isApiError } from '../../lib/api-client'
-
-export type LoginInput = z.output<typeof LoginBodySchema>
-export type SignupInput = z.output<typeof SignupBodySchema>
-export type ForgotPasswordInput = z.output<typeof ForgotPasswordBodySchema>
-export type ResetPasswordInput = z.output<typeof ResetPasswordBodySchema>
+import type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SignupInput } from './api'
 
 /** GET /api/me; a 401 means signed out (null). */
 export async function fetchMe(signal?: AbortSignal): Promise<SessionUser | null> {

@@ -1,0 +1,51 @@
+import { useQuery } from '@tanstack/react-query'
+import type { ReactNode } from 'react'
+import type { Plan } from '#common/plans'
+import { Button } from '../../../components/ui/button'
+import { Spinner } from '../../../components/ui/spinner'
+import { plansQueryOptions } from '../api'
+import { PlanCard, PlanCardSkeleton, type PlanCardProps } from './plan-card'
+
+export type PlanListProps = {
+  /** Each plan's call to action (a link on the landing page, a button on /payment). */
+  action: (plan: Plan) => ReactNode
+  headingLevel?: PlanCardProps['headingLevel']
+  /** More to say under "We couldn't load our plans just now." */
+  errorHint?: ReactNode
+  className?: string
+}
+
+/** The plans from the server as cards; placeholder cards while they load, a message with a retry if that fails. */
+export function PlanList({ action, headingLevel, errorHint, className }: PlanListProps) {
+  const plans = useQuery(plansQueryOptions())
+  return (
+    <div className={className} aria-busy={plans.isPending}>
+      {plans.isPending ? (
+        <>
+          <Spinner label="Loading plans" className="sr-only" />
+          <div className="grid gap-8 lg:grid-cols-3">
+            <PlanCardSkeleton />
+            <PlanCardSkeleton />
+            <PlanCardSkeleton />
+          </div>
+        </>
+      ) : plans.isError ? (
+        <div role="alert" className="mx-auto flex max-w-lg flex-col items-center gap-4 rounded-xl border bg-muted px-6 py-8 text-center">
+          <p className="font-medium">We couldn't load our plans just now.</p>
+          {errorHint ? <p className="text-sm text-muted-foreground">{errorHint}</p> : null}
+          <Button variant="outline" onClick={() => void plans.refetch()} disabled={plans.isFetching}>
+            {plans.isFetching ? 'Trying again…' : 'Try again'}
+          </Button>
+        </div>
+      ) : (
+        <ul className="grid items-stretch gap-8 lg:grid-cols-3" aria-label="Plans">
+          {plans.data.plans.map((plan) => (
+            <li key={plan.id}>
+              <PlanCard plan={plan} headingLevel={headingLevel} action={action(plan)} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { ChatPage } from '../../../features/chat/chat-page'
+
+export const Route = createFileRoute('/_authenticated/_paid/chat')({
+  component: ChatPage,
+})

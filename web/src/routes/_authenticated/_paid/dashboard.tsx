@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { DashboardPage } from '../../../features/dashboard/dashboard-page'
+
+export const Route = createFileRoute('/_authenticated/_paid/dashboard')({
+  component: DashboardPage,
+})

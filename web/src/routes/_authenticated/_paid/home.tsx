@@ -1,0 +1,7 @@
+import { createFileRoute } from '@tanstack/react-router'
+// /home is the same dashboard as /dashboard (spec 1 §2).
+import { DashboardPage } from '../../../features/dashboard/dashboard-page'
+
+export const Route = createFileRoute('/_authenticated/_paid/home')({
+  component: DashboardPage,
+})

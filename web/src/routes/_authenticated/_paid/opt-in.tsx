@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { OptInPage } from '../../../features/opt-in/opt-in-page'
+
+export const Route = createFileRoute('/_authenticated/_paid/opt-in')({
+  component: OptInPage,
+})
