@@ -29,14 +29,6 @@ export function formatPhone(value: string): string {
 export const POST_LOGIN_PATHS = ['/dashboard', '/goal-intake', '/payment'] as const
 export type PostLoginPath = (typeof POST_LOGIN_PATHS)[number]
 
-/** Error codes of the auth endpoints, mapped to the spec's toasts by the web. */
-export const AUTH_ERROR_CODES = {
-  invalidCredentials: 'INVALID_CREDENTIALS',
-  emailTaken: 'EMAIL_TAKEN',
-  commonPassword: 'COMMON_PASSWORD',
-  invalidToken: 'INVALID_TOKEN',
-} as const
-
 /**
  * `returnTo` is honoured only when it is a path on this site: starts with one "/", not "//" or "/\",
  * no scheme, no control characters. Anything else falls back to the post-login routing.

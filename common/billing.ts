@@ -88,13 +88,3 @@ export type CheckoutStatusResponse = z.infer<typeof CheckoutStatusResponseSchema
 
 /** customer-portal: the Stripe billing portal address for the user's customer. */
 export const CustomerPortalResponseSchema = z.object({ url: z.string() })
-
-/** Error codes of the billing endpoints (besides the common ones). */
-export const BILLING_ERROR_CODES = {
-  notConfigured: 'PAYMENTS_NOT_CONFIGURED',
-  testingDisabled: 'TESTING_MODE_DISABLED',
-  alreadySubscribed: 'ALREADY_SUBSCRIBED',
-  noBillingAccount: 'NO_BILLING_ACCOUNT',
-  providerError: 'PAYMENT_PROVIDER_ERROR',
-  paymentRequired: 'PAYMENT_REQUIRED',
-} as const

@@ -86,15 +86,6 @@ export const CHAT_ERRORS = {
   blankTitle: 'A renamed title must be non-blank',
 } as const
 
-/** Error codes of the chat endpoints (besides the common ones). */
-export const CHAT_ERROR_CODES = {
-  timeout: 'ASSISTANT_TIMEOUT',
-  unavailable: 'ASSISTANT_UNAVAILABLE',
-  paymentRequired: 'PAYMENT_REQUIRED',
-  conversationFull: 'CONVERSATION_FULL',
-  duplicateMessage: 'DUPLICATE_MESSAGE',
-} as const
-
 // ---------------------------------------------------------------------------------------------
 // Schemas
 

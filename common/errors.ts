@@ -60,12 +60,15 @@ export const ERRORS = {
 } as const satisfies Record<string, { status: number; message: string }>
 
 export type ErrorCode = keyof typeof ERRORS
-export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[]
-export const ErrorCodeSchema = z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]])
 
-/** The generic code for a status, for errors that carry only a status (the framework's own). */
+/**
+ * The generic code for a bare status: an error that carries only a status (the framework's own on
+ * the server, a proxy's non-JSON page in the browser).
+ */
 export function codeForStatus(status: number): ErrorCode {
   switch (status) {
+    case 400:
+      return 'BAD_REQUEST'
     case 401:
       return 'UNAUTHENTICATED'
     case 403:
@@ -78,9 +81,13 @@ export function codeForStatus(status: number): ErrorCode {
       return 'PAYLOAD_TOO_LARGE'
     case 415:
       return 'UNSUPPORTED_MEDIA_TYPE'
+    case 422:
+      return 'VALIDATION_FAILED'
     case 429:
       return 'RATE_LIMITED'
+    case 502:
     case 503:
+    case 504:
       return 'SERVICE_UNAVAILABLE'
     default:
       return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'

@@ -11,7 +11,7 @@ type SubscriptionCheck = {
 }
 const webModule = (path: string) => import(/* @vite-ignore */ new URL(`../../web/src/features/${path}`, import.meta.url).href)
 const { CHECK_THROTTLE_MS, runSubscriptionCheck, startSubscriptionChecks } = (await webModule('billing/subscription-check.ts')) as SubscriptionCheck
-const { billingKeys } = (await webModule('billing/keys.ts')) as { billingKeys: { subscription: readonly string[] } }
+const { billingKeys } = (await webModule('billing/api.ts')) as { billingKeys: { subscription: readonly string[] } }
 const authKeys = { me: ['auth', 'me'] as const }
 
 const user = (id: string, overrides: Partial<SessionUser> = {}): SessionUser => ({

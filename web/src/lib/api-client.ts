@@ -9,43 +9,13 @@
  * - Aborts (TanStack Query cancelling a request) are rethrown untouched.
  */
 import type { z } from 'zod'
-import { ErrorBodySchema, type ErrorCode } from '#common/errors'
+import { codeForStatus, ErrorBodySchema } from '#common/errors'
 import { ApiError, NETWORK_ERROR_MESSAGE } from './api-error'
 
 export { ApiError, isApiError, NETWORK_ERROR_MESSAGE } from './api-error'
 export type { ApiErrorCode, ClientErrorCode } from './api-error'
 
 const INVALID_RESPONSE_MESSAGE = 'The server sent an unexpected response. Please try again.'
-
-/** The code a bare status maps to when the body is not our JSON error shape (e.g. a proxy's HTML page). */
-function codeForStatus(status: number): ErrorCode {
-  switch (status) {
-    case 400:
-      return 'BAD_REQUEST'
-    case 401:
-      return 'UNAUTHENTICATED'
-    case 403:
-      return 'FORBIDDEN'
-    case 404:
-      return 'NOT_FOUND'
-    case 409:
-      return 'CONFLICT'
-    case 413:
-      return 'PAYLOAD_TOO_LARGE'
-    case 415:
-      return 'UNSUPPORTED_MEDIA_TYPE'
-    case 422:
-      return 'VALIDATION_FAILED'
-    case 429:
-      return 'RATE_LIMITED'
-    case 502:
-    case 503:
-    case 504:
-      return 'SERVICE_UNAVAILABLE'
-    default:
-      return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST'
-  }
-}
 
 function defaultMessageForStatus(status: number): string {
   if (status === 401) return 'Please log in to continue.'

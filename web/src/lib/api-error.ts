@@ -10,7 +10,7 @@ export type ClientErrorCode = 'NETWORK_ERROR' | 'INVALID_RESPONSE'
 /** Server codes from common/errors.ts, the client's own codes, and any code a newer server may add. */
 export type ApiErrorCode = ErrorCode | ClientErrorCode | (string & {})
 
-/** The spec's generic network text (spec 1 §8); screens with a variant of it pass their own. */
+/** The spec's generic network text; screens with a variant of it pass their own. */
 export const NETWORK_ERROR_MESSAGE =
   'Unable to connect to our servers. Please check your internet connection and try again.'
 
@@ -27,6 +27,11 @@ export class ApiError extends Error {
     this.status = init.status
     this.code = init.code
     this.field = init.field
+  }
+
+  /** Whether the error has this code (checked against the one list of codes, so a typo does not compile). */
+  is(code: ErrorCode | ClientErrorCode): boolean {
+    return this.code === code
   }
 
   get isNetworkError(): boolean {

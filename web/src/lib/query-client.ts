@@ -3,7 +3,7 @@ import { isApiError } from './api-error'
 
 /** Queries retry at most once, and never when the server refused the request (4xx) or sent a malformed body. */
 export function shouldRetry(failureCount: number, error: unknown): boolean {
-  if (isApiError(error) && (error.isClientError || error.code === 'INVALID_RESPONSE')) return false
+  if (isApiError(error) && (error.isClientError || error.is('INVALID_RESPONSE'))) return false
   return failureCount < 1
 }
 

@@ -31,7 +31,7 @@ export const Route = createRootRouteWithContext<RouterContext>()({
 
 function RootLayout() {
   const { queryClient } = Route.useRouteContext()
-  // check-subscription after sign-in and on load (spec 1 §4); loaded after the first paint.
+  // check-subscription after sign-in and on load; loaded after the first paint.
   useEffect(() => {
     let stop: (() => void) | undefined
     let cancelled = false

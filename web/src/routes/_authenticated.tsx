@@ -4,7 +4,7 @@ import { AccessPending } from '../features/auth/components/access-views'
 import { AuthenticatedLayout } from '../features/auth/components/guarded-layouts'
 import { requireSession } from '../features/auth/guards'
 
-/** The screens for signed-in users (spec 1 §2); a pathless layout, so URLs stay as they are. */
+/** The screens for signed-in users; a pathless layout, so URLs stay as they are. */
 export const Route = createFileRoute('/_authenticated')({
   beforeLoad: requireSession,
   // A first load shows the root's pending view (routes/__root.tsx); navigating here from another

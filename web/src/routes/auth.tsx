@@ -5,7 +5,7 @@ import { prefetchSession } from '../features/auth/session'
 
 export const Route = createFileRoute('/auth')({
   validateSearch: validateAuthSearch,
-  // Whether a session already exists decides if this screen shows at all (spec 1 §2).
+  // Whether a session already exists decides if this screen shows at all.
   loader: prefetchSession,
   component: AuthRoute,
 })

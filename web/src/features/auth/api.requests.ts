@@ -34,7 +34,7 @@ export async function logOut(): Promise<void> {
   await api.post('/api/auth/logout', undefined, z.undefined())
 }
 
-/** Post-login routing (spec 1 §4), decided by the server. */
+/** Post-login routing, decided by the server. */
 export async function fetchDestination(): Promise<PostLoginPath> {
   const { path } = await api.post('/api/auth/destination', undefined, DestinationResponseSchema)
   return path

@@ -1,5 +1,5 @@
 /**
- * The auth feature's API: query keys, the session query (spec 1 §4 "Auth state": GET /api/me
+ * The auth feature's API: query keys, the session query (the auth state: GET /api/me
  * through TanStack Query; `undefined` while unknown, `null` when signed out, the user when signed
  * in) and, through `loadAuthRequests()`, the calls.
  *

@@ -45,7 +45,7 @@ function SignInView({ search }: { search: AuthSearch }) {
   const forgotButtonRef = useRef<HTMLButtonElement>(null)
   useDocumentTitle(tab === 'login' ? 'Log in' : 'Create account')
 
-  // A session already exists (spec 1 §2): straight on, by returnTo or the post-login routing.
+  // A session already exists: straight on, by returnTo or the post-login routing.
   const { returnTo } = search
   useEffect(() => {
     if (!me.data || leaving.current) return

@@ -1,5 +1,5 @@
 /**
- * The route guards of spec 1 §2 ("Protected-route wrapper"), as the `beforeLoad` of the pathless
+ * The route guards (the protected-route wrapper), as the `beforeLoad` of the pathless
  * layouts `_authenticated` (signed in) and `_authenticated/_paid` (signed in, payment completed).
  * They ask the server (GET /api/me through the query cache), never a client-only flag. Route
  * options load with the entry chunk, so this module stays free of zod and of the fetch client.
@@ -9,7 +9,7 @@ import { redirect } from '@tanstack/react-router'
 import { meQueryOptions, type SessionUser } from './api'
 import { isSigningOut } from './session'
 
-/** Who may open a screen (spec 1 §2 and §6): any signed-in user, or signed in with payment completed. */
+/** Who may open a screen: any signed-in user, or signed in with payment completed. */
 export type Access = 'signed-in' | 'paid'
 
 /** The route ids of the guard layouts (paid screens also say 'Checking subscription...'). */

@@ -1,5 +1,4 @@
-/** Server error codes mapped to the spec's texts (spec 1 §8). */
-import { AUTH_ERROR_CODES } from '#common/auth-constants'
+/** Server error codes mapped to the spec's texts. */
 import { isApiError, NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
 
 export const SIGNUP_NETWORK_MESSAGE =
@@ -8,7 +7,7 @@ export const SIGNUP_NETWORK_MESSAGE =
 /** The description of the 'Login failed' toast. */
 export function loginFailureMessage(error: unknown): string {
   if (!isApiError(error)) return 'Login failed'
-  if (error.code === AUTH_ERROR_CODES.invalidCredentials) return 'Invalid email or password'
+  if (error.is('INVALID_CREDENTIALS')) return 'Invalid email or password'
   if (error.isNetworkError) return NETWORK_ERROR_MESSAGE
   return error.message || 'Login failed'
 }
@@ -16,14 +15,14 @@ export function loginFailureMessage(error: unknown): string {
 /** The description of the 'Signup failed' toast. */
 export function signupFailureMessage(error: unknown): string {
   if (!isApiError(error)) return 'There was an issue creating your account'
-  if (error.code === AUTH_ERROR_CODES.emailTaken) {
+  if (error.is('EMAIL_TAKEN')) {
     return 'An account with this email already exists. Please try logging in instead.'
   }
   if (error.isNetworkError) return SIGNUP_NETWORK_MESSAGE
   // Too many attempts, or a password among the most common ones: the server says what to do.
-  if (error.code === 'RATE_LIMITED' || error.code === AUTH_ERROR_CODES.commonPassword) return error.message
-  if (error.code === 'INVALID_RESPONSE') return 'Account creation failed - no user data returned'
-  if (error.code === 'VALIDATION_FAILED') {
+  if (error.is('RATE_LIMITED') || error.is('COMMON_PASSWORD')) return error.message
+  if (error.is('INVALID_RESPONSE')) return 'Account creation failed - no user data returned'
+  if (error.is('VALIDATION_FAILED')) {
     const field = fieldName(error.field)
     if (field === 'email') return 'Please enter a valid email address'
     if (field === 'password' || field === 'confirmPassword') return 'Password must be at least 8 characters long'
@@ -48,7 +47,7 @@ function fieldName(field: string | undefined): string | undefined {
  */
 export function fieldErrorOf<F extends string>(error: unknown, fields: readonly F[]): { field: F; message: string } | undefined {
   if (!isApiError(error)) return undefined
-  if (error.code !== 'VALIDATION_FAILED' && error.code !== AUTH_ERROR_CODES.commonPassword) return undefined
+  if (!error.is('VALIDATION_FAILED') && !error.is('COMMON_PASSWORD')) return undefined
   const name = fieldName(error.field)
   const field = fields.find((candidate) => candidate === name)
   if (!field) return undefined
@@ -61,5 +60,5 @@ export const INVALID_LINK_MESSAGE = 'This link is invalid or has expired. Please
 /** Whether a failure means the emailed link itself is no good (used, expired, unknown or malformed). */
 export function isInvalidLinkError(error: unknown): boolean {
   if (!isApiError(error)) return false
-  return error.code === AUTH_ERROR_CODES.invalidToken || (error.code === 'VALIDATION_FAILED' && fieldName(error.field) === 'token')
+  return error.is('INVALID_TOKEN') || (error.is('VALIDATION_FAILED') && fieldName(error.field) === 'token')
 }

@@ -5,7 +5,7 @@ import { authKeys, loadAuthRequests } from './api'
 import { setSigningOut } from './session'
 
 /**
- * Logout (spec 1 §4): POST /api/auth/logout, then, whether or not that worked, forget everything
+ * Logout: POST /api/auth/logout, then, whether or not that worked, forget everything
  * cached locally (the user and with it the subscription and opt-in flags) and go to /auth.
  */
 export function useLogout() {
@@ -20,7 +20,7 @@ export function useLogout() {
       const { logOut } = await loadAuthRequests()
       await logOut()
     } catch {
-      // The local sign-out below happens even if the server's fails (spec 1 §4).
+      // The local sign-out below happens even if the server's fails.
     }
     try {
       await queryClient.cancelQueries()

@@ -13,7 +13,7 @@ export function returnPathOf(returnTo: string | undefined): string | undefined {
 }
 
 /**
- * Where a signed-in user goes from /auth (spec 1 §4): returnTo when present and safe, otherwise
+ * Where a signed-in user goes from /auth: returnTo when present and safe, otherwise
  * the server's post-login routing; /goal-intake if that check itself fails.
  */
 export function usePostLoginNavigate() {
@@ -27,7 +27,7 @@ export function usePostLoginNavigate() {
         const { fetchDestination } = await loadAuthRequests()
         destination = await fetchDestination()
       } catch {
-        // spec 1 §4, rule 6
+        // The routing check itself failed: the goal intake.
       }
       return navigate({ to: destination, replace: true })
     },

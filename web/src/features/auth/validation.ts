@@ -1,6 +1,6 @@
 /**
- * Form validation with the shared schemas, so every message is exactly the spec's (spec 1 §5),
- * and the failure messages the login and sign-up forms toast (spec 1 §8). Loaded on demand
+ * Form validation with the shared schemas, so every message is exactly the spec's,
+ * and the failure messages the login and sign-up forms toast. Loaded on demand
  * through `loadAuthValidation()` (api.ts): it brings zod, and neither is needed for the forms'
  * first paint. A submit waits for this module, so its messages are there whenever one fails.
  */

@@ -111,7 +111,7 @@ function CheckoutBody({ plan, onClose, onSubscribed }: { plan: Plan; onClose: ()
     unmounted.current = false
     let cancelled = false
     const setup = async () => {
-      // Get the session (spec 1 §5: subscribing needs a signed-in session).
+      // Get the session: subscribing needs a signed-in session.
       let signedIn: boolean
       try {
         signedIn = Boolean(await queryClient.fetchQuery({ ...meQueryOptions(), staleTime: 0 }))
@@ -129,7 +129,7 @@ function CheckoutBody({ plan, onClose, onSubscribed }: { plan: Plan; onClose: ()
         session = await createEmbeddedCheckout(plan.id, attempt)
       } catch (error) {
         if (isApiError(error) && error.status === 401) throw new PaymentError('Please log in to subscribe')
-        if (isApiError(error) && error.code === 'INVALID_RESPONSE') throw new PaymentError('Invalid response from payment service')
+        if (isApiError(error) && error.is('INVALID_RESPONSE')) throw new PaymentError('Invalid response from payment service')
         if (isApiError(error) && error.status === 409) throw new PaymentError(error.message)
         throw new PaymentError('Failed to create checkout session')
       }

@@ -1,5 +1,5 @@
 /**
- * The plans of /payment (spec 1 §2, §4, §9) and what choosing one does:
+ * The plans of /payment and what choosing one does:
  * - testing mode (no Stripe keys on the server): the toast 'Testing Mode Active', the plan recorded
  *   on the server as a testing activation, hasCompletedPayment set, and /opt-in after 1 s;
  * - Stripe mode: the 'Complete Your Subscription' dialog with Stripe's embedded checkout.

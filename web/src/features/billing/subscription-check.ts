@@ -1,5 +1,5 @@
 /**
- * The client side of check-subscription (spec 1 §4, §8):
+ * The client side of check-subscription:
  * - it runs after sign-in, and on load about 100 ms later;
  * - it is skipped when the previous check was under 5 s ago;
  * - once `subscribed` is true it stays true locally (for that user);

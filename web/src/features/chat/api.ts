@@ -1,5 +1,5 @@
 /**
- * The chat's calls to our API (spec 2 §7 "conversations", the voice configuration), validated
+ * The chat's calls to our API (conversations, the voice configuration), validated
  * with the shared schemas, and the streamed send: `POST /api/conversations/:id/messages` with
  * `Accept: text/event-stream`, read as server-sent events so the first words show at once.
  */

@@ -33,7 +33,7 @@ function useDebounced(value: string, ms: number): string {
   return settled
 }
 
-/** The assistant chat (/chat, spec 2 §2 "Assistant chat"). */
+/** The assistant chat (/chat). */
 export function ChatPage() {
   useDocumentTitle('Chat')
   const queryClient = useQueryClient()

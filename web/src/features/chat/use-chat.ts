@@ -19,7 +19,7 @@ export type LocalMessage = ChatMessage & { ephemeral?: true }
 
 const now = () => new Date().toISOString()
 
-/** The hidden initial greeting (spec 2 §2): first in the list, never shown in it, never saved. */
+/** The hidden initial greeting: first in the list, never shown in it, never saved. */
 export function greetingMessage(text: string): LocalMessage {
   return { id: GREETING_MESSAGE_ID, text, sender: 'ai', timestamp: now() }
 }
@@ -31,7 +31,7 @@ export const persistable = (messages: readonly LocalMessage[]): ChatMessage[] =>
     .map(({ id, text, sender, timestamp }) => ({ id, text, sender, timestamp }))
 
 /**
- * Adds the assistant's reply under the duplicate rules (spec 2 §5), the same function the server
+ * Adds the assistant's reply under the duplicate rules, the same function the server
  * stored it with: a reply the server kept under an existing id (skipped or replaced) updates that
  * message in place.
  */
@@ -52,7 +52,7 @@ const unsavedOf = (messages: readonly LocalMessage[], saved: ReadonlySet<string>
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
- * The chat's state and its saving (spec 2 §4 "Messages", "Conversation saving"):
+ * The chat's state and its saving:
  * - a typed message is sent through the server, which stores it at once and the reply when it
  *   arrives; the first one in a new chat first saves the chat (the title rule) to have an id;
  * - messages the server does not have yet (none in a text chat unless a send failed before it was
@@ -137,7 +137,7 @@ export function useChat({ greeting }: { greeting: string }) {
     [refreshList],
   )
 
-  // The timers of spec 2 §4 (they restart on every change, so they count from the last one).
+  // The save timers (they restart on every change, so they count from the last one).
   useEffect(() => {
     if (processing) return
     if (unsavedOf(messages, saved.current, pending.current).length === 0) return

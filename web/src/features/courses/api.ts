@@ -1,5 +1,5 @@
 /**
- * The course API calls (spec 2 §7), each response validated with the shared schema. This module is
+ * The course API calls, each response validated with the shared schema. This module is
  * only reached from the course screens' lazily loaded chunks, never from the entry chunk.
  */
 import { queryOptions, type QueryClient } from '@tanstack/react-query'

@@ -32,7 +32,7 @@ export const LESSON_TOASTS = {
 }
 
 /**
- * /courses/$courseId (spec 2 §2): 'Course Not Found'; the overview with the enroll button before
+ * /courses/$courseId: 'Course Not Found'; the overview with the enroll button before
  * enrolling; once enrolled, the progress card, the lesson list and the lesson panel. The selected
  * lesson lives in the URL (?lesson=), so a reload returns to it; without one, the lesson the user
  * last opened (so 'Continue Learning' resumes), else the first.

@@ -27,7 +27,7 @@ import { useEnroll } from './use-enroll'
 export const PLATFORM_HEADING = 'Course Platform'
 
 /**
- * /courses (spec 2 §2): signed out, the 'Course Platform' view with 'Go to Login'; signed in, the
+ * /courses: signed out, the 'Course Platform' view with 'Go to Login'; signed in, the
  * catalogue. The session comes from the server (GET /api/me), never from a client-side flag.
  */
 export function CoursesPage() {

@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { playableVideoUrl, youtubeEmbedUrl, type Lesson } from '#common/courses'
 
 /**
- * The lesson's video (spec 2 §2): YouTube through the privacy-enhanced player (youtube-nocookie.com,
+ * The lesson's video: YouTube through the privacy-enhanced player (youtube-nocookie.com,
  * the only video host the Content-Security-Policy lets the page frame), otherwise a plain player
  * for an https (or same-site) file. Anything else is not embedded.
  */

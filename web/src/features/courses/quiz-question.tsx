@@ -16,7 +16,7 @@ export const QUIZ_TOASTS = {
 type Result = { answer: string; isCorrect: boolean }
 
 /**
- * One quiz question with an option button per answer (spec 2 §2). The server grades it; the page
+ * One quiz question with an option button per answer. The server grades it; the page
  * only learns right or wrong. A wrong answer can be tried again; once right, the question is done.
  */
 export function QuizQuestion({ quiz, number, courseRef }: { quiz: QuizQuestionData; number: number; courseRef: string }) {

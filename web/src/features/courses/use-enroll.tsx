@@ -22,7 +22,7 @@ export const ENROLL_TOASTS = {
 type Checkout = { course: Pick<CourseSummary, 'id' | 'title' | 'priceCents'>; clientSecret: string }
 
 /**
- * Enrolling from the catalogue or the course page (spec 2 §4, §8): a free course at once; a premium
+ * Enrolling from the catalogue or the course page: a free course at once; a premium
  * one at once in testing mode ('Testing Mode Active'), or through Stripe's embedded checkout, after
  * which the payment webhook enrolls the user and this waits for it ('Confirming your payment...').
  */

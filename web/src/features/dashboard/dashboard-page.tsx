@@ -42,7 +42,7 @@ function useErrorToast(query: UseQueryResult<unknown, unknown>, input: ToastInpu
   }, [query.isError, query.errorUpdateCount, input])
 }
 
-/** The progress dashboard (/dashboard and /home, spec 2 §2, §4). */
+/** The progress dashboard (/dashboard and /home). */
 export function DashboardPage() {
   useDocumentTitle('Dashboard')
   const me = useQuery(meQueryOptions())
@@ -66,7 +66,7 @@ export function DashboardPage() {
   const callsFailed = failed(calls)
   const statsFailed = failed(stats)
   const anyFailed = goalsFailed || callsFailed || statsFailed
-  // Retry reloads only the parts that failed (spec 2 §4).
+  // Retry reloads only the parts that failed.
   const retryFailed = () => {
     if (goalsFailed) void goals.refetch()
     if (callsFailed) void calls.refetch()

@@ -1,5 +1,5 @@
 /**
- * The dashboard's retry helper (spec 2 §7, §9): up to 2 retries, waiting 2 s doubled at each
+ * The dashboard's retry helper: up to 2 retries, waiting 2 s doubled at each
  * attempt plus up to 1 s of random jitter. Pure, so the schedule is tested without timers; the
  * goals and calls queries hand these to TanStack Query (`retry`, `retryDelay`).
  */

@@ -1,5 +1,5 @@
 /**
- * The diagnostics screen's calls (spec 2 §2, §4, §8): the five server functions the app depends
+ * The diagnostics screen's calls: the five server functions the app depends
  * on, under the original functions' names, each mapped to our /api, and one timed call of any of them.
  */
 import { z } from 'zod'

@@ -1,5 +1,5 @@
 /**
- * /debug/edge-functions (spec 2 §2, §4, §8): five test buttons for the server functions the app
+ * /debug/edge-functions: five test buttons for the server functions the app
  * depends on, each with its status (idle, loading, success, error), the duration in ms and the
  * JSON answer or the error; a debug panel about the signed-in user; 'Authentication Required'
  * when signed out. The names are the original server functions'; each maps to our /api.

@@ -24,7 +24,7 @@ export function goalsQueryOptions() {
 }
 
 /**
- * The wizard's load: gives up after 10 s (spec 2 §4, §9) and is not retried, so the wizard
+ * The wizard's load: gives up after 10 s and is not retried, so the wizard
  * continues with an empty form. The timeout aborts the request; it fails like any other load.
  */
 export function wizardGoalsQueryOptions() {

@@ -28,7 +28,7 @@ const AREA_STEPS = LIFE_AREA_STEPS.length // 8
 const WORK_STEP = AREA_STEPS // index 8
 const LAST_STEP = WIZARD_STEP_COUNT - 1 // index 9
 
-/** The goal intake wizard (/goal-intake, spec 2 §2, §4, §5). */
+/** The goal intake wizard (/goal-intake). */
 export function GoalIntakePage() {
   useDocumentTitle('Set your goals')
   // Existing goals prefill the form; after 10 s (or on any error) the wizard starts empty.

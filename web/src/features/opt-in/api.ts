@@ -1,4 +1,4 @@
-/** The opt-in screen's API (spec 1 §4): the state to show (GET /api/opt-in) and recording the opt-in. */
+/** The opt-in screen's API: the state to show (GET /api/opt-in) and recording the opt-in. */
 import { queryOptions } from '@tanstack/react-query'
 import { OptInResponseSchema, OptInStateResponseSchema } from '#common/opt-in'
 import { api } from '../../lib/api-client'

@@ -1,5 +1,5 @@
 /**
- * /opt-in (spec 1 §2, §4): text START to the fixed number (from SMS_OPT_IN_NUMBER on the server);
+ * /opt-in: text START to the fixed number (from SMS_OPT_IN_NUMBER on the server);
  * STOP opts out; standard message and data rates may apply. 'I've completed this step' shows
  * 'Processing...' for 1 s, records the opt-in on the server (the time and the exact text shown),
  * shows the 'Success' toast and goes to /goal-intake. The person is trusted to have sent the text.
@@ -58,7 +58,7 @@ export function OptInPage() {
       setProcessing(false)
       if (isApiError(error) && error.status === 403) return void navigate({ to: '/payment', replace: true })
       if (isApiError(error) && error.status === 401) return void navigate({ to: '/auth', replace: true })
-      if (isApiError(error) && error.code === 'CONSENT_TEXT_CHANGED') void state.refetch()
+      if (isApiError(error) && error.is('CONSENT_TEXT_CHANGED')) void state.refetch()
       void toast({
         title: "We couldn't save your opt-in",
         description: error instanceof Error ? error.message : 'Please try again.',

@@ -16,7 +16,7 @@ import { useSessionUser } from '../auth/components/guarded-layouts'
 import { PlanSelection } from '../billing/plan-selection'
 
 /**
- * /payment (spec 1 §2, §4): the plans once the email is confirmed (choosing one: testing mode or
+ * /payment: the plans once the email is confirmed (choosing one: testing mode or
  * Stripe's embedded checkout, see billing/plan-selection), the 'Email Confirmation Required' view
  * before that.
  */
@@ -34,7 +34,7 @@ function EmailConfirmationRequired({ email }: { email: string }) {
   const me = useQuery(meQueryOptions())
   const [checking, setChecking] = useState(false)
 
-  // I've Confirmed My Email: ask the server again (spec 1 §4).
+  // I've Confirmed My Email: ask the server again.
   async function recheck() {
     setChecking(true)
     const result = await me.refetch()

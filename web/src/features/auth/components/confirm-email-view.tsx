@@ -38,7 +38,7 @@ export function ConfirmEmailView({ token }: { token: string | undefined }) {
   }, [token, mutate])
 
   if (!token || (confirm.isError && isInvalidLinkError(confirm.error))) {
-    const serverMessage = isApiError(confirm.error) && confirm.error.code === 'INVALID_TOKEN' ? confirm.error.message : undefined
+    const serverMessage = isApiError(confirm.error) && confirm.error.is('INVALID_TOKEN') ? confirm.error.message : undefined
     return <InvalidConfirmationLink message={serverMessage ?? INVALID_LINK_MESSAGE} />
   }
 

@@ -18,7 +18,7 @@ export type LoginFormProps = {
   forgotPasswordRef?: Ref<HTMLButtonElement>
 }
 
-/** Login (spec 1 §2, §5, §8): email and password; toasts 'Success' or 'Login failed'. */
+/** Login: email and password; toasts 'Success' or 'Login failed'. */
 export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
   const { fields, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
   const login = useMutation({

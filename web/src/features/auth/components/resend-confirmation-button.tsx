@@ -18,7 +18,7 @@ export function ResendConfirmationButton(props: Omit<ButtonProps, 'onClick' | 'c
     },
     onError: (error) => {
       void toast({
-        title: isApiError(error) && error.code === 'RATE_LIMITED' ? 'Please wait a moment' : 'Email not sent',
+        title: isApiError(error) && error.is('RATE_LIMITED') ? 'Please wait a moment' : 'Email not sent',
         description: failureMessage(error, 'We could not send the email. Please try again.'),
         variant: 'destructive',
       })

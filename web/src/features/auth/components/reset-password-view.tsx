@@ -50,7 +50,7 @@ function ResetPasswordForm({ token }: { token: string }) {
 
   // A malformed token (the shared schema says so) or one the server refuses: the link is no good.
   if (errors.token !== undefined || (reset.isError && isInvalidLinkError(reset.error))) {
-    const message = reset.isError && isApiError(reset.error) && reset.error.code === 'INVALID_TOKEN' ? reset.error.message : INVALID_LINK_MESSAGE
+    const message = reset.isError && isApiError(reset.error) && reset.error.is('INVALID_TOKEN') ? reset.error.message : INVALID_LINK_MESSAGE
     return <InvalidResetLink message={message} />
   }
 

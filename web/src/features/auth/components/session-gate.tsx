@@ -13,7 +13,7 @@ export type SessionGateProps = {
 
 /**
  * For the signed-in screens that show a signed-out visitor their own view instead of sending them
- * to sign in (spec 2 §2: the course catalogue, the diagnostics page). They stay outside the
+ * to sign in (the course catalogue, the diagnostics page). They stay outside the
  * `_authenticated` layout and ask the server (GET /api/me) here, with the guard's pending and
  * failure views.
  */

@@ -28,7 +28,7 @@ export type SignupFormProps = {
   onSignedUp: (user: SessionUser) => void
 }
 
-/** Create Account (spec 1 §2, §5, §8). */
+/** Create Account. */
 export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
   const { fields, setServerError, handleSubmit, setFormElement } = useForm<SignupValues, SignupInput>({
     initialValues: {

@@ -13,7 +13,7 @@ export type ChatHeaderProps = {
   onToggleVoiceResponses: () => void
 }
 
-/** The chat header (spec 2 §2): the mobile menu, the title, 'Courses' and the voice-responses toggle. */
+/** The chat header: the mobile menu, the title, 'Courses' and the voice-responses toggle. */
 export function ChatHeader({ title, sidebarId, sidebarOpen, onOpenSidebar, voiceResponses, onToggleVoiceResponses }: ChatHeaderProps) {
   return (
     <header className="flex h-16 shrink-0 items-center gap-2 border-b bg-card px-3 sm:px-4">

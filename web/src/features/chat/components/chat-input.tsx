@@ -12,7 +12,7 @@ export type ChatInputProps = {
 }
 
 /**
- * The input bar (spec 2 §2): the voice button, the text box ('Type a message...'; Enter sends,
+ * The input bar: the voice button, the text box ('Type a message...'; Enter sends,
  * Shift+Enter makes a new line) and the send button, disabled while the text is empty or a reply
  * is being processed. The voice button is disabled while processing.
  */

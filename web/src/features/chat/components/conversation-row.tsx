@@ -18,7 +18,7 @@ export type ConversationRowProps = {
 const dateFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' })
 
 /**
- * One saved conversation in the sidebar (spec 2 §2): select it, rename it inline (Enter saves,
+ * One saved conversation in the sidebar: select it, rename it inline (Enter saves,
  * Escape cancels, leaving the field saves, an empty title is not saved) or delete it.
  */
 export function ConversationRow({ conversation, active, onSelect, onRename, onDelete, disabled }: ConversationRowProps) {

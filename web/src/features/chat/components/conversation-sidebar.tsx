@@ -27,7 +27,7 @@ export type ConversationSidebarProps = {
 }
 
 /**
- * The conversation history (spec 2 §2): search, the saved conversations with their empty states,
+ * The conversation history: search, the saved conversations with their empty states,
  * New Chat and Log Out. A fixed column from the md breakpoint; below it, a drawer over an overlay.
  */
 export function ConversationSidebar(props: ConversationSidebarProps) {

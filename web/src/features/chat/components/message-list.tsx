@@ -38,7 +38,7 @@ function Bubble({ sender, text, timestamp, notice }: { sender: 'user' | 'ai'; te
   )
 }
 
-/** The typing indicator (spec 2 §2), shown while waiting for a reply. */
+/** The typing indicator, shown while waiting for a reply. */
 export function TypingIndicator() {
   return (
     <li className="flex justify-start">

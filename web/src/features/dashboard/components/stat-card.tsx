@@ -3,7 +3,7 @@ import { Card, CardContent } from '../../../components/ui/card'
 
 export type StatState = 'loading' | 'ready' | 'failed'
 
-/** One of the four stat cards; a failed load shows a dash instead of a number (spec 2 §2). */
+/** One of the four stat cards; a failed load shows a dash instead of a number. */
 export function StatCard({ title, value, suffix, state }: { title: string; value: number; suffix?: string; state: StatState }) {
   const id = useId()
   return (

@@ -7,7 +7,7 @@ import { OptionButton } from './option-button'
 
 const SCORES = Array.from({ length: SATISFACTION_MAX - SATISFACTION_MIN + 1 }, (_, i) => SATISFACTION_MIN + i)
 
-/** Steps 1 to 8: one life area (spec 2 §2). */
+/** Steps 1 to 8: one life area. */
 export function LifeAreaStep({
   area,
   answer,

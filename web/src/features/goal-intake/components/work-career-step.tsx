@@ -40,7 +40,7 @@ export function WorkCareerStep({ value, onChange }: { value: WorkCareer; onChang
                 <Checkbox
                   id={id}
                   checked={value.industry === industry.id}
-                  // One box at a time; unchecking the checked one does nothing (spec 2 §5).
+                  // One box at a time; unchecking the checked one does nothing.
                   onCheckedChange={(checked) => {
                     if (checked === true) onChange({ ...value, industry: industry.id })
                   }}

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-// /home is the same dashboard as /dashboard (spec 1 §2).
+// /home is the same dashboard as /dashboard.
 import { DashboardPage } from '../../../features/dashboard/dashboard-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/home')({
