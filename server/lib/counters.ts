@@ -18,7 +18,7 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { count, redis.call('PTTL', KEYS[1]) }`
 
-export function redisCounters(redis: Redis, prefix: string, now: () => number = Date.now): Counters {
+export function redisCounters(redis: Redis, prefix: string, now: () => number): Counters {
   return {
     async hit(key, windowMs) {
       const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, prefix + key, windowMs)) as [number, number]
@@ -34,7 +34,7 @@ export function redisCounters(redis: Redis, prefix: string, now: () => number = 
   }
 }
 
-export function memoryCounters(now: () => number = Date.now): Counters {
+export function memoryCounters(now: () => number): Counters {
   const store = new Map<string, Hit>()
   const live = (key: string) => {
     const entry = store.get(key)
