@@ -95,6 +95,16 @@ export default tseslint.config(
     },
   },
   {
+    // Routes only read app.services; a decorator belongs in a plugin (the composition root builds the services).
+    files: ['server/routes/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name=/^decorate/]", message: 'Routes do not decorate: services come from createServices, decorators from plugins.' },
+      ],
+    },
+  },
+  {
     // Import boundaries: no cycles anywhere, and the server's layers and domain faces.
     files: ['server/**/*.ts', 'worker/**/*.ts', 'common/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     plugins: { 'import-x': importX },

@@ -58,12 +58,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   })
 
   return {
-    config,
     clock,
-    log,
-    db,
-    integrations: { mailer, stripe, vapiChat },
-    counters,
     accounts: createAccounts({ db, clock, config, mailer, counters, log }),
     billing,
     goals: createGoals({ db, clock }),

@@ -107,9 +107,11 @@ export default fp(
         assertPaid(request.access)
       },
     }
-    const noStore: preHandlerAsyncHookHandler = async (_request, reply) => {
-      reply.header('cache-control', 'no-store')
-    }
+    const withNoStore = (guard: preHandlerAsyncHookHandler | undefined): preHandlerAsyncHookHandler =>
+      async function noStoreThenGuard(request, reply) {
+        reply.header('cache-control', 'no-store')
+        if (guard) await guard.call(this, request, reply)
+      }
 
     app.addHook('onRoute', (route: RouteOptions) => {
       const config = route.config as { auth?: RouteAuth; cache?: 'no-store' } | undefined
@@ -118,12 +120,12 @@ export default fp(
         throw new Error(`${String(route.method)} ${route.url} must declare config.auth`)
       }
       for (const method of [route.method].flat()) routeAccess.push({ method, url: route.url, auth })
-      const added: preHandlerAsyncHookHandler[] = []
-      if (auth && GUARDED.has(auth)) added.push(guards[auth as keyof typeof guards])
-      if (config?.cache === 'no-store') added.push(noStore)
-      if (added.length === 0) return
+      // At most one hook per route: the guard, with the cache header folded in where declared.
+      const guard = auth && GUARDED.has(auth) ? guards[auth as keyof typeof guards] : undefined
+      const handler = config?.cache === 'no-store' ? withNoStore(guard) : guard
+      if (!handler) return
       const existing = route.preHandler
-      route.preHandler = existing ? [...added, ...(Array.isArray(existing) ? existing : [existing])] : added
+      route.preHandler = existing ? [handler, ...(Array.isArray(existing) ? existing : [existing])] : [handler]
     })
   },
   { name: 'auth', dependencies: ['context', 'cookies'] },
