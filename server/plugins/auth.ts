@@ -18,6 +18,9 @@ export type RouteAuth =
   /** A provider, authenticated by the request's signature (the route verifies it). */
   | 'webhook'
 
+/** A route and what it declared: who may call it, and whether its responses may be cached. */
+export type RouteAccess = { method: string; url: string; auth: RouteAuth | undefined; cache: 'no-store' | undefined }
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; every /api route declares it (the OpenAPI document shows it). */
@@ -35,7 +38,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** Every route and who may call it, as declared (what the guard enforces). */
-    readonly routeAccess: ReadonlyArray<{ method: string; url: string; auth: RouteAuth | undefined }>
+    readonly routeAccess: ReadonlyArray<RouteAccess>
     setSessionCookie(reply: FastifyReply, session: NewSessionCookie): void
     clearSessionCookie(reply: FastifyReply): void
   }
@@ -57,7 +60,7 @@ export default fp(
     const cookieName = sessionCookieName(app.config)
     const { accounts } = app.services
     const clock = app.services.clock
-    const routeAccess: Array<{ method: string; url: string; auth: RouteAuth | undefined }> = []
+    const routeAccess: RouteAccess[] = []
     app.decorate('routeAccess', routeAccess)
     app.decorateRequest('session', null)
     app.decorateRequest('user', {
@@ -119,7 +122,7 @@ export default fp(
       if (auth === undefined && route.url.startsWith('/api/')) {
         throw new Error(`${String(route.method)} ${route.url} must declare config.auth`)
       }
-      for (const method of [route.method].flat()) routeAccess.push({ method, url: route.url, auth })
+      for (const method of [route.method].flat()) routeAccess.push({ method, url: route.url, auth, cache: config?.cache })
       // At most one hook per route: the guard, with the cache header folded in where declared.
       const guard = auth && GUARDED.has(auth) ? guards[auth as keyof typeof guards] : undefined
       const handler = config?.cache === 'no-store' ? withNoStore(guard) : guard

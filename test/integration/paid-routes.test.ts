@@ -115,11 +115,14 @@ describe('the paid guard', () => {
     expect(row).toMatchObject({ title: 'Before it lapsed', content: [] })
   })
 
-  it('lets the same subscription through while it is inside the grace period', async () => {
+  it('lets the same subscription through while it is inside the grace period, uncached where the route says so', async () => {
     const { user, conversationId } = await pastDueUser(6)
+    const noStore = new Set(app.routeAccess.filter((r) => r.cache === 'no-store').map((r) => `${r.method} ${r.url}`))
+    expect(noStore.has('GET /api/goals')).toBe(true)
     for (const { route, request } of paidRequests(conversationId)) {
       const response = await send(user, request)
-      expect({ route, ok: response.statusCode < 300 }).toEqual({ route, ok: true })
+      const cache = noStore.has(route) ? 'no-store' : response.headers['cache-control']
+      expect({ route, ok: response.statusCode < 300, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
     }
   })
 })
