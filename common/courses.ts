@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 import { COURSE_CATEGORIES, type CourseCategory } from './domain'
 
 /**
@@ -25,7 +26,7 @@ export const COURSE_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const CourseParamsSchema = z.object({
-  courseId: z.string().trim().min(1, 'Course id is required').max(200, 'Course id is too long'),
+  courseId: text().trim().min(1, 'Course id is required').max(200, 'Course id is too long'),
 })
 export const LessonParamsSchema = z.object({ lessonId: z.uuid('Lesson id must be a UUID') })
 export const QuizParamsSchema = z.object({ quizId: z.uuid('Quiz id must be a UUID') })
@@ -44,21 +45,21 @@ export type QuizAnswerBody = z.input<typeof QuizAnswerBodySchema>
 /** The user's enrollment in a course, times as ISO strings. */
 export const EnrollmentSchema = z.object({
   progressPercentage: z.number().int().min(0).max(100),
-  enrolledAt: z.string(),
-  lastAccessedAt: z.string().nullable(),
+  enrolledAt: text(),
+  lastAccessedAt: text().nullable(),
   /** The lesson the user last opened, so "Continue Learning" resumes there. */
-  lastLessonId: z.string().nullable(),
-  completedAt: z.string().nullable(),
+  lastLessonId: text().nullable(),
+  completedAt: text().nullable(),
   source: z.enum(ENROLLMENT_SOURCES),
 })
 export type Enrollment = z.infer<typeof EnrollmentSchema>
 
 export const CourseSummarySchema = z.object({
-  id: z.string(),
-  slug: z.string(),
-  title: z.string(),
-  description: z.string(),
-  thumbnailUrl: z.string().nullable(),
+  id: text(),
+  slug: text(),
+  title: text(),
+  description: text(),
+  thumbnailUrl: text().nullable(),
   category: CourseCategorySchema,
   isPremium: z.boolean(),
   /** Whole cents, one-time; null for free courses. */
@@ -75,12 +76,12 @@ export type CatalogueResponse = z.infer<typeof CatalogueResponseSchema>
 
 /** A quiz question without its answer; `lastAttempt` is the user's latest answer and whether it was right. */
 export const QuizQuestionSchema = z.object({
-  id: z.string(),
-  question: z.string(),
-  options: z.array(z.string()),
+  id: text(),
+  question: text(),
+  options: z.array(text()),
   points: z.number().int(),
   orderIndex: z.number().int(),
-  lastAttempt: z.object({ answer: z.string(), isCorrect: z.boolean() }).nullable(),
+  lastAttempt: z.object({ answer: text(), isCorrect: z.boolean() }).nullable(),
 })
 export type QuizQuestion = z.infer<typeof QuizQuestionSchema>
 
@@ -89,20 +90,20 @@ export type QuizQuestion = z.infer<typeof QuizQuestionSchema>
  * video and how many questions); the video, the text and the questions come with the enrollment.
  */
 export const LessonSchema = z.object({
-  id: z.string(),
-  title: z.string(),
+  id: text(),
+  title: text(),
   orderIndex: z.number().int(),
   durationMinutes: z.number().int(),
   lessonType: z.enum(LESSON_TYPES),
   hasVideo: z.boolean(),
-  videoUrl: z.string().nullable(),
+  videoUrl: text().nullable(),
   videoType: z.enum(VIDEO_TYPES).nullable(),
   /** Markdown; rendered sanitised. */
-  content: z.string().nullable(),
+  content: text().nullable(),
   quizCount: z.number().int(),
   quizzes: z.array(QuizQuestionSchema),
   completed: z.boolean(),
-  completionDate: z.string().nullable(),
+  completionDate: text().nullable(),
 })
 export type Lesson = z.infer<typeof LessonSchema>
 
@@ -133,14 +134,14 @@ export const EnrollResponseSchema = z.discriminatedUnion('outcome', [
   }),
   z.object({
     outcome: z.literal('checkout'),
-    clientSecret: z.string(),
-    sessionId: z.string(),
+    clientSecret: text(),
+    sessionId: text(),
   }),
 ])
 export type EnrollResponse = z.infer<typeof EnrollResponseSchema>
 
 export const CompleteLessonResponseSchema = z.object({
-  lessonId: z.string(),
+  lessonId: text(),
   completed: z.literal(true),
   /** False when the lesson was already complete (nothing changed). */
   newlyCompleted: z.boolean(),
@@ -150,7 +151,7 @@ export const CompleteLessonResponseSchema = z.object({
 export type CompleteLessonResponse = z.infer<typeof CompleteLessonResponseSchema>
 
 export const QuizAnswerResponseSchema = z.object({
-  quizId: z.string(),
+  quizId: text(),
   isCorrect: z.boolean(),
   pointsEarned: z.number().int(),
 })

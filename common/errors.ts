@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 
 /**
  * Every error code the API answers with, each with its HTTP status and the message used when the
@@ -97,9 +98,9 @@ export function codeForStatus(status: number): ErrorCode {
 /** The contract's error body: {"error":{"code":"...","message":"..."}} plus the offending field when known. */
 export const ErrorBodySchema = z.object({
   error: z.object({
-    code: z.string(),
-    message: z.string(),
-    field: z.string().optional(),
+    code: text(),
+    message: text(),
+    field: text().optional(),
   }),
 })
 export type ErrorBody = z.infer<typeof ErrorBodySchema>

@@ -3,6 +3,7 @@
  * payload, the response shapes and the dashboard's pure rules. Shared by the server and the web.
  */
 import { z } from 'zod'
+import { text } from './text'
 import {
   DEFAULT_PARTNER_PROGRAM,
   GOAL_RECORD_KINDS,
@@ -307,7 +308,7 @@ export const ROLE_MAX = 120
 const areaOptionIds = (area: LifeAreaDefinition) => area.options.map((option) => option.id) as [string, ...string[]]
 
 const boundedText = (max: number, what: string) =>
-  z.string({ error: `${what} must be text` }).max(max, `${what} must be at most ${max} characters`)
+  text({ error: `${what} must be text` }).max(max, `${what} must be at most ${max} characters`)
 
 const ScoreSchema = z
   .number({ error: `Satisfaction must be a whole number from ${SATISFACTION_MIN} to ${SATISFACTION_MAX}` })
@@ -361,11 +362,11 @@ export type AreaAnswer = SaveGoalsBody['areas'][LifeArea]
 
 export const GoalRecordSchema = z.object({
   lifeArea: z.enum(GOAL_RECORD_KINDS),
-  selectedOptions: z.array(z.string()),
+  selectedOptions: z.array(text()),
   satisfactionScore: z.number().int().nullable(),
-  customNotes: z.string().nullable(),
-  specificGoals: z.record(z.string(), z.string().nullable()).nullable(),
-  updatedAt: z.string(),
+  customNotes: text().nullable(),
+  specificGoals: z.record(text(), text().nullable()).nullable(),
+  updatedAt: text(),
 })
 export type GoalRecord = z.infer<typeof GoalRecordSchema>
 
@@ -375,22 +376,22 @@ export type GoalsResponse = z.infer<typeof GoalsResponseSchema>
 export const SaveGoalsResponseSchema = z.object({
   goals: z.array(GoalRecordSchema),
   profile: z.object({
-    timezone: z.string(),
+    timezone: text(),
     /** 'HH:MM' 24-hour local time, or null. */
-    dailyCallTime: z.string().nullable(),
-    partnerProgram: z.string(),
+    dailyCallTime: text().nullable(),
+    partnerProgram: text(),
     onboardingCompleted: z.boolean(),
   }),
 })
 export type SaveGoalsResponse = z.infer<typeof SaveGoalsResponseSchema>
 
 export const CoachingCallSchema = z.object({
-  id: z.string(),
-  callDate: z.string(),
+  id: text(),
+  callDate: text(),
   /** Seconds. */
   callDuration: z.number().int(),
-  areasDiscussed: z.array(z.string()),
-  completionStatus: z.string(),
+  areasDiscussed: z.array(text()),
+  completionStatus: text(),
 })
 export type CoachingCallView = z.infer<typeof CoachingCallSchema>
 
@@ -400,10 +401,10 @@ export type RecentCallsResponse = z.infer<typeof RecentCallsResponseSchema>
 export const DashboardStatsResponseSchema = z.object({
   /** Distinct days, in the user's time zone, with a sign-in, a goals save or a completed call since sign-up. */
   daysActive: z.number().int(),
-  timezone: z.string(),
-  partnerProgram: z.string(),
+  timezone: text(),
+  partnerProgram: text(),
   /** The partner company's name when the program is a partner-company program. */
-  partnerCompanyName: z.string().nullable(),
+  partnerCompanyName: text().nullable(),
 })
 export type DashboardStatsResponse = z.infer<typeof DashboardStatsResponseSchema>
 
@@ -471,7 +472,7 @@ export function emptyGoalsForm(): GoalsForm {
   }
 }
 
-const text = (value: unknown) => (typeof value === 'string' ? value : '')
+const textOrEmpty = (value: unknown) => (typeof value === 'string' ? value : '')
 const oneOf = <T extends string>(values: readonly { id: T }[], value: unknown): T | null =>
   typeof value === 'string' && values.some((item) => item.id === value) ? (value as T) : null
 
@@ -498,15 +499,15 @@ export function formFromRecords(records: readonly GoalRecord[]): GoalsForm {
       form.workCareer = {
         company: oneOf(COMPANIES, details.company),
         industry: oneOf(INDUSTRIES, details.industry ?? record.selectedOptions[0]),
-        role: text(details.role),
+        role: textOrEmpty(details.role),
       }
     } else if (record.lifeArea === 'specific_goals') {
       const details = record.specificGoals ?? {}
       form.specificGoals = {
-        goal90Days: text(details.goal_90_days),
-        goal12Months: text(details.goal_12_months),
-        goal5Years: text(details.goal_5_years),
-        obstacles: text(details.obstacles),
+        goal90Days: textOrEmpty(details.goal_90_days),
+        goal12Months: textOrEmpty(details.goal_12_months),
+        goal5Years: textOrEmpty(details.goal_5_years),
+        obstacles: textOrEmpty(details.obstacles),
       }
       form.callTime = parseCallTime(details.preferred_call_time) ?? { time: null, period: null, timezone: null }
     }

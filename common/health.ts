@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 
 export const DependencyStateSchema = z.enum(['up', 'down', 'not_configured'])
 
@@ -7,6 +8,6 @@ export const HealthResponseSchema = z.object({
   database: z.object({ state: DependencyStateSchema, driver: z.enum(['postgres', 'pglite']) }),
   redis: z.object({ state: DependencyStateSchema }),
   uptimeSeconds: z.number(),
-  version: z.string(),
+  version: text(),
 })
 export type HealthResponse = z.infer<typeof HealthResponseSchema>

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 
 /** The keywords of spec 1 §9: text START to opt in, STOP to opt out. */
 export const OPT_IN_KEYWORD = 'START' as const
@@ -29,22 +30,22 @@ export function optInConsentText(e164: string): string {
 
 export const OptInStateResponseSchema = z.object({
   /** The number to text, in E.164, and as shown. */
-  phone_number: z.string(),
-  display_number: z.string(),
+  phone_number: text(),
+  display_number: text(),
   keyword: z.literal(OPT_IN_KEYWORD),
   opt_out_keyword: z.literal(OPT_OUT_KEYWORD),
   /** The exact text the screen shows; send it back when confirming. */
-  consent_text: z.string(),
+  consent_text: text(),
   opted_in: z.boolean(),
-  opted_in_at: z.string().nullable(),
+  opted_in_at: text().nullable(),
 })
 export type OptInStateResponse = z.infer<typeof OptInStateResponseSchema>
 
 export const OptInBodySchema = z.object({
-  consentText: z.string({ error: 'consentText is required' }).min(1, 'consentText is required').max(2000, 'consentText is too long'),
+  consentText: text({ error: 'consentText is required' }).min(1, 'consentText is required').max(2000, 'consentText is too long'),
 })
 
 export const OptInResponseSchema = z.object({
   opted_in: z.literal(true),
-  opted_in_at: z.string(),
+  opted_in_at: text(),
 })

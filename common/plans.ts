@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 
 export const PLAN_IDS = ['basic', 'premium', 'elite'] as const
 export const PlanIdSchema = z.enum(PLAN_IDS)
@@ -6,11 +7,11 @@ export type PlanId = z.infer<typeof PlanIdSchema>
 
 export const PlanSchema = z.object({
   id: PlanIdSchema,
-  name: z.string(),
+  name: text(),
   /** Whole US dollars per month. */
   priceMonthly: z.number().int().positive(),
   interval: z.literal('month'),
-  features: z.array(z.string()),
+  features: z.array(text()),
   mostPopular: z.boolean(),
 })
 export type Plan = z.infer<typeof PlanSchema>

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 
 /**
  * Whether voice is configured, and the assistant to talk to. Replaces the original `vapi-config`,
@@ -6,8 +7,8 @@ import { z } from 'zod'
  */
 export const VoiceConfigResponseSchema = z.object({
   available: z.boolean(),
-  assistantId: z.string().nullable(),
+  assistantId: text().nullable(),
   /** Why voice is not available, when it is not. */
-  reason: z.string().nullable(),
+  reason: text().nullable(),
 })
 export type VoiceConfigResponse = z.infer<typeof VoiceConfigResponseSchema>

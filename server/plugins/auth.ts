@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler, RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest, preValidationAsyncHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { sessionCookieName, sessionCookieOptions, type NewSessionCookie, type ValidSession } from '../auth/session'
 import type { User } from '../db/schema'
@@ -98,7 +98,7 @@ export default fp(
       }
     }
 
-    const guards: Record<'optional' | 'session' | 'paid', preHandlerAsyncHookHandler> = {
+    const guards: Record<'optional' | 'session' | 'paid', preValidationAsyncHookHandler> = {
       optional: async (request, reply) => load(request, reply),
       session: async (request, reply) => {
         await load(request, reply)
@@ -110,7 +110,7 @@ export default fp(
         assertPaid(request.access)
       },
     }
-    const withNoStore = (guard: preHandlerAsyncHookHandler | undefined): preHandlerAsyncHookHandler =>
+    const withNoStore = (guard: preValidationAsyncHookHandler | undefined): preValidationAsyncHookHandler =>
       async function noStoreThenGuard(request, reply) {
         reply.header('cache-control', 'no-store')
         if (guard) await guard.call(this, request, reply)
@@ -123,12 +123,14 @@ export default fp(
         throw new Error(`${String(route.method)} ${route.url} must declare config.auth`)
       }
       for (const method of [route.method].flat()) routeAccess.push({ method, url: route.url, auth, cache: config?.cache })
-      // At most one hook per route: the guard, with the cache header folded in where declared.
+      // At most one hook per route: the guard, with the cache header folded in where declared. It
+      // runs before validation, so an anonymous caller learns nothing of a route's rules (a 401
+      // whatever it sends), and before the per-route rate limits, which count per signed-in user.
       const guard = auth && GUARDED.has(auth) ? guards[auth as keyof typeof guards] : undefined
       const handler = config?.cache === 'no-store' ? withNoStore(guard) : guard
       if (!handler) return
-      const existing = route.preHandler
-      route.preHandler = existing ? [handler, ...(Array.isArray(existing) ? existing : [existing])] : [handler]
+      const existing = route.preValidation
+      route.preValidation = existing ? [handler, ...(Array.isArray(existing) ? existing : [existing])] : [handler]
     })
   },
   { name: 'auth', dependencies: ['context', 'cookies'] },

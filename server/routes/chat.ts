@@ -20,7 +20,7 @@ import { AppError } from '../lib/app-error'
 
 /** Per signed-in user (the session is loaded by then), so one busy user never slows another. */
 const perUser = (request: FastifyRequest) => request.session?.user.id ?? request.ip
-const limit = (groupId: string, max: number) => ({ max, timeWindow: '1 minute', groupId, keyGenerator: perUser, hook: 'preHandler' as const })
+const limit = (groupId: string, max: number) => ({ max, timeWindow: '1 minute', groupId, keyGenerator: perUser, hook: 'preValidation' as const })
 /** Sending asks the assistant (Vapi costs money per chat): 20 a minute per user. */
 const SEND_LIMIT = limit('chat-send', 20)
 const WRITE_LIMIT = limit('chat-write', 60)

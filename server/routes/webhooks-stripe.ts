@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { text } from '#common/text'
 import { ErrorBodySchema } from '#common/errors'
 import { AppError } from '../lib/app-error'
 
@@ -24,7 +25,7 @@ const stripeWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['webhooks'],
         summary: 'Stripe events, verified with the Stripe-Signature header; each event id is processed once',
-        headers: z.object({ 'stripe-signature': z.string().optional() }),
+        headers: z.object({ 'stripe-signature': text().optional() }),
         response: { 200: WebhookResponseSchema, 400: ErrorBodySchema, 404: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema },
       },
       bodyLimit: 1024 * 1024,
