@@ -100,8 +100,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
-    // X-Forwarded-For is believed only from a proxy on a private or loopback address.
-    trustProxy: ['loopback', 'linklocal', 'uniquelocal'],
+    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (loopback by default).
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     logController: new OneLineLogController(),
     bodyLimit: 256 * 1024,
     connectionTimeout: 30_000,

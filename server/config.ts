@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { z } from 'zod'
 
@@ -37,6 +38,37 @@ const port = z.preprocess(
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true
+  const [address, bits, extra] = entry.split('/')
+  const family = isIP(address ?? '')
+  if (family === 0 || extra !== undefined) return false
+  if (bits === undefined) return true
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
+}
+
+/** A hop count ("1": the nearest proxy), or a comma-separated list of addresses, CIDRs and range names. */
+const trustProxy = z.preprocess(
+  emptyToUndefined,
+  z
+    .string()
+    .transform((value) => value.trim())
+    .refine(
+      (value) => /^\d{1,2}$/.test(value) || value.split(',').every((entry) => isProxyEntry(entry.trim())),
+      'must be a hop count (e.g. 1) or proxy addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated',
+    )
+    .transform((value): number | string[] =>
+      /^\d+$/.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim()),
+    )
+    .optional(),
+)
+
+/** Variables whose values are not secret: a config error may show what was given. Never any other. */
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM'])
+
 export const EnvSchema = z.object({
   PORT: port,
   HOST: optionalString,
@@ -68,6 +100,7 @@ export const EnvSchema = z.object({
     emptyToUndefined,
     z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, e.g. +15551234567').optional(),
   ),
+  TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
 })
 
@@ -98,6 +131,8 @@ export type Config = {
       }
     | undefined
   smsOptInNumber: string
+  /** Whose X-Forwarded-For is believed: a hop count, or proxy addresses (Fastify's trustProxy). */
+  trustProxy: number | string[]
   logLevel: (typeof LOG_LEVELS)[number]
 }
 
@@ -118,7 +153,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
     const variable = String(issue.path[0] ?? 'environment')
-    const shown = picked[variable] === undefined ? '' : ` (got "${String(picked[variable]).slice(0, 60)}")`
+    const shown = picked[variable] === undefined || !SHOWABLE.has(variable) ? '' : ` (got "${String(picked[variable]).slice(0, 60)}")`
     throw new ConfigError(variable, `${issue.message}${shown}`)
   }
   const env = parsed.data
@@ -166,6 +201,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         }
       : undefined,
     smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
+    trustProxy: env.TRUST_PROXY ?? ['loopback'],
     logLevel: env.LOG_LEVEL ?? 'info',
   }
 }

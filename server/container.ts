@@ -12,7 +12,7 @@ import { createMailer } from './integrations/mailer'
 import { createStripeClient } from './integrations/stripe'
 import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
 import type { Clock } from './lib/clock'
-import { memoryCounters, redisCounters } from './lib/counters'
+import { memoryCounters, redisCounters, withMemoryFallback } from './lib/counters'
 import { createAccounts } from '#server/services/accounts'
 import { createBilling } from '#server/services/billing'
 import { createCalls } from '#server/services/calls'
@@ -47,7 +47,14 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const vapiChat = vapiChatConfig
     ? new VapiChatClient(vapiChatConfig, { timeoutMs: () => chatSettings.replyTimeoutMs, log })
     : undefined
-  const counters = deps.redis ? redisCounters(deps.redis, `${prefix}ct:`, now) : memoryCounters(now)
+  let countersWarnedAt = 0
+  const counters = deps.redis
+    ? withMemoryFallback(redisCounters(deps.redis, `${prefix}ct:`, now), memoryCounters(now), (error) => {
+        if (now() - countersWarnedAt < 60_000) return
+        countersWarnedAt = now()
+        log.warn({ err: error }, 'counters: Redis is unavailable, counting in memory until it is back')
+      })
+    : memoryCounters(now)
 
   const billing = createBilling({
     db,

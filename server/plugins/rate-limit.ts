@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { isApiRequest } from '../lib/api-route'
 import { AppError } from '../lib/app-error'
+import { redisWithMemoryFallback } from '../lib/rate-limit-store'
 
 export type RateLimitOptions = {
   /** Requests per minute per IP for any route without its own limit. */
@@ -12,12 +13,20 @@ export type RateLimitOptions = {
 
 /**
  * Rate limiting for every route (routes tighten it with `config.rateLimit`). Counters live in Redis
- * when REDIS_URL is set, so every server shares them; in memory otherwise.
+ * when REDIS_URL is set, so every server shares them (in memory while Redis is unreachable: a limit
+ * never fails open); in memory otherwise. IPv6 clients are counted per /64.
  */
 export default fp<RateLimitOptions>(
   async (app, options) => {
     const globalMax = options.globalMax ?? 1000
     if (!Number.isInteger(globalMax) || globalMax < 1) throw new Error('rate-limit: globalMax must be a positive integer')
+    let warnedAt = 0
+    const warnOnce = (error: Error) => {
+      const now = Date.now()
+      if (now - warnedAt < 60_000) return
+      warnedAt = now
+      app.log.warn({ err: error }, 'rate limits: Redis is unavailable, counting in memory until it is back')
+    }
     await app.register(rateLimit, {
       global: true,
       max: globalMax,
@@ -25,7 +34,8 @@ export default fp<RateLimitOptions>(
       // and fetched ~25 at a time per page; unknown paths have their own limit (web-app plugin).
       allowList: (request) => !isApiRequest(request),
       timeWindow: '1 minute',
-      ...(app.redis ? { redis: app.redis, nameSpace: options.nameSpace ?? 'mc:rl:', skipOnError: true } : {}),
+      // Never fails open: while Redis is away each server counts in its own memory.
+      ...(app.redis ? { store: redisWithMemoryFallback(app.redis, options.nameSpace ?? 'mc:rl:', warnOnce) } : {}),
       errorResponseBuilder: (_request, context) => {
         const error = new AppError('RATE_LIMITED', `Too many requests. Please try again in ${context.after}.`)
         return error

@@ -66,3 +66,50 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(3000)
   })
 })
+
+describe('config errors never echo a secret', () => {
+  it.each([
+    ['DATABASE_URL', 'mysql://admin:hunter2-secret@db.internal/app'],
+    ['REDIS_URL', 'http://:hunter2-secret@cache.internal'],
+    ['SMTP_URL', 'mail://user:hunter2-secret@smtp.internal'],
+    ['STRIPE_SECRET_KEY', 'hunter2-secret-sk_live'],
+    ['STRIPE_PUBLISHABLE_KEY', 'hunter2-secret'],
+    ['STRIPE_WEBHOOK_SECRET', 'hunter2-secret'],
+    ['STRIPE_API_URL', 'ftp://hunter2-secret@x'],
+    ['VAPI_API_URL', 'ftp://hunter2-secret@x'],
+  ])('%s: names the variable and the rule, never the value', (name, value) => {
+    let caught: unknown
+    try {
+      loadConfig({ [name]: value })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ConfigError)
+    expect((caught as ConfigError).message).toContain(name)
+    expect((caught as ConfigError).message).not.toContain('hunter2')
+  })
+
+  it('shows the value of a variable that is not secret', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT .*\(got "eighty"\)/)
+  })
+})
+
+describe('TRUST_PROXY', () => {
+  it('believes only loopback by default', () => {
+    expect(loadConfig({}).trustProxy).toEqual(['loopback'])
+  })
+
+  it('takes a hop count or a list of addresses, CIDRs and range names', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1)
+    expect(loadConfig({ TRUST_PROXY: ' 10.0.0.2, 10.1.0.0/16 ,fd00::/8, loopback ' }).trustProxy).toEqual([
+      '10.0.0.2',
+      '10.1.0.0/16',
+      'fd00::/8',
+      'loopback',
+    ])
+  })
+
+  it.each(['true', 'everyone', '10.0.0.0/33', '10.0.0.1/8/1', '999.1.1.1', '1, ,2'])('refuses %j', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError)
+  })
+})
