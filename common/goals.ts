@@ -417,21 +417,39 @@ export const FOCUS_AREA_COUNT = 3
 
 type Scored = { lifeArea: GoalRecordKind | string; satisfactionScore: number | null }
 
-/** Overall Score: the rounded mean of the scores of all goal records, a missing score counting as 0; 0 with no records. */
-export function overallScore(records: readonly Scored[]): number {
-  if (records.length === 0) return 0
-  const total = records.reduce((sum, record) => sum + (record.satisfactionScore ?? 0), 0)
-  return Math.round(total / records.length)
+/** The records of the eight life areas (not the company/industry and specific-goals records). */
+export function lifeAreaRecords<T extends Scored>(records: readonly T[]): T[] {
+  return records.filter((record) => (LIFE_AREAS as readonly string[]).includes(record.lifeArea))
 }
 
-/** This Week's Focus: up to 3 lowest-scored areas among the records that have a score, lowest first (ties in wizard order). */
+/**
+ * Overall Score: the rounded mean of the life areas that have a score; 0 when none has one. The
+ * two special records carry no score and are not averaged in (see docs/decisions).
+ */
+export function overallScore(records: readonly Scored[]): number {
+  const scores = lifeAreaRecords(records).flatMap((record) => (record.satisfactionScore === null ? [] : [record.satisfactionScore]))
+  if (scores.length === 0) return 0
+  return Math.round(scores.reduce((sum, score) => sum + score, 0) / scores.length)
+}
+
+/** Life Areas: how many of the eight life areas the person has set goals for. */
+export const lifeAreaCount = (records: readonly Scored[]) => lifeAreaRecords(records).length
+
+/** A life area scored below this needs attention; at or above it, it is in good shape. */
+export const FOCUS_BELOW_SCORE = 7
+
+/**
+ * This Week's Focus: up to 3 life areas scored below FOCUS_BELOW_SCORE, lowest first (ties in
+ * wizard order). Empty when every scored area is at or above it: 'Great job! All areas are well
+ * balanced.'
+ */
 export function focusAreas<T extends Scored>(records: readonly T[]): Array<T & { satisfactionScore: number }> {
   const order = (kind: string) => {
     const index = (GOAL_RECORD_KINDS as readonly string[]).indexOf(kind)
     return index === -1 ? GOAL_RECORD_KINDS.length : index
   }
-  return records
-    .filter((record): record is T & { satisfactionScore: number } => record.satisfactionScore !== null)
+  return lifeAreaRecords(records)
+    .filter((record): record is T & { satisfactionScore: number } => record.satisfactionScore !== null && record.satisfactionScore < FOCUS_BELOW_SCORE)
     .sort((a, b) => a.satisfactionScore - b.satisfactionScore || order(a.lifeArea) - order(b.lifeArea))
     .slice(0, FOCUS_AREA_COUNT)
 }

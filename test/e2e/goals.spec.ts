@@ -155,9 +155,9 @@ test.describe('goal intake', () => {
     await expect(page.getByText('Welcome back, Jordan Rivera!')).toBeVisible()
     await expect(page.getByTestId('partner-badge')).toHaveText('Northwind Traders')
     await expect(page.getByTestId('subscription-badge')).toHaveText('Subscribed')
-    // (8 + 3 + 7 + 2 + 9 + 6 + 4 + 5) over 10 records (the two special ones count 0) = 4.4
-    await expect(statCard(page, 'Overall Score')).toContainText('4/10')
-    await expect(statCard(page, 'Life Areas')).toContainText('10')
+    // (8 + 3 + 7 + 2 + 9 + 6 + 4 + 5) / 8 life areas = 5.5; the two special records have no score.
+    await expect(statCard(page, 'Overall Score')).toContainText('6/10')
+    await expect(statCard(page, 'Life Areas')).toContainText('8')
     await expect(statCard(page, 'Calls Completed')).toContainText('0')
     await expect(statCard(page, 'Days Active')).toContainText('1')
 
@@ -274,7 +274,22 @@ test.describe('dashboard', () => {
     await page.goto('/home')
     await expect(page.getByRole('heading', { level: 1, name: 'Coaching Dashboard' })).toBeVisible()
     await expect(page.getByText('Welcome back, Riley Chen!')).toBeVisible()
-    await expect(statCard(page, 'Overall Score')).toContainText('4/10')
+    await expect(statCard(page, 'Overall Score')).toContainText('6/10')
+  })
+
+  test('eight areas scored 8 show 8/10, eight life areas, and the balanced message', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic' })
+    const areas = Object.fromEntries(
+      Object.entries(SAVED_GOALS.areas).map(([area, value]) => [area, { ...value, satisfactionScore: 8 }]),
+    )
+    const response = await page.request.put('/api/goals', { headers: { origin: ORIGIN() }, data: { ...SAVED_GOALS, areas } })
+    expect(response.status(), await response.text()).toBe(200)
+    await page.goto('/dashboard')
+    await expect(statCard(page, 'Overall Score')).toContainText('8/10')
+    await expect(statCard(page, 'Life Areas')).toContainText('8')
+    const focus = page.getByRole('region', { name: "This Week's Focus" })
+    await expect(focus).toContainText('Great job! All areas are well balanced.')
+    await expect(focus.getByRole('listitem')).toHaveCount(0)
   })
 
   test('a goals load that fails twice then succeeds shows the data without an error card', async ({ page }) => {
@@ -292,7 +307,7 @@ test.describe('dashboard', () => {
     })
     await page.goto('/dashboard')
 
-    await expect(statCard(page, 'Overall Score')).toContainText('4/10', { timeout: 20_000 })
+    await expect(statCard(page, 'Overall Score')).toContainText('6/10', { timeout: 20_000 })
     expect(attempts).toBe(3)
     await expect(page.getByRole('region', { name: "This Week's Focus" }).getByRole('listitem')).toHaveCount(3)
     await expect(page.getByText("Some data couldn't be loaded")).toHaveCount(0)

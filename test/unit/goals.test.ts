@@ -13,8 +13,10 @@ import {
   composeCallTime,
   emptyGoalsForm,
   focusAreas,
+  FOCUS_BELOW_SCORE,
   formFromRecords,
   fromDailyCallTime,
+  lifeAreaCount,
   overallScore,
   parseCallTime,
   partnerBadge,
@@ -135,21 +137,32 @@ describe('the preferred call time (spec 2 §3, §5)', () => {
   })
 })
 
-describe('Overall Score (spec 2 §9)', () => {
-  it('is the rounded mean over all goal records, a missing score counting as 0', () => {
+describe('Overall Score (spec 2 §9, averaged over the scored life areas)', () => {
+  it('is the rounded mean of the life areas that have a score', () => {
     expect(overallScore([])).toBe(0)
     expect(overallScore([record('faith', 7)])).toBe(7)
     expect(overallScore([record('faith', 7), record('family', 8)])).toBe(8) // 7.5 rounds up
-    expect(overallScore([record('faith', 7), record('family', null)])).toBe(4) // 3.5
-    // Eight areas plus the two special records (no score): 8 x 6 / 10 = 4.8
-    const all = [...LIFE_AREAS.map((area) => record(area, 6)), record('company_industry', null), record('specific_goals', null)]
-    expect(overallScore(all)).toBe(5)
+    expect(overallScore([record('faith', 7), record('family', null)])).toBe(7) // an unscored area is left out
     expect(overallScore([record('faith', 1), record('family', 2), record('fun', 2)])).toBe(2) // 1.67
+  })
+
+  it('leaves the two special records out: eight 8s are 8/10, not 6/10', () => {
+    const all = [...LIFE_AREAS.map((area) => record(area, 8)), record('company_industry', null), record('specific_goals', null)]
+    expect(overallScore(all)).toBe(8)
+    expect(overallScore([record('company_industry', null), record('specific_goals', null)])).toBe(0)
+  })
+})
+
+describe('Life Areas', () => {
+  it('counts the eight life areas, not the special records', () => {
+    const all = [...LIFE_AREAS.map((area) => record(area, 5)), record('company_industry', null), record('specific_goals', null)]
+    expect(lifeAreaCount(all)).toBe(8)
+    expect(lifeAreaCount([record('faith', 3), record('specific_goals', null)])).toBe(1)
   })
 })
 
 describe("This Week's Focus (spec 2 §2, §9)", () => {
-  it('lists up to three lowest-scored areas, only those with a score, lowest first', () => {
+  it(`lists up to three life areas scored below ${FOCUS_BELOW_SCORE}, lowest first`, () => {
     const records = [
       record('faith', 9),
       record('family', 3),
@@ -157,7 +170,7 @@ describe("This Week's Focus (spec 2 §2, §9)", () => {
       record('finance', 2),
       record('friends', 5),
       record('company_industry', null),
-      record('specific_goals', null),
+      record('fun', 6),
     ]
     expect(focusAreas(records).map((r) => [r.lifeArea, r.satisfactionScore])).toEqual([
       ['finance', 2],
@@ -166,14 +179,19 @@ describe("This Week's Focus (spec 2 §2, §9)", () => {
     ])
   })
 
-  it('breaks ties in the wizard order and is empty with no scores', () => {
+  it('breaks ties in the wizard order', () => {
     expect(focusAreas([record('fun', 4), record('faith', 4), record('service', 4), record('family', 4)]).map((r) => r.lifeArea)).toEqual([
       'faith',
       'family',
       'fun',
     ])
+  })
+
+  it(`is empty ('well balanced') when every scored area is ${FOCUS_BELOW_SCORE} or more, or nothing is scored`, () => {
+    expect(focusAreas(LIFE_AREAS.map((area) => record(area, 8)))).toEqual([])
+    expect(focusAreas([record('faith', 10), record('fitness', FOCUS_BELOW_SCORE)])).toEqual([])
     expect(focusAreas([record('company_industry', null)])).toEqual([])
-    expect(focusAreas([record('faith', 10)]).map((r) => r.lifeArea)).toEqual(['faith'])
+    expect(focusAreas([record('faith', 10), record('family', FOCUS_BELOW_SCORE - 1)]).map((r) => r.lifeArea)).toEqual(['family'])
   })
 
   it('shows durations in rounded minutes', () => {

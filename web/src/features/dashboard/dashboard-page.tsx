@@ -2,7 +2,7 @@ import { useQuery, type UseQueryResult } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { AlertTriangleIcon, PencilIcon, RotateCwIcon } from 'lucide-react'
 import { useEffect, useRef } from 'react'
-import { focusAreas, overallScore, partnerBadge, type DashboardStatsResponse } from '#common/goals'
+import { focusAreas, lifeAreaCount, overallScore, partnerBadge, type DashboardStatsResponse } from '#common/goals'
 import { AppShell } from '../../components/app-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
@@ -116,7 +116,7 @@ export function DashboardPage() {
             state={callsFailed ? 'failed' : calls.isSuccess ? 'ready' : 'loading'}
             value={calls.data?.length ?? 0}
           />
-          <StatCard title="Life Areas" state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'} value={goals.data?.length ?? 0} />
+          <StatCard title="Life Areas" state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'} value={goals.data ? lifeAreaCount(goals.data) : 0} />
         </section>
 
         <div className="grid gap-6 lg:grid-cols-2">
