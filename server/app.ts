@@ -9,7 +9,7 @@ import { createServices, type Services } from './container'
 import { openDatabase, type Database } from './db/client'
 import type { Timers } from './jobs/in-process'
 import { systemClock, type Clock } from './lib/clock'
-import { serverLogger } from './lib/logger'
+import { serverLogger, type BatchedDestination } from './lib/logger'
 import auth from './plugins/auth'
 import context from './plugins/context'
 import cookies from './plugins/cookies'
@@ -94,8 +94,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     throw error
   }
 
+  const logger = overrides.logger ?? serverLogger(config.logLevel)
   const app = Fastify({
-    logger: overrides.logger ?? serverLogger(config.logLevel),
+    logger,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id']
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
@@ -114,6 +115,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>()
+
+  // onClose hooks run last-added first: added first, this one runs last, so the batched log
+  // destination writes what it holds, the shutdown's own lines included.
+  const stream = typeof logger === 'object' ? (logger as { stream?: Partial<BatchedDestination> }).stream : undefined
+  if (typeof stream?.flushPending === 'function') {
+    const flushPending = stream.flushPending
+    app.addHook('onClose', async () => flushPending())
+  }
 
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
