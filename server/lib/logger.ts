@@ -1,4 +1,4 @@
-import pino, { type DestinationStream, type LoggerOptions } from 'pino'
+import pino, { type LoggerOptions } from 'pino'
 
 /**
  * pino options shared by the server and the worker: JSON lines by default, pretty only on a TTY,
@@ -27,7 +27,7 @@ export const LOG_BATCH_BYTES = 8192
 export const LOG_FLUSH_MS = 1000
 
 /** pino's asynchronous destination, plus `flushPending` for a clean shutdown. */
-export type BatchedDestination = DestinationStream & {
+export type BatchedDestination = ReturnType<typeof pino.destination> & {
   /** Writes what is buffered, if anything, and resolves once it is written. */
   flushPending(): Promise<void>
 }

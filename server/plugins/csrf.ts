@@ -1,8 +1,13 @@
+import type { onRequestHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { routedPath } from '../lib/api-route'
 import { forbidden } from '../lib/app-error'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+const append = (route: RouteOptions, hook: onRequestHookHandler) => {
+  const existing = route.onRequest
+  route.onRequest = existing ? [...(Array.isArray(existing) ? existing : [existing]), hook] : [hook]
+}
 
 /**
  * Refuses every state-changing /api request that is not same-origin: by Sec-Fetch-Site when the
@@ -13,14 +18,18 @@ export default fp(
   async (app) => {
     const appOrigin = app.config.appOrigin
     const crossSite = () => forbidden('Cross-site requests are not allowed.')
-    app.addHook('onRequest', (request, _reply, done) => {
+    const sameOrigin: onRequestHookHandler = (request, _reply, done) => {
       if (SAFE_METHODS.has(request.method)) return done()
-      const path = routedPath(request)
-      if (!path.startsWith('/api/') || path.startsWith('/api/webhooks/')) return done()
       const site = request.headers['sec-fetch-site']
       if (typeof site === 'string') return done(site === 'same-origin' ? undefined : crossSite())
       const origin = request.headers.origin
       done(typeof origin === 'string' && origin === appOrigin ? undefined : crossSite())
+    }
+    // Decided once per route: only /api routes that change state (webhooks excepted) are checked.
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/api/') || route.url.startsWith('/api/webhooks/')) return
+      if ([route.method].flat().every((method) => SAFE_METHODS.has(method))) return
+      append(route, sameOrigin) // after the security headers, so a refusal carries them
     })
   },
   { name: 'csrf', dependencies: ['context'] },

@@ -1,6 +1,5 @@
 import rateLimit from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
-import { isApiRequest } from '../lib/api-route'
 import { AppError } from '../lib/app-error'
 import { redisWithMemoryFallback } from '../lib/rate-limit-store'
 
@@ -27,12 +26,15 @@ export default fp<RateLimitOptions>(
       warnedAt = now
       app.log.warn({ err: error }, 'rate limits: Redis is unavailable, counting in memory until it is back')
     }
+    // The limit guards the API, decided once per route here (before the limiter's own onRoute hook
+    // runs), not per request. The web app's HTML and hashed assets are static, cheap to serve and
+    // fetched ~25 at a time per page; unknown paths have their own limit (web-app plugin).
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/api/')) route.config = { ...route.config, rateLimit: false }
+    })
     await app.register(rateLimit, {
       global: true,
       max: globalMax,
-      // The limit guards the API. The web app's HTML and hashed assets are static, cheap to serve
-      // and fetched ~25 at a time per page; unknown paths have their own limit (web-app plugin).
-      allowList: (request) => !isApiRequest(request),
       timeWindow: '1 minute',
       // Never fails open: while Redis is away each server counts in its own memory.
       ...(app.redis ? { store: redisWithMemoryFallback(app.redis, options.nameSpace ?? 'mc:rl:', warnOnce) } : {}),

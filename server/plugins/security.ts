@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet, { type HelmetOptions } from 'helmet'
-import { isApiRequest } from '../lib/api-route'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The security headers for a path outside any route (the not-found handler sends them). */
+    securityHeadersFor(path: string): Readonly<Record<string, string>>
+  }
+}
 
 /**
  * The app's Content-Security-Policy: scripts and styles from our own origin only; Stripe's embedded
@@ -87,14 +94,29 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
   return headers
 }
 
-/** Security headers (helmet) on every response: the document set for the web app, the API set for /api. */
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/')
+
+/**
+ * Security headers (helmet) on every response: the document set for the web app, the API set for
+ * /api. Which set a route sends is decided once, when the route is registered; a path no route
+ * matches gets its set from the not-found handler (`app.securityHeadersFor`).
+ */
 export default fp(
   async (app) => {
     const documentHeaders = securityHeaders(helmetOptions(app.config.secureCookies))
     const apiHeaders = securityHeaders(apiHelmetOptions(app.config.secureCookies))
-    app.addHook('onRequest', (request, reply, done) => {
-      reply.headers(isApiRequest(request) ? apiHeaders : documentHeaders)
-      done()
+    const sender = (headers: Record<string, string>): onRequestHookHandler =>
+      function sendSecurityHeaders(_request, reply, done) {
+        reply.headers(headers)
+        done()
+      }
+    const sendApiHeaders = sender(apiHeaders)
+    const sendDocumentHeaders = sender(documentHeaders)
+    app.decorate('securityHeadersFor', (path: string) => (isApiPath(path) ? apiHeaders : documentHeaders))
+    app.addHook('onRoute', (route) => {
+      const hook = isApiPath(route.url) ? sendApiHeaders : sendDocumentHeaders
+      const existing = route.onRequest
+      route.onRequest = existing ? [hook, ...(Array.isArray(existing) ? existing : [existing])] : [hook]
     })
   },
   { name: 'security', dependencies: ['context'] },

@@ -56,7 +56,15 @@ export default fp<WebAppOptions>(
     app.get('/', { schema: { hide: true } }, sendApp)
 
     app.setNotFoundHandler(
-      { preHandler: app.rateLimit ? app.rateLimit({ max: 300, timeWindow: '1 minute' }) : undefined },
+      {
+        // The security headers first, so even a 429 carries them; then the limit for unknown paths.
+        preHandler: [
+          async (request: FastifyRequest, reply: FastifyReply) => {
+            reply.headers(app.securityHeadersFor(request.url.split('?')[0] ?? '/'))
+          },
+          ...(app.rateLimit ? [app.rateLimit({ max: 300, timeWindow: '1 minute' })] : []),
+        ],
+      },
       (request, reply) => {
         const path = request.url.split('?')[0] ?? '/'
         if (path === '/api' || path.startsWith('/api/')) {
@@ -73,5 +81,5 @@ export default fp<WebAppOptions>(
       },
     )
   },
-  { name: 'web-app', dependencies: ['errors'] },
+  { name: 'web-app', dependencies: ['errors', 'security'] },
 )
