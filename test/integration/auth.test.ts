@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_TEXT_VERSION, SessionUserResponseSchema } from '#common/auth'
 import { ErrorBodySchema } from '#common/errors'
+import { LOGIN_FREE_FAILURES } from '#server/services/accounts'
 import { goals, profiles, sessions, subscribers, users } from '#server/db/schema'
 import { APP_ORIGIN, buildTestApp, sessionCookieFrom } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
@@ -194,6 +195,19 @@ describe('login and sessions', () => {
     const slowed = await call({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } })
     expect(slowed.statusCode).toBe(429)
     expect(Number(slowed.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+  })
+
+  it('counts each attempt before verifying: a burst of wrong passwords gets at most the free attempts verified', async () => {
+    const { body } = await signUp()
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: `wrong-${i}` } })),
+    )
+    const statuses = burst.map((response) => response.statusCode)
+    expect(statuses.filter((status) => status === 401)).toHaveLength(LOGIN_FREE_FAILURES)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(12 - LOGIN_FREE_FAILURES)
+    // The account now waits: even the right password is refused until the wait is over.
+    const slowed = await call({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } })
+    expect(slowed.statusCode).toBe(429)
   })
 
   it('refuses a session idle for 30 days, and extends an active one with at most one write an hour', async () => {

@@ -97,32 +97,52 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
   return { user, session }
 }
 
+/** The wait that follows the n-th failed login in a row: 1 s, 2 s, 4 s ... up to 5 minutes, once the free ones are spent. */
+const loginWaitMs = (failure: number) => Math.min(1000 * 2 ** Math.max(0, failure - LOGIN_FREE_FAILURES), 5 * MINUTE)
+
+const loginKeys = (email: string) => ({
+  /** Every attempt since the last success, counted before the password is verified. */
+  attempts: `login-attempt:${email}`,
+  /** Verified failures in the hour: the hourly cap and the length of the waits. */
+  failures: `login-fail:${email}`,
+  /** Held by the one attempt allowed through once the free ones are spent, and then for the wait. */
+  lock: `login-lock:${email}`,
+})
+
+/**
+ * Each attempt is counted (atomically, in the shared counters) before the password is verified, so
+ * parallel attempts cannot all pass a check made before any of them failed. The first few attempts
+ * go straight to the verification; from the last free one on, an attempt must take the account's
+ * lock, which only one holder can have at a time and which lasts for the wait its failure asks for.
+ */
 export async function logIn(deps: AccountDeps, input: { email: string; password: string }, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
   const now = deps.clock.now().getTime()
-  const failKey = `login-fail:${input.email}`
-  const lockKey = `login-lock:${input.email}`
-  const [failures, lock] = await Promise.all([deps.counters.get(failKey), deps.counters.get(lockKey)])
+  const keys = loginKeys(input.email)
+  const failures = await deps.counters.get(keys.failures)
   if (failures && failures.count >= LOGIN_FAILURES_PER_HOUR) {
     throw tooMany(failures.resetAt, now, 'Too many failed login attempts. Please try again later or reset your password.')
   }
-  if (lock) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
+  const attempt = await deps.counters.hit(keys.attempts, HOUR)
+  if (attempt.count >= LOGIN_FREE_FAILURES) {
+    const lock = await deps.counters.hit(keys.lock, loginWaitMs((failures?.count ?? 0) + 1))
+    if (lock.count > 1) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
+  }
 
   const [user] = await deps.db.select().from(users).where(eq(users.email, input.email)).limit(1)
   const ok = user ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password)
   if (!user || !ok) {
-    const hit = await deps.counters.hit(failKey, HOUR)
-    if (hit.count >= LOGIN_FREE_FAILURES) {
-      // 1 s, 2 s, 4 s ... up to 5 minutes between attempts once the free ones are spent.
-      const waitMs = Math.min(1000 * 2 ** (hit.count - LOGIN_FREE_FAILURES), 5 * MINUTE)
-      await deps.counters.reset(lockKey)
-      await deps.counters.hit(lockKey, waitMs)
-    }
+    await deps.counters.hit(keys.failures, HOUR)
     throw INVALID_CREDENTIALS()
   }
-  await Promise.all([deps.counters.reset(failKey), deps.counters.reset(lockKey)])
+  await clearLoginCounters(deps, input.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
   await recordActivity(deps.db, user.id, 'sign_in', deps.clock.now())
   return { user, session }
+}
+
+async function clearLoginCounters(deps: AccountDeps, email: string): Promise<void> {
+  const keys = loginKeys(email)
+  await Promise.all([deps.counters.reset(keys.attempts), deps.counters.reset(keys.failures), deps.counters.reset(keys.lock)])
 }
 
 async function issueToken(deps: AccountDeps, userId: string, purpose: 'confirm_email' | 'reset_password', ttlMs: number): Promise<string> {
@@ -232,7 +252,7 @@ export async function resetPassword(deps: AccountDeps, token: string, password: 
     await invalidateUserSessions(tx, userId)
     return updated!
   })
-  await Promise.all([deps.counters.reset(`login-fail:${user.email}`), deps.counters.reset(`login-lock:${user.email}`)])
+  await clearLoginCounters(deps, user.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
   return { user, session }
 }
