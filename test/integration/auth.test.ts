@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_TEXT_VERSION, SessionUserResponseSchema } from '#common/auth'
 import { ErrorBodySchema } from '#common/errors'
 import { LOGIN_FREE_FAILURES } from '#server/services/accounts'
-import { goals, profiles, sessions, subscribers, users } from '#server/db/schema'
+import { hashSecret } from '#server/auth/tokens'
+import { emailTokens, goals, profiles, sessions, subscribers, users } from '#server/db/schema'
 import { APP_ORIGIN, buildTestApp, sessionCookieFrom } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -341,6 +342,73 @@ describe('password reset', () => {
     expect(reused.statusCode).toBe(400)
     const login = await call({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: 'copper-meadow-whistle' } })
     expect(login.statusCode).toBe(200)
+  })
+
+  it('checks the link before the new password: an invalid link is refused as such, whatever the password', async () => {
+    const response = await call({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: 'not-a-real-token-at-all-0000', password: 'password123', confirmPassword: 'password123' },
+    })
+    expect(response.statusCode).toBe(400)
+    expect(ErrorBodySchema.parse(response.json()).error).toMatchObject({ code: 'INVALID_TOKEN', field: 'token' })
+  })
+
+  it('keeps the link usable when the new password is refused', async () => {
+    const { body } = await signUp()
+    await call({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } })
+    const token = new URL(smtp.linkIn(await smtp.waitForMail(body.email, /Reset your/))).searchParams.get('token')!
+    const common = await call({ method: 'POST', url: '/api/auth/reset-password', payload: { token, password: 'password123', confirmPassword: 'password123' } })
+    expect(ErrorBodySchema.parse(common.json()).error).toMatchObject({ code: 'COMMON_PASSWORD', field: 'password' })
+    const reset = await call({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token, password: 'copper-meadow-whistle', confirmPassword: 'copper-meadow-whistle' },
+    })
+    expect(reset.statusCode).toBe(200)
+  })
+
+  it("retires the person's other reset links, and confirms the email (the link proved the address)", async () => {
+    const { body, user } = await signUp()
+    // An earlier reset link, still unused and valid.
+    const earlier = 'earlierresetlinkaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+    await database.db.insert(emailTokens).values({
+      userId: user.id,
+      purpose: 'reset_password',
+      tokenHash: hashSecret(earlier),
+      expiresAt: new Date(clock.now().getTime() + HOUR),
+      createdAt: clock.now(),
+    })
+    await call({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } })
+    const token = new URL(smtp.linkIn(await smtp.waitForMail(body.email, /Reset your/))).searchParams.get('token')!
+    const reset = await call({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token, password: 'copper-meadow-whistle', confirmPassword: 'copper-meadow-whistle' },
+    })
+    expect(reset.statusCode).toBe(200)
+    expect(SessionUserResponseSchema.parse(reset.json()).user.emailConfirmed).toBe(true)
+    const [row] = await database.db.select().from(users).where(eq(users.id, user.id))
+    expect(row!.emailConfirmedAt).toEqual(clock.now())
+    const again = await call({
+      method: 'POST',
+      url: '/api/auth/reset-password',
+      payload: { token: earlier, password: 'another-quiet-orchard', confirmPassword: 'another-quiet-orchard' },
+    })
+    expect(again.statusCode).toBe(400)
+    expect(ErrorBodySchema.parse(again.json()).error.code).toBe('INVALID_TOKEN')
+  })
+
+  it('lets only one of two simultaneous resets with the same link through', async () => {
+    const { body } = await signUp()
+    await call({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } })
+    const token = new URL(smtp.linkIn(await smtp.waitForMail(body.email, /Reset your/))).searchParams.get('token')!
+    const both = await Promise.all(
+      ['copper-meadow-whistle', 'another-quiet-orchard'].map((password) =>
+        call({ method: 'POST', url: '/api/auth/reset-password', payload: { token, password, confirmPassword: password } }),
+      ),
+    )
+    expect(both.map((response) => response.statusCode).sort()).toEqual([200, 400])
   })
 
   it('refuses a reset link older than an hour', async () => {

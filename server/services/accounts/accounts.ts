@@ -237,16 +237,27 @@ export async function requestPasswordReset(deps: AccountDeps, email: string): Pr
   ).catch((error: unknown) => deps.log.error({ err: error, userId: user.id }, 'could not send the password reset email'))
 }
 
-/** Sets a new password, signs out every session of the user, and starts a fresh one. */
+/**
+ * Sets a new password, signs out every session of the user, and starts a fresh one. In one
+ * transaction: the token is checked and taken first (its row stays locked, so the same link used
+ * twice at once lets one through), and only then is the new password checked and hashed; the
+ * person's other unused reset links are retired, and the email counts as confirmed, as the link
+ * reached it. A refused password rolls everything back, so the link can be used again.
+ */
 export async function resetPassword(deps: AccountDeps, token: string, password: string, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
-  await assertNotCommonPassword(password)
-  const passwordHash = await hashPassword(password)
   const user = await deps.db.transaction(async (tx) => {
     const userId = await consumeToken(deps, token, 'reset_password', tx)
+    await assertNotCommonPassword(password)
+    const passwordHash = await hashPassword(password)
     const now = deps.clock.now()
+    await tx
+      .update(emailTokens)
+      .set({ usedAt: now })
+      .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'reset_password'), isNull(emailTokens.usedAt)))
+    const [current] = await tx.select({ emailConfirmedAt: users.emailConfirmedAt }).from(users).where(eq(users.id, userId)).limit(1)
     const [updated] = await tx
       .update(users)
-      .set({ passwordHash, updatedAt: now })
+      .set({ passwordHash, emailConfirmedAt: current?.emailConfirmedAt ?? now, updatedAt: now })
       .where(eq(users.id, userId))
       .returning()
     await invalidateUserSessions(tx, userId)
