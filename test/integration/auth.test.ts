@@ -211,8 +211,9 @@ describe('login and sessions', () => {
     expect(slowed.statusCode).toBe(429)
   })
 
-  it('refuses a session idle for 30 days, and extends an active one with at most one write an hour', async () => {
-    const { cookie, user } = await signUp()
+  it('refuses a session idle for 7 days, and extends an active one with at most one write an hour', async () => {
+    const { cookie, user, response } = await signUp()
+    expect(response.cookies.find((c) => c.name === 'session')!.maxAge).toBe((7 * DAY) / 1000)
     const lastVerified = async () =>
       (await database.db.select().from(sessions).where(eq(sessions.userId, user.id)))[0]?.lastVerifiedAt.getTime()
     const first = await lastVerified()
@@ -223,20 +224,25 @@ describe('login and sessions', () => {
     expect(await lastVerified()).toBe(first)
     clock.advance(40 * 60_000) // past the hour: one write, and the cookie is re-sent
     const renewed = await call({ method: 'GET', url: '/api/me', cookie })
-    expect(renewed.cookies.find((c) => c.name === 'session')).toBeDefined()
+    expect(renewed.cookies.find((c) => c.name === 'session')?.maxAge).toBe((7 * DAY) / 1000)
     expect(await lastVerified()).toBe(clock.now().getTime())
-    clock.advance(30 * DAY)
+    clock.advance(7 * DAY - 60_000) // a minute short of a week away: still signed in
+    expect((await call({ method: 'GET', url: '/api/me', cookie })).statusCode).toBe(200)
+    clock.advance(7 * DAY)
     expect((await call({ method: 'GET', url: '/api/me', cookie })).statusCode).toBe(401)
     expect(await lastVerified()).toBeUndefined()
   })
 
-  it('refuses a session older than 90 days however active it is', async () => {
+  it('refuses a session older than 30 days however active it is, and its cookie says so', async () => {
     const { cookie } = await signUp()
-    for (let day = 0; day < 90; day += 20) {
-      clock.advance(20 * DAY)
+    for (let day = 0; day < 30; day += 6) {
+      clock.advance(6 * DAY)
       const response = await call({ method: 'GET', url: '/api/me', cookie })
-      if (day + 20 < 90) expect(response.statusCode).toBe(200)
-      else expect(response.statusCode).toBe(401)
+      if (day + 6 < 30) {
+        expect(response.statusCode).toBe(200)
+        // The renewed cookie never outlives the session: at most what is left of the 30 days.
+        expect(response.cookies.find((c) => c.name === 'session')!.maxAge).toBe(Math.min(7 * DAY, (30 - day - 6) * DAY) / 1000)
+      } else expect(response.statusCode).toBe(401)
     }
   })
 
