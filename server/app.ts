@@ -7,7 +7,9 @@ import type { Logger } from 'pino'
 import type { Config } from './config'
 import { createServices, type Services } from './container'
 import { openDatabase, type Database } from './db/client'
-import type { Timers } from './jobs/in-process'
+import { createBullmqEnqueuer } from './jobs/bullmq'
+import { JOBS } from './jobs/index'
+import { deferredQueue, type Timers } from './jobs/in-process'
 import { systemClock, type Clock } from './lib/clock'
 import { serverLogger } from './lib/logger'
 import auth from './plugins/auth'
@@ -44,6 +46,8 @@ export type AppOverrides = {
   webRoot?: string
   /** Key prefix for everything this app keeps in Redis. */
   redisPrefix?: string
+  /** BullMQ's key prefix for the jobs this app enqueues (the worker's; tests use their own). */
+  bullmqPrefix?: string
   /** The time source (tests move it to expire sessions). */
   clock?: Clock
   /** The in-process job runner's timers (tests fire them by hand). */
@@ -120,6 +124,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     done()
   })
 
+  // Jobs the services enqueue go to BullMQ (run by `npm run worker`) with Redis, else to the
+  // in-process runner, which the scheduler plugin starts and binds to this queue.
+  const bullmq = redis ? createBullmqEnqueuer({ jobs: JOBS, connection: redis, prefix: overrides.bullmqPrefix }) : undefined
+  const inProcess = bullmq ? undefined : deferredQueue()
+
   const services =
     overrides.services ??
     createServices(config, {
@@ -128,10 +137,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       clock: overrides.clock ?? systemClock,
       log: app.log as Logger,
       redisPrefix: overrides.redisPrefix,
+      jobs: bullmq ?? inProcess,
     })
 
   app.addHook('onClose', async () => {
     if (!overrides.services) await services.close()
+    await bullmq?.close()
     if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect())
     if (ownsDatabase) await database.close()
   })
@@ -145,7 +156,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(rateLimit, { nameSpace: `${overrides.redisPrefix ?? 'mc:'}rl:` })
   await app.register(websocket)
   await app.register(openapi)
-  await app.register(scheduler, { timers: overrides.timers })
+  await app.register(scheduler, { timers: overrides.timers, queue: inProcess })
 
   await app.register(healthRoutes)
   await app.register(plansRoutes)

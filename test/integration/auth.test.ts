@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { eq } from 'drizzle-orm'
+import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
+import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_TEXT_VERSION, SessionUserResponseSchema } from '#common/auth'
 import { ErrorBodySchema } from '#common/errors'
 import { LOGIN_FREE_FAILURES } from '#server/services/accounts'
 import { hashSecret } from '#server/auth/tokens'
 import { emailTokens, goals, profiles, sessions, subscribers, users } from '#server/db/schema'
+import type { RunningWorkers } from '#server/jobs/bullmq'
+import { startWorker } from '../../worker/worker'
 import { APP_ORIGIN, buildTestApp, sessionCookieFrom } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -65,14 +70,30 @@ async function signUp(overrides: Record<string, unknown> = {}) {
   return { body, response, cookie: sessionCookieFrom(response), user: SessionUserResponseSchema.parse(response.json()).user }
 }
 
+/** With Redis the app enqueues its emails on BullMQ, and a worker (as `npm run worker`) sends them. */
+let workerConnection: Redis
+let worker: RunningWorkers
+const bullmqPrefix = () => `${redis.prefix}bull`
+
 beforeAll(async () => {
   database = await createTestDatabase()
   redis = await createTestRedis()
   smtp = await startSmtpSink()
-  app = await buildTestApp({ database, redis: redis.redis, redisPrefix: redis.prefix, clock, env: { SMTP_URL: smtp.url } })
+  app = await buildTestApp({
+    database,
+    redis: redis.redis,
+    redisPrefix: redis.prefix,
+    bullmqPrefix: bullmqPrefix(),
+    clock,
+    env: { SMTP_URL: smtp.url },
+  })
+  workerConnection = new Redis(redis.url, { maxRetriesPerRequest: null })
+  worker = await startWorker({ services: app.services, connection: workerConnection, log: pino({ level: 'silent' }), prefix: bullmqPrefix() })
 })
 
 afterAll(async () => {
+  await worker?.close()
+  await workerConnection?.quit()
   await app?.close()
   await smtp?.close()
   await redis?.destroy()
@@ -324,6 +345,25 @@ describe('password reset', () => {
     expect(known.body).toBe(unknown.body)
   })
 
+  it('does the same work for known and unknown emails: one queued job each, naming only the address', async () => {
+    const { body } = await signUp()
+    const stranger = uniqueEmail()
+    await call({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } })
+    await call({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: stranger } })
+    const queue = new Queue('email', { connection: redis.redis, prefix: bullmqPrefix() })
+    const jobs = await queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed'])
+    await queue.close()
+    const resets = jobs.filter((job) => job.data.kind === 'reset-password')
+    expect(resets.filter((job) => job.data.email === body.email).map((job) => [job.name, job.data])).toEqual([
+      ['send-email', { kind: 'reset-password', email: body.email }],
+    ])
+    expect(resets.filter((job) => job.data.email === stranger).map((job) => [job.name, job.data])).toEqual([
+      ['send-email', { kind: 'reset-password', email: stranger }],
+    ])
+    await smtp.waitForMail(body.email, /Reset your/)
+    expect(smtp.mails.some((mail) => mail.to.includes(stranger))).toBe(false)
+  })
+
   it('resets through the emailed link once, revoking every other session', async () => {
     const { body, cookie: first } = await signUp()
     const second = sessionCookieFrom(await call({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } }))
@@ -456,5 +496,53 @@ describe('post-login routing (spec 1 §4)', () => {
     const onboarded = await signUp()
     await database.db.update(profiles).set({ onboardingCompleted: true }).where(eq(profiles.id, onboarded.user.id))
     expect(await destination(onboarded.cookie)).toEqual({ path: '/dashboard' })
+  })
+})
+
+describe('the embedded server (no Redis): emails from the in-process queue', () => {
+  let embeddedDb: TestDatabase
+  let embedded: FastifyInstance
+  let sink: Awaited<ReturnType<typeof startSmtpSink>>
+
+  beforeAll(async () => {
+    embeddedDb = await createTestDatabase()
+    sink = await startSmtpSink()
+    embedded = await buildTestApp({ database: embeddedDb, clock, env: { SMTP_URL: sink.url } })
+  })
+
+  afterAll(async () => {
+    await embedded?.close()
+    await sink?.close()
+    await embeddedDb?.destroy()
+  })
+
+  const post = (url: string, payload: Record<string, unknown>) =>
+    embedded.inject({ method: 'POST', url, payload, remoteAddress: '127.0.0.1', headers: { origin: APP_ORIGIN, 'x-forwarded-for': newIp() } })
+
+  it('answers a reset request while the mail server still holds the email', async () => {
+    const body = signupBody()
+    expect((await post('/api/auth/signup', body)).statusCode).toBe(201)
+    await sink.waitForMail(body.email, /Confirm your email/)
+
+    const held = sink.hold()
+    try {
+      const answer = post('/api/auth/forgot-password', { email: body.email })
+      // The email has reached the mail server, which does not accept it yet...
+      await sink.waitForMail(body.email, /Reset your/)
+      // ...and the answer is there all the same: it never waited for SMTP (before, it hung here).
+      const response = await answer
+      expect(response.statusCode).toBe(202)
+      expect(response.json()).toEqual({ message: 'If an account exists for that email, we sent a link to reset the password. Please check your inbox.' })
+    } finally {
+      held.release()
+    }
+  })
+
+  it('sends the confirmation email after sign-up without the person’s name in it', async () => {
+    const body = signupBody({ fullName: 'Click https://evil.example now' })
+    expect((await post('/api/auth/signup', body)).statusCode).toBe(201)
+    const mail = await sink.waitForMail(body.email, /Confirm your email/)
+    expect(mail.text).toMatch(/^Hello,$/m)
+    expect(mail.raw).not.toContain('evil.example')
   })
 })

@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Logger } from 'pino'
-import { CONSENT_TEXT_VERSION } from '#common/auth'
+import { z } from 'zod'
+import { CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
 import { createSession, invalidateUserSessions, type NewSessionCookie } from '#server/auth/session'
@@ -14,7 +15,10 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Counters } from '#server/lib/counters'
 
-export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger }
+/** Where the accounts put the emails they send: the job registry's queue (in-process or BullMQ). */
+export type JobQueue = { enqueue(name: string, payload: unknown): Promise<string> }
+
+export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger; jobs: JobQueue }
 export type RequestMeta = { ip: string; userAgent?: string | undefined }
 export type NewSession = NewSessionCookie
 
@@ -92,7 +96,7 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
   await recordActivity(deps.db, user.id, 'sign_in', now)
   await sendConfirmationEmail(deps, user).catch((error: unknown) => {
     // The account exists either way; the user can ask for the email again.
-    deps.log.error({ err: error, userId: user.id }, 'could not send the confirmation email')
+    deps.log.error({ err: error, userId: user.id }, 'could not queue the confirmation email')
   })
   return { user, session }
 }
@@ -169,25 +173,25 @@ async function mailAllowance(deps: AccountDeps, userId: string, purpose: string)
   return { ok: true }
 }
 
+/**
+ * The emails of the accounts, as the `send-email` job carries them: who to write to, never a token
+ * or a link (those are made when the job runs, so a queue in Redis holds nothing that signs in).
+ */
+export const AccountEmailSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('confirm-email'), userId: z.uuid() }).strict(),
+  z.object({ kind: z.literal('reset-password'), email: z.string().max(EMAIL_MAX) }).strict(),
+])
+export type AccountEmail = z.infer<typeof AccountEmailSchema>
+export const SEND_EMAIL_JOB = 'send-email'
+
+/** Queues the confirmation email (the request does not wait for SMTP); limited per account. */
 export async function sendConfirmationEmail(deps: AccountDeps, user: User): Promise<void> {
   if (user.emailConfirmedAt) return
   const allowance = await mailAllowance(deps, user.id, 'confirm')
   if (!allowance.ok) {
     throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'A confirmation email was sent recently. Please check your inbox and try again in a little while.')
   }
-  const token = await issueToken(deps, user.id, 'confirm_email', CONFIRM_TOKEN_TTL_MS)
-  const link = `${deps.config.appUrl}/auth?mode=confirm&token=${token}`
-  await deps.mailer.send(
-    composeEmail({
-      to: user.email,
-      subject: 'Confirm your email for Momentum Coach',
-      greeting: `Hi ${user.fullName},`,
-      paragraphs: ['Welcome to Momentum Coach! Please confirm your email address so you can choose your plan and start coaching.'],
-      action: 'Confirm my email',
-      link,
-      footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
-    }),
-  )
+  await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'confirm-email', userId: user.id } satisfies AccountEmail)
 }
 
 /** Marks a token used and returns its user, or throws: a used, expired or unknown token is refused. */
@@ -213,28 +217,60 @@ export async function confirmEmail(deps: AccountDeps, token: string): Promise<Us
   })
 }
 
-/** Always answers the same, whether the email has an account or not. */
+/**
+ * Always does the same, whether the email has an account or not: it queues one job with the
+ * address and returns. Whether an account exists is decided when the job runs, after the answer.
+ */
 export async function requestPasswordReset(deps: AccountDeps, email: string): Promise<void> {
-  const [user] = await deps.db.select().from(users).where(eq(users.email, email)).limit(1)
-  if (!user) return
-  const allowance = await mailAllowance(deps, user.id, 'reset')
-  if (!allowance.ok) {
-    deps.log.warn({ userId: user.id }, 'password reset email not sent: per-account limit reached')
-    return
+  await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'reset-password', email } satisfies AccountEmail)
+}
+
+/**
+ * The `send-email` job: makes the token and the link, and sends. A retry (`attempt` > 1) does not
+ * count against the per-account allowance again. Nothing is sent for an address without an
+ * account, nor for a confirmation that is no longer needed.
+ */
+export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail, attempt: number): Promise<'sent' | 'skipped'> {
+  if (email.kind === 'confirm-email') {
+    const [user] = await deps.db.select().from(users).where(eq(users.id, email.userId)).limit(1)
+    if (!user || user.emailConfirmedAt) return 'skipped'
+    const token = await issueToken(deps, user.id, 'confirm_email', CONFIRM_TOKEN_TTL_MS)
+    await deps.mailer.send(
+      composeEmail({
+        to: user.email,
+        subject: 'Confirm your email for Momentum Coach',
+        // Nothing the person typed goes into a message to an address not yet confirmed.
+        greeting: 'Hello,',
+        paragraphs: ['Welcome to Momentum Coach! Please confirm your email address so you can choose your plan and start coaching.'],
+        action: 'Confirm my email',
+        link: `${deps.config.appUrl}/auth?mode=confirm&token=${token}`,
+        footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
+      }),
+    )
+    return 'sent'
+  }
+  const [user] = await deps.db.select().from(users).where(eq(users.email, email.email)).limit(1)
+  if (!user) return 'skipped'
+  if (attempt === 1) {
+    const allowance = await mailAllowance(deps, user.id, 'reset')
+    if (!allowance.ok) {
+      deps.log.warn({ userId: user.id }, 'password reset email not sent: per-account limit reached')
+      return 'skipped'
+    }
   }
   const token = await issueToken(deps, user.id, 'reset_password', RESET_TOKEN_TTL_MS)
-  const link = `${deps.config.appUrl}/auth?mode=reset&token=${token}`
   await deps.mailer.send(
     composeEmail({
       to: user.email,
       subject: 'Reset your Momentum Coach password',
-      greeting: `Hi ${user.fullName},`,
+      greeting: user.emailConfirmedAt ? `Hi ${user.fullName},` : 'Hello,',
       paragraphs: ['Someone (hopefully you) asked to reset the password of your Momentum Coach account.'],
       action: 'Choose a new password',
-      link,
+      link: `${deps.config.appUrl}/auth?mode=reset&token=${token}`,
       footer: 'This link works once and expires in 1 hour. If you did not ask for it, you can ignore this email: your password stays the same.',
     }),
-  ).catch((error: unknown) => deps.log.error({ err: error, userId: user.id }, 'could not send the password reset email'))
+  )
+  return 'sent'
 }
 
 /**
