@@ -58,11 +58,14 @@ export type AppOverrides = {
   logger?: boolean | Record<string, unknown> | ReturnType<typeof serverLogger>
 }
 
-/** One compact line per request (with its reqId) instead of Fastify's two. */
+/**
+ * One compact line per request (with its reqId) instead of Fastify's two. The URL is logged
+ * without its query string: the emailed links carry their tokens there (`/auth?mode=reset&token=…`).
+ */
 class OneLineLogController extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply) {
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
+    const line = { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else reply.log.info(line, 'request completed')
   }

@@ -69,6 +69,7 @@ export const EnvSchema = z.object({
     z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, e.g. +15551234567').optional(),
   ),
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
+  NODE_ENV: optionalString,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -99,6 +100,8 @@ export type Config = {
     | undefined
   smsOptInNumber: string
   logLevel: (typeof LOG_LEVELS)[number]
+  /** NODE_ENV=production: real mail is required, and nothing logs an emailed link. */
+  production: boolean
 }
 
 export class ConfigError extends Error {
@@ -136,6 +139,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(missing, 'is required when the other Stripe keys are set')
   }
 
+  const production = env.NODE_ENV === 'production'
+  if (production && !env.SMTP_URL) {
+    throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
+  }
+
   return {
     port,
     host: env.HOST ?? (inContainer() ? '0.0.0.0' : '127.0.0.1'),
@@ -167,5 +175,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       : undefined,
     smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
     logLevel: env.LOG_LEVEL ?? 'info',
+    production,
   }
 }

@@ -48,7 +48,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const now = () => clock.now().getTime()
 
   // Vendor adapters: SDK clients exist only when their keys are configured.
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log })
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production })
   const stripe = config.stripe ? createStripeClient(config.stripe) : undefined
   const chatSettings = defaultChatSettings()
   const vapiChatConfig = vapiChatSettings(config.vapi)

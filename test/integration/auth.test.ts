@@ -12,7 +12,8 @@ import { hashSecret } from '#server/auth/tokens'
 import { emailTokens, goals, profiles, sessions, subscribers, users } from '#server/db/schema'
 import type { RunningWorkers } from '#server/jobs/bullmq'
 import { startWorker } from '../../worker/worker'
-import { APP_ORIGIN, buildTestApp, sessionCookieFrom } from '../helpers/app'
+import { buildApp } from '#server/app'
+import { APP_ORIGIN, buildTestApp, sessionCookieFrom, testConfig } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { createTestRedis, type TestRedis } from '../helpers/redis'
@@ -544,5 +545,32 @@ describe('the embedded server (no Redis): emails from the in-process queue', () 
     const mail = await sink.waitForMail(body.email, /Confirm your email/)
     expect(mail.text).toMatch(/^Hello,$/m)
     expect(mail.raw).not.toContain('evil.example')
+  })
+})
+
+describe('tokens stay out of the logs', () => {
+  let logDb: TestDatabase
+  let logged: FastifyInstance
+  const lines: string[] = []
+
+  beforeAll(async () => {
+    logDb = await createTestDatabase()
+    const stream = { write: (line: string) => void lines.push(line) }
+    logged = await buildApp(testConfig({ LOG_LEVEL: 'info' }), { database: logDb, clock, logger: { level: 'info', stream } })
+    await logged.ready()
+  })
+
+  afterAll(async () => {
+    await logged?.close()
+    await logDb?.destroy()
+  })
+
+  it('logs the path of each request, never its query string', async () => {
+    const secret = 'secrettokenabcdefghijklmnopqrstuvwxyz234567'
+    await logged.inject({ method: 'GET', url: `/auth?mode=reset&token=${secret}` })
+    await logged.inject({ method: 'GET', url: `/api/health?token=${secret}` })
+    const requests = lines.map((line) => JSON.parse(line) as { msg: string; url?: string }).filter((line) => line.msg === 'request completed')
+    expect(requests.map((line) => line.url)).toEqual(['/auth', '/api/health'])
+    expect(lines.join('\n')).not.toContain(secret)
   })
 })
