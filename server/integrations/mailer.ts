@@ -26,7 +26,9 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
   const transport: Transporter = nodemailer.createTransport(options.smtpUrl, { from: options.from })
   return {
     async send(mail) {
-      await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+      // An address object is used as it is; a string would be parsed, and a name, a second
+      // address or a list in it would be honoured (the schema refuses them too: common/auth.ts).
+      await transport.sendMail({ from: options.from, to: { name: '', address: mail.to }, subject: mail.subject, text: mail.text, html: mail.html })
     },
     close() {
       transport.close()

@@ -10,6 +10,7 @@ import { ErrorBodySchema } from '#common/errors'
 import { LOGIN_FREE_FAILURES } from '#server/services/accounts'
 import { hashSecret } from '#server/auth/tokens'
 import { emailTokens, goals, profiles, sessions, subscribers, users } from '#server/db/schema'
+import { composeEmail, createMailer } from '#server/integrations/mailer'
 import type { RunningWorkers } from '#server/jobs/bullmq'
 import { startWorker } from '../../worker/worker'
 import { buildApp } from '#server/app'
@@ -299,12 +300,31 @@ describe('login and sessions', () => {
   })
 })
 
+describe('the mailer', () => {
+  it('hands nodemailer the address alone: nothing in it is read as a name or a second recipient', async () => {
+    const mailer = createMailer({ smtpUrl: smtp.url, from: 'Momentum Coach <no-reply@example.com>', log: pino({ level: 'silent' }), logLinks: false })
+    const tag = randomBytes(4).toString('hex')
+    try {
+      for (const to of [`plain-${tag}@example.com`, `x${tag}<attacker@evil.com>`, `victim-${tag}@example.com, attacker@evil.com`, `victim-${tag}@example.com,`]) {
+        const sent = composeEmail({ to, subject: `Probe ${tag}`, greeting: 'Hello,', paragraphs: [], action: 'Open', link: 'http://localhost:3000/', footer: '' })
+        // The odd recipients are refused whole; only the plain address gets the message.
+        await mailer.send(sent).catch(() => undefined)
+      }
+    } finally {
+      mailer.close()
+    }
+    const probes = smtp.mails.filter((mail) => mail.subject === `Probe ${tag}`)
+    expect(probes.map((mail) => mail.to)).toEqual([[`plain-${tag}@example.com`]])
+  })
+})
+
 describe('email confirmation', () => {
   it('emails a single-use link (text and HTML parts, under APP_URL) that confirms the account', async () => {
     const { body, cookie } = await signUp()
     const mail = await smtp.waitForMail(body.email, /Confirm your email/)
     expect(mail.raw).toMatch(/Content-Type: text\/plain/)
     expect(mail.raw).toMatch(/Content-Type: text\/html/)
+    expect(mail.raw).not.toContain('Ada Lovelace')
     const link = smtp.linkIn(mail)
     expect(link.startsWith('http://localhost:3000/auth?mode=confirm&token=')).toBe(true)
     const token = new URL(link).searchParams.get('token')!
@@ -370,6 +390,9 @@ describe('password reset', () => {
     const second = sessionCookieFrom(await call({ method: 'POST', url: '/api/auth/login', payload: { email: body.email, password: body.password } }))
     await call({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: body.email } })
     const mail = await smtp.waitForMail(body.email, /Reset your/)
+    // The address is not confirmed yet: the name typed at sign-up stays out of the email.
+    expect(mail.text).toMatch(/^Hello,$/m)
+    expect(mail.raw).not.toContain('Ada Lovelace')
     const token = new URL(smtp.linkIn(mail)).searchParams.get('token')!
     const reset = await call({
       method: 'POST',
