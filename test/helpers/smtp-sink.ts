@@ -35,6 +35,8 @@ export async function startSmtpSink(): Promise<{
   mails: CapturedMail[]
   waitForMail(to: string, subject: RegExp, timeoutMs?: number): Promise<CapturedMail>
   linkIn(mail: CapturedMail): string
+  /** The token of the email's link (in its fragment: `#token=…`). */
+  tokenIn(mail: CapturedMail): string
   /**
    * Holds every message from now on: it is recorded (`mails`) but not accepted, so the sender's
    * SMTP call does not return, until `release()`.
@@ -50,6 +52,11 @@ export async function startSmtpSink(): Promise<{
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   const { port } = server.server.address() as AddressInfo
+  const linkIn = (mail: CapturedMail) => {
+    const link = /https?:\/\/[^\s"<>]+token=[a-z2-7]+/.exec(mail.text)?.[0]
+    if (!link) throw new Error(`no link in the email:\n${mail.text}`)
+    return link
+  }
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
@@ -62,10 +69,11 @@ export async function startSmtpSink(): Promise<{
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
     },
-    linkIn(mail) {
-      const link = /https?:\/\/[^\s"<>]+token=[a-z2-7]+/.exec(mail.text)?.[0]
-      if (!link) throw new Error(`no link in the email:\n${mail.text}`)
-      return link
+    linkIn,
+    tokenIn(mail) {
+      const token = new URLSearchParams(new URL(linkIn(mail)).hash.slice(1)).get('token')
+      if (!token) throw new Error(`no token in the fragment of the email's link:\n${mail.text}`)
+      return token
     },
     hold() {
       let release!: () => void

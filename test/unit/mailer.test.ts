@@ -13,7 +13,7 @@ const mail = composeEmail({
   greeting: 'Hello,',
   paragraphs: ['Someone asked to reset the password.'],
   action: 'Choose a new password',
-  link: 'http://localhost:3000/auth?mode=reset&token=secrettokenabcdefghijklmnop',
+  link: 'http://localhost:3000/auth?mode=reset#token=secrettokenabcdefghijklmnop',
   footer: 'This link works once.',
 })
 

@@ -243,7 +243,7 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
         greeting: 'Hello,',
         paragraphs: ['Welcome to Momentum Coach! Please confirm your email address so you can choose your plan and start coaching.'],
         action: 'Confirm my email',
-        link: `${deps.config.appUrl}/auth?mode=confirm&token=${token}`,
+        link: `${deps.config.appUrl}/auth?mode=confirm#token=${token}`,
         footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
       }),
     )
@@ -266,7 +266,7 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
       greeting: user.emailConfirmedAt ? `Hi ${user.fullName},` : 'Hello,',
       paragraphs: ['Someone (hopefully you) asked to reset the password of your Momentum Coach account.'],
       action: 'Choose a new password',
-      link: `${deps.config.appUrl}/auth?mode=reset&token=${token}`,
+      link: `${deps.config.appUrl}/auth?mode=reset#token=${token}`,
       footer: 'This link works once and expires in 1 hour. If you did not ask for it, you can ignore this email: your password stays the same.',
     }),
   )
