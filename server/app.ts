@@ -7,7 +7,6 @@ import type { Logger } from 'pino'
 import type { Config } from './config'
 import { createServices, type Services } from './container'
 import { openDatabase, type Database } from './db/client'
-import { createBullmqEnqueuer } from './jobs/bullmq'
 import { JOBS } from './jobs/index'
 import { deferredQueue, type Timers } from './jobs/in-process'
 import { systemClock, type Clock } from './lib/clock'
@@ -129,7 +128,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   // Jobs the services enqueue go to BullMQ (run by `npm run worker`) with Redis, else to the
   // in-process runner, which the scheduler plugin starts and binds to this queue.
-  const bullmq = redis ? createBullmqEnqueuer({ jobs: JOBS, connection: redis, prefix: overrides.bullmqPrefix }) : undefined
+  // (BullMQ is loaded only then: the embedded default starts without it.)
+  const bullmq = redis
+    ? (await import('./jobs/bullmq')).createBullmqEnqueuer({ jobs: JOBS, connection: redis, prefix: overrides.bullmqPrefix })
+    : undefined
   const inProcess = bullmq ? undefined : deferredQueue()
 
   const services =
