@@ -9,14 +9,24 @@ import { PlanIdSchema } from './plans'
  */
 export * from './auth-constants'
 
-const SIMPLE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+/**
+ * One plain address and nothing else: a dot-atom local part (RFC 5322 atext, at most 64 characters;
+ * no quoted strings, comments, spaces, angle brackets, commas or semicolons, which a mailer reads as
+ * a display name or a list of addresses) and a host name of at least two dot-separated labels
+ * (letters, digits and inner hyphens, at most 63 each), ending in a label of two or more characters
+ * that starts with a letter. ASCII only.
+ */
+const ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
+const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])'
+const EMAIL_PATTERN = new RegExp(`^(?=[^@]{1,64}@)${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${TOP_LABEL}$`)
 
 export const EmailSchema = z
   .string({ error: 'Email is required' })
   .trim()
   .min(1, 'Email is required')
   .max(EMAIL_MAX, 'Please enter a valid email')
-  .regex(SIMPLE_EMAIL, 'Please enter a valid email')
+  .regex(EMAIL_PATTERN, 'Please enter a valid email')
   .transform((email) => email.toLowerCase())
 
 export const PhoneSchema = z

@@ -7,7 +7,8 @@ import type { Logger } from 'pino'
 import type { Config } from './config'
 import { createServices, type Services } from './container'
 import { openDatabase, type Database } from './db/client'
-import type { Timers } from './jobs/in-process'
+import { JOBS } from './jobs/index'
+import { deferredQueue, type Timers } from './jobs/in-process'
 import { systemClock, type Clock } from './lib/clock'
 import { serializerCompiler } from './lib/serializer'
 import { serverLogger, type BatchedDestination } from './lib/logger'
@@ -45,6 +46,8 @@ export type AppOverrides = {
   webRoot?: string
   /** Key prefix for everything this app keeps in Redis. */
   redisPrefix?: string
+  /** BullMQ's key prefix for the jobs this app enqueues (the worker's; tests use their own). */
+  bullmqPrefix?: string
   /** The time source (tests move it to expire sessions). */
   clock?: Clock
   /** The in-process job runner's timers (tests fire them by hand). */
@@ -55,11 +58,14 @@ export type AppOverrides = {
   logger?: boolean | Record<string, unknown> | ReturnType<typeof serverLogger>
 }
 
-/** One compact line per request (with its reqId) instead of Fastify's two. */
+/**
+ * One compact line per request (with its reqId) instead of Fastify's two. The URL is logged
+ * without its query string: the emailed links carry their tokens there (`/auth?mode=reset&token=…`).
+ */
 class OneLineLogController extends LogController {
   override incomingRequest() {}
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply) {
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
+    const line = { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else reply.log.info(line, 'request completed')
   }
@@ -133,6 +139,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     done()
   })
 
+  // Jobs the services enqueue go to BullMQ (run by `npm run worker`) with Redis, else to the
+  // in-process runner, which the scheduler plugin starts and binds to this queue.
+  // (BullMQ is loaded only then: the embedded default starts without it.)
+  const bullmq = redis
+    ? (await import('./jobs/bullmq')).createBullmqEnqueuer({ jobs: JOBS, connection: redis, prefix: overrides.bullmqPrefix })
+    : undefined
+  const inProcess = bullmq ? undefined : deferredQueue()
+
   const services =
     overrides.services ??
     createServices(config, {
@@ -141,10 +155,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       clock: overrides.clock ?? systemClock,
       log: app.log as Logger,
       redisPrefix: overrides.redisPrefix,
+      jobs: bullmq ?? inProcess,
     })
 
   app.addHook('onClose', async () => {
     if (!overrides.services) await services.close()
+    await bullmq?.close()
     if (ownsRedis && redis) await redis.quit().catch(() => redis?.disconnect())
     if (ownsDatabase) await database.close()
   })
@@ -158,7 +174,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(rateLimit, { nameSpace: `${overrides.redisPrefix ?? 'mc:'}rl:` })
   await app.register(websocket)
   await app.register(openapi)
-  await app.register(scheduler, { timers: overrides.timers })
+  await app.register(scheduler, { timers: overrides.timers, queue: inProcess })
 
   await app.register(healthRoutes)
   await app.register(plansRoutes)

@@ -102,6 +102,7 @@ export const EnvSchema = z.object({
   ),
   TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
+  NODE_ENV: optionalString,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -134,6 +135,8 @@ export type Config = {
   /** Whose X-Forwarded-For is believed: a hop count, or proxy addresses (Fastify's trustProxy). */
   trustProxy: number | string[]
   logLevel: (typeof LOG_LEVELS)[number]
+  /** NODE_ENV=production: real mail is required, and nothing logs an emailed link. */
+  production: boolean
 }
 
 export class ConfigError extends Error {
@@ -171,6 +174,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(missing, 'is required when the other Stripe keys are set')
   }
 
+  const production = env.NODE_ENV === 'production'
+  if (production && !env.SMTP_URL) {
+    throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
+  }
+
   return {
     port,
     host: env.HOST ?? (inContainer() ? '0.0.0.0' : '127.0.0.1'),
@@ -203,5 +211,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
     trustProxy: env.TRUST_PROXY ?? ['loopback'],
     logLevel: env.LOG_LEVEL ?? 'info',
+    production,
   }
 }

@@ -13,7 +13,7 @@ import { createStripeClient } from './integrations/stripe'
 import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
 import type { Clock } from './lib/clock'
 import { memoryCounters, redisCounters, withMemoryFallback } from './lib/counters'
-import { createAccounts } from '#server/services/accounts'
+import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createBilling } from '#server/services/billing'
 import { createCalls } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
@@ -29,6 +29,15 @@ export type ServiceDeps = {
   log: Logger
   /** Prefix of every key the services keep in Redis (tests give each file its own). */
   redisPrefix?: string
+  /**
+   * Where services enqueue jobs of the registry: BullMQ with Redis, the in-process runner without.
+   * Without one, a service that enqueues fails (callers that never enqueue may leave it out).
+   */
+  jobs?: JobQueue
+}
+
+const noJobQueue: JobQueue = {
+  enqueue: (name) => Promise.reject(new Error(`cannot enqueue "${name}": createServices was given no job queue`)),
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -39,7 +48,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const now = () => clock.now().getTime()
 
   // Vendor adapters: SDK clients exist only when their keys are configured.
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log })
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production })
   const stripe = config.stripe ? createStripeClient(config.stripe) : undefined
   const chatSettings = defaultChatSettings()
   const vapiChatConfig = vapiChatSettings(config.vapi)
@@ -66,7 +75,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
 
   return {
     clock,
-    accounts: createAccounts({ db, clock, config, mailer, counters, log }),
+    accounts: createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue }),
     billing,
     goals: createGoals({ db, clock }),
     calls: createCalls({ db }),

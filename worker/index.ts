@@ -7,6 +7,8 @@ import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import { ConfigError, loadConfig, type Config } from '#server/config'
 import { createServices } from '#server/container'
+import { createBullmqEnqueuer } from '#server/jobs/bullmq'
+import { JOBS } from '#server/jobs/index'
 import { openDatabase } from '#server/db/client'
 import { systemClock } from '#server/lib/clock'
 import { loggerOptions } from '#server/lib/logger'
@@ -47,13 +49,16 @@ try {
   process.exit(1)
 }
 
-const services = createServices(config, { db: database.db, redis: connection, clock: systemClock, log })
+// A job may enqueue another: the worker's services enqueue on BullMQ too.
+const jobs = createBullmqEnqueuer({ jobs: JOBS, connection })
+const services = createServices(config, { db: database.db, redis: connection, clock: systemClock, log, jobs })
 const running = await startWorker({ services, connection, log })
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker shutting down after an error')
   else log.info({ signal }, 'worker shutting down')
   await running.close()
+  await jobs.close()
   await services.close()
   await database.close()
   await connection.quit().catch(() => connection.disconnect())

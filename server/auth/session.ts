@@ -12,8 +12,10 @@ import { hashSecret, randomToken, secretMatches } from './tokens'
  * Sessions as the Lucia sessions guide designs them. The cookie carries `<id>.<secret>` (160 and
  * 256 random bits); only the SHA-256 of the secret is stored and compared in constant time.
  */
-export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
-export const SESSION_MAX_AGE_MS = 90 * 24 * 60 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
+/** A session ends after a week without use, and 30 days after it began however active (ADR 027). */
+export const SESSION_IDLE_MS = 7 * DAY_MS
+export const SESSION_MAX_AGE_MS = 30 * DAY_MS
 /** `last_verified_at` is written at most this often per session. */
 export const SESSION_RENEWAL_MS = 60 * 60 * 1000
 

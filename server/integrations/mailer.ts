@@ -10,13 +10,15 @@ export type Mailer = {
 
 /**
  * Mail through nodemailer to SMTP_URL, or, with no SMTP configured, each message written to the
- * log (recipient, subject, link) so a developer can follow it.
+ * log (recipient, subject, and the link when `logLinks`, so a developer can follow it). Production
+ * requires SMTP_URL (config.ts), and never logs a link even so.
  */
-export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Logger }): Mailer {
+export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Logger; logLinks: boolean }): Mailer {
   if (!options.smtpUrl) {
     return {
       async send(mail) {
-        options.log.info({ to: mail.to, subject: mail.subject, link: mail.link }, 'email (SMTP_URL not set, logged instead)')
+        const line = { to: mail.to, subject: mail.subject, ...(options.logLinks ? { link: mail.link } : {}) }
+        options.log.info(line, 'email (SMTP_URL not set, logged instead)')
       },
       close() {},
     }
@@ -24,7 +26,9 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
   const transport: Transporter = nodemailer.createTransport(options.smtpUrl, { from: options.from })
   return {
     async send(mail) {
-      await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })
+      // An address object is used as it is; a string would be parsed, and a name, a second
+      // address or a list in it would be honoured (the schema refuses them too: common/auth.ts).
+      await transport.sendMail({ from: options.from, to: { name: '', address: mail.to }, subject: mail.subject, text: mail.text, html: mail.html })
     },
     close() {
       transport.close()

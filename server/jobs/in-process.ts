@@ -144,3 +144,23 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
     },
   }
 }
+
+/**
+ * The services' job queue in the embedded mode. The in-process runner needs the services, which
+ * need a queue: createServices gets this one, and the scheduler plugin binds the runner to it once
+ * it has started (before the server takes requests).
+ */
+export type DeferredQueue = Pick<JobRunner, 'enqueue'> & { bind(runner: JobRunner): void }
+
+export function deferredQueue(): DeferredQueue {
+  let target: JobRunner | undefined
+  return {
+    enqueue(name, payload, options) {
+      if (!target) return Promise.reject(new Error(`cannot enqueue "${name}": the in-process job runner has not started`))
+      return target.enqueue(name, payload, options)
+    },
+    bind(runner) {
+      target = runner
+    },
+  }
+}

@@ -1,7 +1,8 @@
 import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
+import { sendEmail } from './send-email'
 
 export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
 
 /** Every job the app runs. Both runners (in-process and BullMQ) read this list. */
-export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired]
+export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired, sendEmail]

@@ -1,9 +1,13 @@
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { JOBS } from '../jobs/index'
-import { startInProcessRunner, type Timers } from '../jobs/in-process'
+import { startInProcessRunner, type DeferredQueue, type Timers } from '../jobs/in-process'
 
-export type SchedulerOptions = { timers?: Timers | undefined }
+export type SchedulerOptions = {
+  timers?: Timers | undefined
+  /** The services' queue, bound to the runner once it runs (no Redis). */
+  queue?: DeferredQueue | undefined
+}
 
 /**
  * Without REDIS_URL the registry's jobs run inside the server (the contract's embedded default);
@@ -13,6 +17,7 @@ export default fp<SchedulerOptions>(
   async (app, options) => {
     if (app.redis) return
     const runner = startInProcessRunner({ jobs: JOBS, services: app.services, log: app.log as Logger, timers: options.timers })
+    options.queue?.bind(runner)
     app.addHook('onClose', async () => runner.stop())
   },
   { name: 'scheduler', dependencies: ['context'] },

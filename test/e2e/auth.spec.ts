@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { CONSENT_TEXT, TERMS_TEXT } from '#common/auth-constants'
 import { expect, test, uniqueEmail } from './support/fixtures'
-import { linkIn, waitForEmail } from './support/mail'
+import { linkIn, tokenOf, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'
 
 /**
@@ -239,6 +239,7 @@ test.describe('email confirmation', () => {
     const link = linkIn(await waitForEmail(user.email, CONFIRM_SUBJECT))
     const otherTab = await page.context().newPage()
     await otherTab.goto(link)
+    await otherTab.getByRole('button', { name: 'Confirm email' }).click()
     await expect(otherTab).toHaveURL('/payment')
     await otherTab.close()
 
@@ -252,9 +253,13 @@ test.describe('email confirmation', () => {
   test('the emailed link confirms the account and shows the plans; used again, it says so', async ({ page }) => {
     const user = await signUpViaApi(page)
     const link = linkIn(await waitForEmail(user.email, CONFIRM_SUBJECT))
-    expect(link).toMatch(/^\/auth\?mode=confirm&token=/)
+    // The token rides in the fragment: no request for the page carries it.
+    expect(link).toMatch(/^\/auth\?mode=confirm#token=[a-z2-7]+$/)
 
     await page.goto(link)
+    await expect(page.getByRole('heading', { level: 1, name: 'Confirm your email' })).toBeVisible()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Confirm email' }).click()
 
     await expect(page).toHaveURL('/payment')
     await expect(toast(page, 'Email Confirmed!')).toContainText('You can now proceed with your subscription.')
@@ -263,12 +268,42 @@ test.describe('email confirmation', () => {
     for (const name of ['Basic', 'Premium', 'Elite']) await expect(plans.getByRole('group', { name })).toBeVisible()
 
     await page.goto(link)
+    await page.getByRole('button', { name: 'Confirm email' }).click()
 
     await expect(page.getByRole('heading', { level: 1, name: "This confirmation link can't be used" })).toBeVisible()
     await expect(page.getByRole('main')).toContainText('This link is invalid or has expired. Please request a new one.')
     await expect(page.getByRole('main')).toContainText('your email address is already confirmed')
     await page.getByRole('link', { name: 'Continue' }).click()
     await expect(page).toHaveURL('/payment')
+  })
+
+  test('opening the link confirms nothing (mail scanners open links): the button does', async ({ page }) => {
+    const user = await signUpViaApi(page)
+    const link = linkIn(await waitForEmail(user.email, CONFIRM_SUBJECT))
+    const emailConfirmed = async () => ((await (await page.request.get('/api/me')).json()) as { user: { emailConfirmed: boolean } }).user.emailConfirmed
+
+    // A scanner that fetches the link, and one that runs the page's scripts.
+    expect((await page.request.get(link)).status()).toBe(200)
+    await page.goto(link)
+    await expect(page.getByRole('button', { name: 'Confirm email' })).toBeVisible()
+    await page.reload()
+    await expect(page.getByRole('button', { name: 'Confirm email' })).toBeVisible()
+    expect(await emailConfirmed()).toBe(false)
+
+    await page.getByRole('button', { name: 'Confirm email' }).click()
+    await expect(toast(page, 'Email Confirmed!')).toContainText('You can now proceed with your subscription.')
+    expect(await emailConfirmed()).toBe(true)
+  })
+
+  test('a link in the older form (the token in the query) still confirms, with the button', async ({ page }) => {
+    const user = await signUpViaApi(page)
+    const token = tokenOf(linkIn(await waitForEmail(user.email, CONFIRM_SUBJECT)))
+
+    await page.goto(`/auth?mode=confirm&token=${token}`)
+    await page.getByRole('button', { name: 'Confirm email' }).click()
+
+    await expect(page).toHaveURL('/payment')
+    await expect(page.getByRole('heading', { level: 1, name: 'Choose your plan' })).toBeVisible()
   })
 
   test('an invalid link, signed in: a new email can be asked for (and is limited to one a minute)', async ({ page }) => {
@@ -427,7 +462,7 @@ test.describe('forgot password', () => {
     await expect(page.getByRole('button', { name: 'Forgot Password?' })).toBeFocused()
 
     const link = linkIn(await waitForEmail(user.email, RESET_SUBJECT))
-    expect(link).toMatch(/^\/auth\?mode=reset&token=/)
+    expect(link).toMatch(/^\/auth\?mode=reset#token=[a-z2-7]+$/)
     await page.goto(link)
     await expect(page.getByRole('heading', { level: 1, name: 'Choose a new password' })).toBeVisible()
 

@@ -10,6 +10,8 @@ export type TestAppOptions = {
   database: Database
   redis?: Redis
   redisPrefix?: string
+  /** BullMQ's key prefix for the jobs the app enqueues (with Redis; a test's worker uses the same). */
+  bullmqPrefix?: string
   env?: Record<string, string>
   webRoot?: string
   clock?: Clock
@@ -29,6 +31,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<FastifyInst
     database: options.database,
     redis: options.redis,
     redisPrefix: options.redisPrefix,
+    bullmqPrefix: options.bullmqPrefix,
     webRoot: options.webRoot,
     clock: options.clock,
     timers: options.timers,

@@ -3,8 +3,12 @@ import { SMTPServer } from 'smtp-server'
 
 export type CapturedMail = { to: string[]; raw: string; subject: string; text: string }
 
-/** A real SMTP server (no auth, no TLS) that hands every message it receives to `onMail`. */
-export function createSmtpServer(onMail: (mail: CapturedMail) => void): SMTPServer {
+/**
+ * A real SMTP server (no auth, no TLS) that hands every message it receives to `onMail`. The
+ * server accepts the message (and the sender's SMTP call returns) once `onMail`'s promise, if it
+ * returns one, has settled.
+ */
+export function createSmtpServer(onMail: (mail: CapturedMail) => void | Promise<void>): SMTPServer {
   return new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -13,13 +17,13 @@ export function createSmtpServer(onMail: (mail: CapturedMail) => void): SMTPServ
       let raw = ''
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
       stream.on('end', () => {
-        onMail({
+        const accepted = onMail({
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           raw,
           subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
           text: decodeQuotedPrintable(raw),
         })
-        callback()
+        void Promise.resolve(accepted).then(() => callback())
       })
     },
   })
@@ -31,12 +35,28 @@ export async function startSmtpSink(): Promise<{
   mails: CapturedMail[]
   waitForMail(to: string, subject: RegExp, timeoutMs?: number): Promise<CapturedMail>
   linkIn(mail: CapturedMail): string
+  /** The token of the email's link (in its fragment: `#token=…`). */
+  tokenIn(mail: CapturedMail): string
+  /**
+   * Holds every message from now on: it is recorded (`mails`) but not accepted, so the sender's
+   * SMTP call does not return, until `release()`.
+   */
+  hold(): { release(): void }
   close(): Promise<void>
 }> {
   const mails: CapturedMail[] = []
-  const server = createSmtpServer((mail) => mails.push(mail))
+  let held: Promise<void> | undefined
+  const server = createSmtpServer((mail) => {
+    mails.push(mail)
+    return held
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   const { port } = server.server.address() as AddressInfo
+  const linkIn = (mail: CapturedMail) => {
+    const link = /https?:\/\/[^\s"<>]+token=[a-z2-7]+/.exec(mail.text)?.[0]
+    if (!link) throw new Error(`no link in the email:\n${mail.text}`)
+    return link
+  }
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
@@ -49,10 +69,21 @@ export async function startSmtpSink(): Promise<{
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
     },
-    linkIn(mail) {
-      const link = /https?:\/\/[^\s"<>]+token=[a-z2-7]+/.exec(mail.text)?.[0]
-      if (!link) throw new Error(`no link in the email:\n${mail.text}`)
-      return link
+    linkIn,
+    tokenIn(mail) {
+      const token = new URLSearchParams(new URL(linkIn(mail)).hash.slice(1)).get('token')
+      if (!token) throw new Error(`no token in the fragment of the email's link:\n${mail.text}`)
+      return token
+    },
+    hold() {
+      let release!: () => void
+      held = new Promise<void>((resolve) => (release = resolve))
+      return {
+        release() {
+          held = undefined
+          release()
+        },
+      }
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientNetwork } from '#server/lib/ip'
+import { SIGNUPS_PER_IP_PER_HOUR } from '#server/services/accounts'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 
@@ -69,6 +70,30 @@ describe('IPv6 clients', () => {
     expect(statuses).toEqual([200, 200, 429])
     const other = await app.inject({ method: 'GET', url: '/api/test/limited', headers: { 'x-forwarded-for': '2001:db8:aa:2::1' } })
     expect(other.statusCode).toBe(200)
+  })
+
+  it('are one network for the sign-up limit: rotating addresses inside one /64 buys no more accounts', async () => {
+    const app = await appWith()
+    const statuses: number[] = []
+    for (let i = 1; i <= SIGNUPS_PER_IP_PER_HOUR + 1; i++) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        headers: { origin: app.config.appOrigin, 'x-forwarded-for': `2001:db8:bb:1::${i.toString(16)}` },
+        payload: {
+          fullName: 'Rotating Person',
+          email: `rotating-${i}-${Date.now()}@example.com`,
+          phoneNumber: '5551234567',
+          password: 'lantern-harbor-velvet-42',
+          confirmPassword: 'lantern-harbor-velvet-42',
+          communicationConsent: true,
+          termsAccepted: true,
+        },
+      })
+      statuses.push(response.statusCode)
+    }
+    expect(statuses.slice(0, SIGNUPS_PER_IP_PER_HOUR).every((status) => status === 201 || status === 200)).toBe(true)
+    expect(statuses.at(-1)).toBe(429)
   })
 
   it('are one key per /64 for our own counters; IPv4 (mapped too) stays per address', () => {

@@ -34,6 +34,48 @@ describe('login rules (spec 1 §5)', () => {
   })
 })
 
+describe('email addresses: one plain address, nothing a mailer could read as a name or a list', () => {
+  it.each([
+    'x<attacker@evil.com>',
+    'victim@example.com,',
+    'victim@example.com, attacker@evil.com',
+    'victim@example.com;attacker@evil.com',
+    'victim,attacker@evil.com',
+    '"Victim" <victim@example.com>',
+    '"quoted"@example.com',
+    'victim@example.com>',
+    '(comment)victim@example.com',
+    'vic tim@example.com',
+    'victim@example.com\nBcc: attacker@evil.com',
+    '.victim@example.com',
+    'vic..tim@example.com',
+    'victim.@example.com',
+    'victim@example',
+    'victim@-example.com',
+    'victim@example-.com',
+    'victim@example..com',
+    'victim@.example.com',
+    'victim@example.c',
+    'victim@[127.0.0.1]',
+    `${'a'.repeat(65)}@example.com`,
+    `victim@${'a'.repeat(64)}.com`,
+    'vïctim@example.com',
+  ])('refuses %j', (email) => {
+    expect(firstIssue(LoginBodySchema, { email, password: 'x' })).toEqual({ field: 'email', message: 'Please enter a valid email' })
+  })
+
+  it.each([
+    'grace@example.com',
+    'grace.hopper+news@example.co.uk',
+    "o'brien@example.com",
+    'x_y-z@sub.example-site.io',
+    'person@xn--80ak6aa92e.com',
+    '1234@123.example.net',
+  ])('accepts %j', (email) => {
+    expect(LoginBodySchema.safeParse({ email, password: 'x' }).success).toBe(true)
+  })
+})
+
 describe('sign-up rules (spec 1 §5)', () => {
   it.each([
     [{ fullName: '' }, 'fullName', 'Full name is required'],

@@ -65,6 +65,20 @@ describe('loadConfig', () => {
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(3000)
   })
+
+  it('refuses to start in production without SMTP_URL: mail would otherwise go to the log, links included', () => {
+    let caught: unknown
+    try {
+      loadConfig({ NODE_ENV: 'production' })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ConfigError)
+    expect((caught as ConfigError).variable).toBe('SMTP_URL')
+    expect((caught as ConfigError).message).toMatch(/^Invalid configuration: SMTP_URL is required when NODE_ENV=production/)
+    expect(loadConfig({ NODE_ENV: 'production', SMTP_URL: 'smtp://mail.example.com:587' }).production).toBe(true)
+    expect(loadConfig({}).production).toBe(false)
+  })
 })
 
 describe('config errors never echo a secret', () => {

@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Logger } from 'pino'
-import { CONSENT_TEXT_VERSION } from '#common/auth'
+import { z } from 'zod'
+import { CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
 import { createSession, invalidateUserSessions, type NewSessionCookie } from '#server/auth/session'
@@ -13,8 +14,12 @@ import { composeEmail, type Mailer } from '#server/integrations/mailer'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Counters } from '#server/lib/counters'
+import { clientNetwork } from '#server/lib/ip'
 
-export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger }
+/** Where the accounts put the emails they send: the job registry's queue (in-process or BullMQ). */
+export type JobQueue = { enqueue(name: string, payload: unknown): Promise<string> }
+
+export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger; jobs: JobQueue }
 export type RequestMeta = { ip: string; userAgent?: string | undefined }
 export type NewSession = NewSessionCookie
 
@@ -49,7 +54,7 @@ export type SignupInput = {
 
 export async function signUp(deps: AccountDeps, input: SignupInput, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
   const now = deps.clock.now()
-  const perIp = await deps.counters.hit(`signup-ip:${meta.ip}`, HOUR)
+  const perIp = await deps.counters.hit(`signup-ip:${clientNetwork(meta.ip)}`, HOUR)
   if (perIp.count > SIGNUPS_PER_IP_PER_HOUR) {
     throw tooMany(perIp.resetAt, now.getTime(), 'Too many accounts were created from this network. Please try again later.')
   }
@@ -92,37 +97,57 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
   await recordActivity(deps.db, user.id, 'sign_in', now)
   await sendConfirmationEmail(deps, user).catch((error: unknown) => {
     // The account exists either way; the user can ask for the email again.
-    deps.log.error({ err: error, userId: user.id }, 'could not send the confirmation email')
+    deps.log.error({ err: error, userId: user.id }, 'could not queue the confirmation email')
   })
   return { user, session }
 }
 
+/** The wait that follows the n-th failed login in a row: 1 s, 2 s, 4 s ... up to 5 minutes, once the free ones are spent. */
+const loginWaitMs = (failure: number) => Math.min(1000 * 2 ** Math.max(0, failure - LOGIN_FREE_FAILURES), 5 * MINUTE)
+
+const loginKeys = (email: string) => ({
+  /** Every attempt since the last success, counted before the password is verified. */
+  attempts: `login-attempt:${email}`,
+  /** Verified failures in the hour: the hourly cap and the length of the waits. */
+  failures: `login-fail:${email}`,
+  /** Held by the one attempt allowed through once the free ones are spent, and then for the wait. */
+  lock: `login-lock:${email}`,
+})
+
+/**
+ * Each attempt is counted (atomically, in the shared counters) before the password is verified, so
+ * parallel attempts cannot all pass a check made before any of them failed. The first few attempts
+ * go straight to the verification; from the last free one on, an attempt must take the account's
+ * lock, which only one holder can have at a time and which lasts for the wait its failure asks for.
+ */
 export async function logIn(deps: AccountDeps, input: { email: string; password: string }, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
   const now = deps.clock.now().getTime()
-  const failKey = `login-fail:${input.email}`
-  const lockKey = `login-lock:${input.email}`
-  const [failures, lock] = await Promise.all([deps.counters.get(failKey), deps.counters.get(lockKey)])
+  const keys = loginKeys(input.email)
+  const failures = await deps.counters.get(keys.failures)
   if (failures && failures.count >= LOGIN_FAILURES_PER_HOUR) {
     throw tooMany(failures.resetAt, now, 'Too many failed login attempts. Please try again later or reset your password.')
   }
-  if (lock) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
+  const attempt = await deps.counters.hit(keys.attempts, HOUR)
+  if (attempt.count >= LOGIN_FREE_FAILURES) {
+    const lock = await deps.counters.hit(keys.lock, loginWaitMs((failures?.count ?? 0) + 1))
+    if (lock.count > 1) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
+  }
 
   const [user] = await deps.db.select().from(users).where(eq(users.email, input.email)).limit(1)
   const ok = user ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password)
   if (!user || !ok) {
-    const hit = await deps.counters.hit(failKey, HOUR)
-    if (hit.count >= LOGIN_FREE_FAILURES) {
-      // 1 s, 2 s, 4 s ... up to 5 minutes between attempts once the free ones are spent.
-      const waitMs = Math.min(1000 * 2 ** (hit.count - LOGIN_FREE_FAILURES), 5 * MINUTE)
-      await deps.counters.reset(lockKey)
-      await deps.counters.hit(lockKey, waitMs)
-    }
+    await deps.counters.hit(keys.failures, HOUR)
     throw INVALID_CREDENTIALS()
   }
-  await Promise.all([deps.counters.reset(failKey), deps.counters.reset(lockKey)])
+  await clearLoginCounters(deps, input.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
   await recordActivity(deps.db, user.id, 'sign_in', deps.clock.now())
   return { user, session }
+}
+
+async function clearLoginCounters(deps: AccountDeps, email: string): Promise<void> {
+  const keys = loginKeys(email)
+  await Promise.all([deps.counters.reset(keys.attempts), deps.counters.reset(keys.failures), deps.counters.reset(keys.lock)])
 }
 
 async function issueToken(deps: AccountDeps, userId: string, purpose: 'confirm_email' | 'reset_password', ttlMs: number): Promise<string> {
@@ -149,25 +174,25 @@ async function mailAllowance(deps: AccountDeps, userId: string, purpose: string)
   return { ok: true }
 }
 
+/**
+ * The emails of the accounts, as the `send-email` job carries them: who to write to, never a token
+ * or a link (those are made when the job runs, so a queue in Redis holds nothing that signs in).
+ */
+export const AccountEmailSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('confirm-email'), userId: z.uuid() }).strict(),
+  z.object({ kind: z.literal('reset-password'), email: z.string().max(EMAIL_MAX) }).strict(),
+])
+export type AccountEmail = z.infer<typeof AccountEmailSchema>
+export const SEND_EMAIL_JOB = 'send-email'
+
+/** Queues the confirmation email (the request does not wait for SMTP); limited per account. */
 export async function sendConfirmationEmail(deps: AccountDeps, user: User): Promise<void> {
   if (user.emailConfirmedAt) return
   const allowance = await mailAllowance(deps, user.id, 'confirm')
   if (!allowance.ok) {
     throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'A confirmation email was sent recently. Please check your inbox and try again in a little while.')
   }
-  const token = await issueToken(deps, user.id, 'confirm_email', CONFIRM_TOKEN_TTL_MS)
-  const link = `${deps.config.appUrl}/auth?mode=confirm&token=${token}`
-  await deps.mailer.send(
-    composeEmail({
-      to: user.email,
-      subject: 'Confirm your email for Momentum Coach',
-      greeting: `Hi ${user.fullName},`,
-      paragraphs: ['Welcome to Momentum Coach! Please confirm your email address so you can choose your plan and start coaching.'],
-      action: 'Confirm my email',
-      link,
-      footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
-    }),
-  )
+  await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'confirm-email', userId: user.id } satisfies AccountEmail)
 }
 
 /** Marks a token used and returns its user, or throws: a used, expired or unknown token is refused. */
@@ -193,46 +218,89 @@ export async function confirmEmail(deps: AccountDeps, token: string): Promise<Us
   })
 }
 
-/** Always answers the same, whether the email has an account or not. */
+/**
+ * Always does the same, whether the email has an account or not: it queues one job with the
+ * address and returns. Whether an account exists is decided when the job runs, after the answer.
+ */
 export async function requestPasswordReset(deps: AccountDeps, email: string): Promise<void> {
-  const [user] = await deps.db.select().from(users).where(eq(users.email, email)).limit(1)
-  if (!user) return
-  const allowance = await mailAllowance(deps, user.id, 'reset')
-  if (!allowance.ok) {
-    deps.log.warn({ userId: user.id }, 'password reset email not sent: per-account limit reached')
-    return
+  await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'reset-password', email } satisfies AccountEmail)
+}
+
+/**
+ * The `send-email` job: makes the token and the link, and sends. A retry (`attempt` > 1) does not
+ * count against the per-account allowance again. Nothing is sent for an address without an
+ * account, nor for a confirmation that is no longer needed.
+ */
+export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail, attempt: number): Promise<'sent' | 'skipped'> {
+  if (email.kind === 'confirm-email') {
+    const [user] = await deps.db.select().from(users).where(eq(users.id, email.userId)).limit(1)
+    if (!user || user.emailConfirmedAt) return 'skipped'
+    const token = await issueToken(deps, user.id, 'confirm_email', CONFIRM_TOKEN_TTL_MS)
+    await deps.mailer.send(
+      composeEmail({
+        to: user.email,
+        subject: 'Confirm your email for Momentum Coach',
+        // Nothing the person typed goes into a message to an address not yet confirmed.
+        greeting: 'Hello,',
+        paragraphs: ['Welcome to Momentum Coach! Please confirm your email address so you can choose your plan and start coaching.'],
+        action: 'Confirm my email',
+        link: `${deps.config.appUrl}/auth?mode=confirm#token=${token}`,
+        footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
+      }),
+    )
+    return 'sent'
+  }
+  const [user] = await deps.db.select().from(users).where(eq(users.email, email.email)).limit(1)
+  if (!user) return 'skipped'
+  if (attempt === 1) {
+    const allowance = await mailAllowance(deps, user.id, 'reset')
+    if (!allowance.ok) {
+      deps.log.warn({ userId: user.id }, 'password reset email not sent: per-account limit reached')
+      return 'skipped'
+    }
   }
   const token = await issueToken(deps, user.id, 'reset_password', RESET_TOKEN_TTL_MS)
-  const link = `${deps.config.appUrl}/auth?mode=reset&token=${token}`
   await deps.mailer.send(
     composeEmail({
       to: user.email,
       subject: 'Reset your Momentum Coach password',
-      greeting: `Hi ${user.fullName},`,
+      greeting: user.emailConfirmedAt ? `Hi ${user.fullName},` : 'Hello,',
       paragraphs: ['Someone (hopefully you) asked to reset the password of your Momentum Coach account.'],
       action: 'Choose a new password',
-      link,
+      link: `${deps.config.appUrl}/auth?mode=reset#token=${token}`,
       footer: 'This link works once and expires in 1 hour. If you did not ask for it, you can ignore this email: your password stays the same.',
     }),
-  ).catch((error: unknown) => deps.log.error({ err: error, userId: user.id }, 'could not send the password reset email'))
+  )
+  return 'sent'
 }
 
-/** Sets a new password, signs out every session of the user, and starts a fresh one. */
+/**
+ * Sets a new password, signs out every session of the user, and starts a fresh one. In one
+ * transaction: the token is checked and taken first (its row stays locked, so the same link used
+ * twice at once lets one through), and only then is the new password checked and hashed; the
+ * person's other unused reset links are retired, and the email counts as confirmed, as the link
+ * reached it. A refused password rolls everything back, so the link can be used again.
+ */
 export async function resetPassword(deps: AccountDeps, token: string, password: string, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
-  await assertNotCommonPassword(password)
-  const passwordHash = await hashPassword(password)
   const user = await deps.db.transaction(async (tx) => {
     const userId = await consumeToken(deps, token, 'reset_password', tx)
+    await assertNotCommonPassword(password)
+    const passwordHash = await hashPassword(password)
     const now = deps.clock.now()
+    await tx
+      .update(emailTokens)
+      .set({ usedAt: now })
+      .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'reset_password'), isNull(emailTokens.usedAt)))
+    const [current] = await tx.select({ emailConfirmedAt: users.emailConfirmedAt }).from(users).where(eq(users.id, userId)).limit(1)
     const [updated] = await tx
       .update(users)
-      .set({ passwordHash, updatedAt: now })
+      .set({ passwordHash, emailConfirmedAt: current?.emailConfirmedAt ?? now, updatedAt: now })
       .where(eq(users.id, userId))
       .returning()
     await invalidateUserSessions(tx, userId)
     return updated!
   })
-  await Promise.all([deps.counters.reset(`login-fail:${user.email}`), deps.counters.reset(`login-lock:${user.email}`)])
+  await clearLoginCounters(deps, user.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
   return { user, session }
 }

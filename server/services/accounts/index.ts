@@ -6,12 +6,14 @@ import { invalidateSession, validateSessionToken } from '#server/auth/session'
 import type { User } from '#server/db/schema'
 import {
   confirmEmail,
+  deliverAccountEmail,
   logIn,
   requestPasswordReset,
   resetPassword,
   sendConfirmationEmail,
   signUp,
   type AccountDeps,
+  type AccountEmail,
   type RequestMeta,
   type SignupInput,
 } from './accounts'
@@ -19,12 +21,16 @@ import { getOptIn, recordOptIn } from './opt-in'
 import { postLoginDestination, toSessionUser } from './session-user'
 
 export {
+  AccountEmailSchema,
   CONFIRM_TOKEN_TTL_MS,
+  SEND_EMAIL_JOB,
   LOGIN_FAILURES_PER_HOUR,
   LOGIN_FREE_FAILURES,
   RESET_TOKEN_TTL_MS,
   SIGNUPS_PER_IP_PER_HOUR,
   type AccountDeps,
+  type AccountEmail,
+  type JobQueue,
   type NewSession,
   type RequestMeta,
   type SignupInput,
@@ -44,6 +50,8 @@ export function createAccounts(deps: AccountDeps) {
     confirmEmail: (token: string) => confirmEmail(deps, token),
     sendConfirmationEmail: (user: User) => sendConfirmationEmail(deps, user),
     requestPasswordReset: (email: string) => requestPasswordReset(deps, email),
+    /** The `send-email` job's work (server/jobs/send-email.ts). */
+    deliverEmail: (email: AccountEmail, attempt: number) => deliverAccountEmail(deps, email, attempt),
     resetPassword: (token: string, password: string, meta: RequestMeta) => resetPassword(deps, token, password, meta),
     toSessionUser: (user: User) => toSessionUser(db, user, clock.now()),
     postLoginDestination: (userId: string) => postLoginDestination(db, userId, clock.now()),

@@ -19,10 +19,17 @@ export async function waitForEmail(to: string, subject: RegExp, timeoutMs = 15_0
   }
 }
 
-/** The link of an email the app sent (confirmation or reset), as a path the browser can open. */
+/** The link of an email the app sent (confirmation or reset), as a path the browser can open (with its fragment). */
 export function linkIn(email: Email): string {
   const link = /https?:\/\/[^\s"<>]+token=[a-z2-7]+/.exec(email.text)?.[0]
   if (!link) throw new Error(`no link in the email:\n${email.text}`)
   const url = new URL(link)
-  return `${url.pathname}${url.search}`
+  return `${url.pathname}${url.search}${url.hash}`
+}
+
+/** The token of an emailed link (it rides in the fragment: `#token=…`). */
+export function tokenOf(link: string): string {
+  const token = new URLSearchParams(new URL(link, 'http://link.invalid').hash.slice(1)).get('token')
+  if (!token) throw new Error(`no token in the fragment of ${link}`)
+  return token
 }

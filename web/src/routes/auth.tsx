@@ -1,4 +1,4 @@
-import { createFileRoute } from '@tanstack/react-router'
+import { createFileRoute, useLocation } from '@tanstack/react-router'
 import { AuthPage } from '../features/auth/auth-page'
 import { validateAuthSearch } from '../features/auth/search'
 import { prefetchSession } from '../features/auth/session'
@@ -12,5 +12,6 @@ export const Route = createFileRoute('/auth')({
 
 function AuthRoute() {
   const search = Route.useSearch()
-  return <AuthPage search={search} />
+  const hash = useLocation({ select: (location) => location.hash })
+  return <AuthPage search={search} hash={hash} />
 }

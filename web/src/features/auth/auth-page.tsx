@@ -8,7 +8,7 @@ import { useDocumentTitle } from '../../components/use-document-title'
 import { AuthLayout, AuthProgress } from './components/auth-layout'
 import { LoginForm } from './components/login-form'
 import { SignupForm } from './components/signup-form'
-import { partnerProgramOf, type AuthSearch, type AuthTab } from './search'
+import { linkToken, partnerProgramOf, type AuthSearch, type AuthTab } from './search'
 import { meQueryOptions, type SessionUser } from './api'
 import { startSession } from './session'
 import { usePostLoginNavigate } from './use-post-login-navigate'
@@ -20,12 +20,13 @@ const ForgotPasswordDialog = lazy(loadForgotPasswordDialog)
 const ConfirmEmailView = lazy(() => import('./components/confirm-email-view').then((m) => ({ default: m.ConfirmEmailView })))
 const ResetPasswordView = lazy(() => import('./components/reset-password-view').then((m) => ({ default: m.ResetPasswordView })))
 
-/** /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset). */
-export function AuthPage({ search }: { search: AuthSearch }) {
+/** /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset; the token in the fragment). */
+export function AuthPage({ search, hash }: { search: AuthSearch; hash: string }) {
   if (search.mode === 'confirm' || search.mode === 'reset') {
+    const token = linkToken(search, hash)
     return (
       <Suspense fallback={<PagePending />}>
-        {search.mode === 'confirm' ? <ConfirmEmailView token={search.token} /> : <ResetPasswordView token={search.token} />}
+        {search.mode === 'confirm' ? <ConfirmEmailView token={token} /> : <ResetPasswordView token={token} />}
       </Suspense>
     )
   }

@@ -18,6 +18,7 @@ export type AuthSearch = {
   partner?: string
   /** The emailed links: confirm the email, or choose a new password. */
   mode?: AuthMode
+  /** Links sent before the token moved to the fragment (`#token=…`, see `linkToken`). */
   token?: string
   tab?: AuthTab
 }
@@ -53,4 +54,14 @@ export function validateAuthSearch(search: Record<string, unknown>): AuthSearch 
 export function partnerProgramOf(search: AuthSearch): string | undefined {
   const partner = search.partner?.trim()
   return partner && PARTNER_PROGRAM_PATTERN.test(partner) ? partner : undefined
+}
+
+/**
+ * The token of an emailed link. Links carry it in the fragment (`/auth?mode=reset#token=…`), which
+ * the browser never sends to a server, so it reaches no request log, proxy or Referer; a link in
+ * the older form (`&token=…` in the query) still works while it is valid.
+ */
+export function linkToken(search: AuthSearch, hash: string): string | undefined {
+  const fromFragment = new URLSearchParams(hash.replace(/^#/, '')).get('token')
+  return text(fromFragment ?? undefined) ?? search.token
 }

@@ -1,7 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { MailCheckIcon, MailWarningIcon } from 'lucide-react'
-import { useEffect, useRef } from 'react'
 import { Button } from '../../../components/ui/button'
 import { Card, CardContent } from '../../../components/ui/card'
 import { useDocumentTitle } from '../../../components/use-document-title'
@@ -11,9 +10,17 @@ import { authKeys, loadAuthRequests, meQueryOptions, type SessionUser } from '..
 import { failureMessage, INVALID_LINK_MESSAGE, isInvalidLinkError } from '../messages'
 import { AuthLayout, AuthProgress } from './auth-layout'
 import { BackToSignIn } from './back-to-sign-in'
+import { PendingLabel } from './pending-label'
 import { ResendConfirmationButton } from './resend-confirmation-button'
 
-/** /auth?mode=confirm&token=…: the emailed confirmation link. Confirms, then goes to /payment. */
+/** What a token looks like (lower-case base32): anything else is shown as an invalid link at once. */
+const looksLikeToken = (token: string) => /^[a-z2-7]{16,200}$/.test(token)
+
+/**
+ * /auth?mode=confirm#token=…: the emailed confirmation link. Opening it changes nothing (mail
+ * scanners open links, and some run their scripts); the person confirms with the button, which
+ * posts the token, and then goes on to /payment.
+ */
 export function ConfirmEmailView({ token }: { token: string | undefined }) {
   useDocumentTitle('Confirm your email')
   const queryClient = useQueryClient()
@@ -28,44 +35,39 @@ export function ConfirmEmailView({ token }: { token: string | undefined }) {
       await navigate({ to: '/payment', replace: true })
     },
   })
-  const { mutate } = confirm
-  // A token is single-use: send it once, even if the effect runs twice (React StrictMode).
-  const sentFor = useRef<string | null>(null)
-  useEffect(() => {
-    if (!token || sentFor.current === token) return
-    sentFor.current = token
-    mutate(token)
-  }, [token, mutate])
 
-  if (!token || (confirm.isError && isInvalidLinkError(confirm.error))) {
+  if (!token || !looksLikeToken(token) || (confirm.isError && isInvalidLinkError(confirm.error))) {
     const serverMessage = isApiError(confirm.error) && confirm.error.is('INVALID_TOKEN') ? confirm.error.message : undefined
     return <InvalidConfirmationLink message={serverMessage ?? INVALID_LINK_MESSAGE} />
   }
 
-  if (confirm.isError) {
+  if (confirm.isSuccess) {
     return (
       <AuthLayout>
-        <Card>
-          <CardContent className="flex flex-col items-center gap-4 text-center">
-            <h1 className="text-2xl font-bold tracking-tight">We couldn't confirm your email</h1>
-            <p role="alert" className="text-muted-foreground">
-              {failureMessage(confirm.error, 'Something went wrong. Please try again.')}
-            </p>
-            <div className="flex w-full flex-col gap-3">
-              <Button onClick={() => confirm.mutate(token)}>Try again</Button>
-              <BackToSignIn />
-            </div>
-          </CardContent>
-        </Card>
+        <AuthProgress title="Email confirmed">Taking you to your plans…</AuthProgress>
       </AuthLayout>
     )
   }
 
   return (
     <AuthLayout>
-      <AuthProgress title={confirm.isSuccess ? 'Email confirmed' : 'Confirming your email'}>
-        {confirm.isSuccess ? 'Taking you to your plans…' : 'One moment while we confirm your email address…'}
-      </AuthProgress>
+      <Card>
+        <CardContent className="flex flex-col items-center gap-4 text-center">
+          <MailCheckIcon className="size-10 text-brand-coach" aria-hidden="true" />
+          <h1 className="text-2xl font-bold tracking-tight">Confirm your email</h1>
+          <p className="text-muted-foreground">Confirm this email address to choose your plan and start coaching.</p>
+          {confirm.isError ? (
+            <p role="alert" className="text-sm font-medium text-destructive">
+              {failureMessage(confirm.error, 'Something went wrong. Please try again.')}
+            </p>
+          ) : null}
+          <div className="flex w-full flex-col gap-3">
+            <Button onClick={() => confirm.mutate(token)} disabled={confirm.isPending}>
+              <PendingLabel pending={confirm.isPending} idle="Confirm email" busy="Confirming…" />
+            </Button>
+          </div>
+        </CardContent>
+      </Card>
     </AuthLayout>
   )
 }
