@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 import { digitsOf, EMAIL_MAX, FULL_NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, POST_LOGIN_PATHS } from './auth-constants'
 import { PARTNER_PROGRAM_PATTERN } from './domain'
 import { PlanIdSchema } from './plans'
@@ -21,49 +22,44 @@ const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
 const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])'
 const EMAIL_PATTERN = new RegExp(`^(?=[^@]{1,64}@)${ATOM}(?:\\.${ATOM})*@(?:${LABEL}\\.)+${TOP_LABEL}$`)
 
-export const EmailSchema = z
-  .string({ error: 'Email is required' })
+export const EmailSchema = text({ error: 'Email is required' })
   .trim()
   .min(1, 'Email is required')
   .max(EMAIL_MAX, 'Please enter a valid email')
   .regex(EMAIL_PATTERN, 'Please enter a valid email')
   .transform((email) => email.toLowerCase())
 
-export const PhoneSchema = z
-  .string({ error: 'Please enter a valid 10-digit phone number' })
+export const PhoneSchema = text({ error: 'Please enter a valid 10-digit phone number' })
   .max(40, 'Please enter a valid 10-digit phone number')
   .transform(digitsOf)
   .refine((digits) => digits.length === 10, 'Please enter a valid 10-digit phone number')
 
-export const NewPasswordSchema = z
-  .string({ error: 'Password is required' })
+export const NewPasswordSchema = text({ error: 'Password is required' })
   .min(1, 'Password is required')
   .min(PASSWORD_MIN, `Password must be at least ${PASSWORD_MIN} characters`)
   .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`)
 
-export const PartnerProgramSchema = z
-  .string()
+export const PartnerProgramSchema = text()
   .trim()
   .max(64, 'Partner program must be at most 64 characters')
   .regex(PARTNER_PROGRAM_PATTERN, 'Partner program may contain only letters, digits, _ and -')
 
 export const LoginBodySchema = z.object({
   email: EmailSchema,
-  password: z.string({ error: 'Password is required' }).min(1, 'Password is required').max(PASSWORD_MAX, 'Invalid email or password'),
+  password: text({ error: 'Password is required' }).min(1, 'Password is required').max(PASSWORD_MAX, 'Invalid email or password'),
 })
 export type LoginBody = z.input<typeof LoginBodySchema>
 
 export const SignupBodySchema = z
   .object({
-    fullName: z
-      .string({ error: 'Full name is required' })
+    fullName: text({ error: 'Full name is required' })
       .trim()
       .min(1, 'Full name is required')
       .max(FULL_NAME_MAX, `Full name must be at most ${FULL_NAME_MAX} characters`),
     email: EmailSchema,
     phoneNumber: PhoneSchema,
     password: NewPasswordSchema,
-    confirmPassword: z.string({ error: 'Please confirm your password' }).min(1, 'Please confirm your password'),
+    confirmPassword: text({ error: 'Please confirm your password' }).min(1, 'Please confirm your password'),
     communicationConsent: z.boolean({ error: 'You must agree to receive messages' }).refine((v) => v, 'You must agree to receive messages'),
     termsAccepted: z.boolean({ error: 'You must agree to the terms of service' }).refine((v) => v, 'You must agree to the terms of service'),
     partnerProgram: PartnerProgramSchema.optional(),
@@ -73,7 +69,7 @@ export type SignupBody = z.input<typeof SignupBodySchema>
 
 export const ForgotPasswordBodySchema = z.object({ email: EmailSchema })
 
-export const TokenSchema = z.string().trim().min(16, 'This link is invalid or has expired.').max(200, 'This link is invalid or has expired.')
+export const TokenSchema = text().trim().min(16, 'This link is invalid or has expired.').max(200, 'This link is invalid or has expired.')
 
 export const ConfirmEmailBodySchema = z.object({ token: TokenSchema })
 
@@ -81,23 +77,23 @@ export const ResetPasswordBodySchema = z
   .object({
     token: TokenSchema,
     password: NewPasswordSchema,
-    confirmPassword: z.string({ error: 'Please confirm your password' }).min(1, 'Please confirm your password'),
+    confirmPassword: text({ error: 'Please confirm your password' }).min(1, 'Please confirm your password'),
   })
   .refine((body) => body.password === body.confirmPassword, { message: 'Passwords do not match', path: ['confirmPassword'] })
 
 /** The signed-in user, as the server reports it. */
 export const SessionUserSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  fullName: z.string(),
-  phoneNumber: z.string(),
+  id: text(),
+  email: text(),
+  fullName: text(),
+  phoneNumber: text(),
   emailConfirmed: z.boolean(),
   hasSubscription: z.boolean(),
   hasCompletedPayment: z.boolean(),
   hasOptedIn: z.boolean(),
   subscriptionTier: PlanIdSchema.nullable(),
-  subscriptionEnd: z.string().nullable(),
-  partnerProgram: z.string(),
+  subscriptionEnd: text().nullable(),
+  partnerProgram: text(),
 })
 export type SessionUser = z.infer<typeof SessionUserSchema>
 
@@ -105,4 +101,4 @@ export const SessionUserResponseSchema = z.object({ user: SessionUserSchema })
 
 export const DestinationResponseSchema = z.object({ path: z.enum(POST_LOGIN_PATHS) })
 
-export const MessageResponseSchema = z.object({ message: z.string() })
+export const MessageResponseSchema = z.object({ message: text() })
