@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { CHAT_ERRORS, CHAT_TEXT } from '#common/chat'
+import { CHAT_ERRORS, CHAT_TEXT, MESSAGE_PAGE_SIZE } from '#common/chat'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
@@ -115,6 +115,38 @@ test.describe('assistant chat with the fallback coach (no Vapi configured)', () 
       await expect(messages(page).getByText(`You said: ${text}`, { exact: true })).toHaveCount(1)
     }
     await expect(messages(page).getByRole('listitem').filter({ hasText: /said:/ })).toHaveCount(4)
+  })
+
+  test('a long conversation opens on its newest messages; "Load earlier messages" (keyboard too) adds the ones before', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Long' })
+    const total = MESSAGE_PAGE_SIZE + 12
+    const content = Array.from({ length: total }, (_, i) => ({
+      id: `m${i + 1}`,
+      text: `Note number ${i + 1}`,
+      sender: 'user',
+      timestamp: new Date(Date.UTC(2026, 10, 21, 12, 0, i)).toISOString(),
+    }))
+    const created = await page.request.post('/api/conversations', { headers: { origin: process.env.E2E_BASE_URL! }, data: { title: 'Long notes', content } })
+    expect(created.status(), await created.text()).toBe(201)
+
+    await page.goto('/chat')
+    await row(page, 'Long notes').getByRole('button', { name: /^Long notes/ }).click()
+    const said = (list: Locator) => list.getByRole('listitem').filter({ hasText: /said:/ })
+    await expect(said(messages(page))).toHaveCount(MESSAGE_PAGE_SIZE)
+    await expect(messages(page).getByText(`You said: Note number ${total}`, { exact: true })).toBeVisible()
+    await expect(messages(page).getByText('You said: Note number 12', { exact: true })).toHaveCount(0)
+
+    const loadEarlier = page.getByRole('button', { name: CHAT_TEXT.loadEarlier })
+    await loadEarlier.focus()
+    await page.keyboard.press('Enter')
+    const earlier = page.getByRole('list', { name: 'Earlier messages' })
+    await expect(said(earlier)).toHaveCount(12)
+    await expect(loadEarlier).toHaveCount(0)
+    await expect(earlier).toBeFocused()
+    // Each message once, in order.
+    const texts = await page.getByText(/^You said: Note number \d+$/).allTextContents()
+    expect(texts.map((text) => Number(/Note number (\d+)/.exec(text)![1]))).toEqual(Array.from({ length: total }, (_, i) => i + 1))
+    expect(await seriousA11yViolations(page)).toEqual([])
   })
 
   test('the voice button says voice is not available; the audio toggle says what it did', async ({ page }) => {
