@@ -4,7 +4,7 @@ import { ERRORS } from './errors'
 /**
  * The assistant chat and its saved conversations:
  * the constants, the exact texts, the wire schemas, and the pure rules (title, duplicate
- * assistant messages, merging saved content) that the server and the web both run.
+ * assistant messages, placing saved messages by time, sizes) that the server and the web both run.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -31,11 +31,22 @@ export const USER_MESSAGE_MAX = 4000
 export const STORED_MESSAGE_MAX = 20_000
 /** Messages one conversation may hold; a longer chat continues in a new one. */
 export const CONVERSATION_MESSAGES_MAX = 1000
+/**
+ * The message text one conversation may hold, in UTF-8 bytes (about 1 MB). Checked before anything
+ * the user sends or saves is added; the assistant's reply to an accepted message is always stored.
+ */
+export const CONVERSATION_TEXT_BYTES_MAX = 1_000_000
 /** Messages one save request may carry. */
 export const SAVE_BATCH_MAX = 200
 export const SEARCH_MAX = 200
 /** The sidebar shows at most this many conversations (newest first). */
 export const CONVERSATION_LIST_LIMIT = 200
+/** Conversations one user may keep: as many as the sidebar lists, so every one stays reachable. */
+export const CONVERSATIONS_PER_USER_MAX = CONVERSATION_LIST_LIMIT
+/** A read of a conversation returns its newest messages (or those before a cursor), this many by default. */
+export const MESSAGE_PAGE_SIZE = 50
+/** The most messages one read may ask for. */
+export const MESSAGE_PAGE_MAX = 200
 /** Duplicate rules: containment counts only when the stored message is longer than this. */
 export const DUPLICATE_MIN_STORED_LENGTH = 5
 /** Duplicate rules: pairs where both are shorter than this are not compared (beyond exact equality). */
@@ -60,6 +71,8 @@ export const CHAT_TEXT = {
   startVoiceCall: 'Start voice call',
   endVoiceCall: 'End call',
   deleteConfirm: 'Are you sure you want to delete this conversation?',
+  loadEarlier: 'Load earlier messages',
+  loadingEarlier: 'Loading earlier messages...',
 } as const
 
 export const CHAT_ERRORS = {
@@ -84,6 +97,7 @@ export const CHAT_ERRORS = {
   audioDisabled: 'Voice responses are now muted.',
   blankMessage: 'Message text must be non-blank',
   blankTitle: 'A renamed title must be non-blank',
+  onlyUserMessages: 'Only your own messages can be saved: the server records the assistant replies',
 } as const
 
 // ---------------------------------------------------------------------------------------------
@@ -121,12 +135,46 @@ export const ConversationSummarySchema = z.object({
 })
 export type ConversationSummary = z.infer<typeof ConversationSummarySchema>
 
+/**
+ * A message a client saves (a new chat's first messages, the autosave): only the user's own. The
+ * server stores every assistant reply itself when it has it, so it never takes one from a client.
+ */
+export const SavedMessageSchema = z.object({
+  id: MessageIdSchema,
+  text: z
+    .string({ error: CHAT_ERRORS.blankMessage })
+    .trim()
+    .min(1, CHAT_ERRORS.blankMessage)
+    .max(USER_MESSAGE_MAX, `A message must be at most ${USER_MESSAGE_MAX} characters`),
+  sender: z.literal('user', { error: CHAT_ERRORS.onlyUserMessages }),
+  timestamp: z.iso.datetime({ offset: true }),
+})
+export type SavedMessage = z.infer<typeof SavedMessageSchema>
+
+/**
+ * One conversation with one page of its messages, in order: the newest MESSAGE_PAGE_SIZE, or with
+ * `before` those just before that message. `hasEarlier` says whether older messages remain (ask
+ * again with `before` set to the id of `content[0]`).
+ */
 export const ConversationSchema = ConversationSummarySchema.extend({
   content: z.array(ChatMessageSchema),
+  hasEarlier: z.boolean(),
 })
 export type Conversation = z.infer<typeof ConversationSchema>
 
 export const ConversationParamsSchema = z.object({ id: z.uuid('must be a conversation id') })
+
+export const ConversationQuerySchema = z.object({
+  /** The id of a message of the conversation: the page ends just before it. */
+  before: MessageIdSchema.optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MESSAGE_PAGE_MAX, `At most ${MESSAGE_PAGE_MAX} messages per page`)
+    .optional(),
+})
+export type ConversationQuery = z.infer<typeof ConversationQuerySchema>
 
 export const ListConversationsQuerySchema = z.object({
   search: z.string().trim().max(SEARCH_MAX, `Search must be at most ${SEARCH_MAX} characters`).optional(),
@@ -137,7 +185,7 @@ export type ConversationListResponse = z.infer<typeof ConversationListResponseSc
 
 export const CreateConversationBodySchema = z.object({
   title: ConversationTitleSchema.optional(),
-  content: z.array(ChatMessageSchema).max(SAVE_BATCH_MAX).optional(),
+  content: z.array(SavedMessageSchema).max(SAVE_BATCH_MAX).optional(),
 })
 export type CreateConversationBody = z.input<typeof CreateConversationBodySchema>
 
@@ -145,7 +193,7 @@ export const RenameConversationBodySchema = z.object({ title: ConversationTitleS
 
 /** Saving content merges by message id: messages the server has are kept as they are. */
 export const SaveContentBodySchema = z.object({
-  content: z.array(ChatMessageSchema).max(SAVE_BATCH_MAX),
+  content: z.array(SavedMessageSchema).max(SAVE_BATCH_MAX),
 })
 
 export const SendMessageBodySchema = z.object({
@@ -217,33 +265,31 @@ export type AssistantMessageDecision =
  * - a shorter message contained in a stored one (stored longer than 5 characters) is a duplicate;
  * - a longer message that contains a stored one (stored longer than 5 characters) replaces it
  *   (the newest such one).
- * Texts are compared trimmed; user messages are never compared.
+ * Texts are compared trimmed; user messages are never compared. One pass over the stored messages
+ * with at most one substring search each (a pair can only contain one way round), so the work grows
+ * with the conversation, never with the conversation times anything else.
  */
 export function decideAssistantMessage(
   stored: readonly Pick<ChatMessage, 'id' | 'text' | 'sender'>[],
   text: string,
 ): AssistantMessageDecision {
   const candidate = text.trim()
-  const previous = stored.filter((message) => message.sender === 'ai').map((message) => ({ id: message.id, text: message.text.trim() }))
-  const exact = previous.find((message) => message.text === candidate)
-  if (exact) return { action: 'skip', duplicateOf: exact.id }
-
-  const comparable = previous.filter(
-    (message) => !(message.text.length < DUPLICATE_SHORT_LENGTH && candidate.length < DUPLICATE_SHORT_LENGTH),
-  )
-  const container = comparable.find(
-    (message) =>
-      candidate.length < message.text.length && message.text.length > DUPLICATE_MIN_STORED_LENGTH && message.text.includes(candidate),
-  )
-  if (container) return { action: 'skip', duplicateOf: container.id }
-
-  const contained = comparable
-    .filter(
-      (message) =>
-        candidate.length > message.text.length && message.text.length > DUPLICATE_MIN_STORED_LENGTH && candidate.includes(message.text),
-    )
-    .at(-1)
-  if (contained) return { action: 'replace', id: contained.id }
+  let container: string | undefined
+  let contained: string | undefined
+  for (const message of stored) {
+    if (message.sender !== 'ai') continue
+    const previous = message.text.trim()
+    if (previous === candidate) return { action: 'skip', duplicateOf: message.id }
+    if (previous.length <= DUPLICATE_MIN_STORED_LENGTH) continue
+    if (previous.length < DUPLICATE_SHORT_LENGTH && candidate.length < DUPLICATE_SHORT_LENGTH) continue
+    if (candidate.length < previous.length) {
+      if (container === undefined && previous.includes(candidate)) container = message.id
+    } else if (candidate.length > previous.length && candidate.includes(previous)) {
+      contained = message.id
+    }
+  }
+  if (container !== undefined) return { action: 'skip', duplicateOf: container }
+  if (contained !== undefined) return { action: 'replace', id: contained }
   return { action: 'append' }
 }
 
@@ -253,12 +299,32 @@ export function acceptUserTranscript(previous: string | null | undefined, next: 
   return text !== '' && text !== (previous ?? '').trim()
 }
 
-/** Inserts a message after the last one whose timestamp is not later than its own. */
-function insertByTime(messages: ChatMessage[], message: ChatMessage): void {
-  const time = Date.parse(message.timestamp)
-  let index = messages.length
-  while (index > 0 && Date.parse(messages[index - 1]!.timestamp) > time) index -= 1
-  messages.splice(index, 0, message)
+/**
+ * Places new messages among a list by time: each goes after the last message whose timestamp is not
+ * later than its own, and new messages with equal times keep their order. Linear in the list (each
+ * timestamp is read once) plus a sort of the new ones.
+ */
+export function insertByTime<M extends ChatMessage>(messages: readonly M[], added: readonly M[]): M[] {
+  if (added.length === 0) return [...messages]
+  // earliest[j]: the earliest time from message j to the end. It never decreases, and a new message
+  // of time t goes after the last j with earliest[j] <= t, which is the last j with a time <= t.
+  const earliest = new Array<number>(messages.length)
+  let min = Infinity
+  for (let j = messages.length - 1; j >= 0; j--) {
+    min = Math.min(min, Date.parse(messages[j]!.timestamp))
+    earliest[j] = min
+  }
+  const incoming = added
+    .map((message, order) => ({ message, time: Date.parse(message.timestamp), order }))
+    .sort((a, b) => a.time - b.time || a.order - b.order)
+  const result: M[] = []
+  let next = 0
+  for (const { message, time } of incoming) {
+    while (next < messages.length && earliest[next]! <= time) result.push(messages[next++]!)
+    result.push(message)
+  }
+  while (next < messages.length) result.push(messages[next++]!)
+  return result
 }
 
 export type AddAssistantResult = { messages: ChatMessage[]; outcome: ReplyOutcome; message: ChatMessage }
@@ -277,34 +343,52 @@ export function addAssistantMessage(messages: readonly ChatMessage[], reply: Cha
     const updated = { ...replaced, text: reply.text.trim() }
     return { messages: messages.map((m) => (m.id === decision.id ? updated : m)), outcome: 'replaced', message: updated }
   }
-  const next = [...messages]
-  insertByTime(next, reply)
-  return { messages: next, outcome: 'appended', message: reply }
+  return { messages: insertByTime(messages, [reply]), outcome: 'appended', message: reply }
+}
+
+/** The UTF-8 length of a text, counted without encoding it (what PostgreSQL's octet_length says). */
+export function utf8Length(text: string): number {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4
+      i += 1
+    } else bytes += 3
+  }
+  return bytes
+}
+
+/** The UTF-8 bytes of the messages' texts: what CONVERSATION_TEXT_BYTES_MAX counts. */
+export const textBytes = (messages: readonly Pick<ChatMessage, 'text'>[]): number =>
+  messages.reduce((sum, message) => sum + utf8Length(message.text), 0)
+
+/**
+ * The messages of a save that a conversation does not hold yet (`known` is the ids it holds): the
+ * first message under each new id, its text trimmed. One set lookup per message.
+ */
+export function unsavedMessages(known: ReadonlySet<string>, incoming: readonly SavedMessage[]): SavedMessage[] {
+  const taken = new Set<string>()
+  const added: SavedMessage[] = []
+  for (const message of incoming) {
+    if (known.has(message.id) || taken.has(message.id)) continue
+    taken.add(message.id)
+    added.push({ ...message, text: message.text.trim() })
+  }
+  return added
 }
 
 /**
  * Merges saved content with what a client sends (the autosave): messages are matched by id and
- * the stored version wins, so a repeated or stale save never duplicates or loses a message.
- * New user messages are inserted by time; new assistant messages go through the duplicate rules.
+ * the stored version wins, so a repeated or stale save never duplicates or loses a message; the
+ * new ones (the user's own: a client never saves assistant messages) are placed by time. Linear:
+ * one set of the stored ids, one pass to place the new messages.
  */
-export function mergeMessages(stored: readonly ChatMessage[], incoming: readonly ChatMessage[]): { messages: ChatMessage[]; changed: boolean } {
-  let messages = [...stored]
-  const known = new Set(stored.map((message) => message.id))
-  let changed = false
-  for (const raw of incoming) {
-    if (known.has(raw.id)) continue
-    known.add(raw.id)
-    const message = { ...raw, text: raw.text.trim() }
-    if (message.sender === 'user') {
-      insertByTime(messages, message)
-      changed = true
-      continue
-    }
-    const result = addAssistantMessage(messages, message)
-    if (result.outcome !== 'skipped') changed = true
-    messages = result.messages
-  }
-  return { messages, changed }
+export function mergeMessages(stored: readonly ChatMessage[], incoming: readonly SavedMessage[]): { messages: ChatMessage[]; changed: boolean } {
+  const added = unsavedMessages(new Set(stored.map((message) => message.id)), incoming)
+  return { messages: insertByTime<ChatMessage>(stored, added), changed: added.length > 0 }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -43,8 +43,13 @@ export const ERRORS = {
   },
   CONVERSATION_FULL: { status: 409, message: 'This conversation is full. Please start a new chat.' },
   DUPLICATE_MESSAGE: { status: 409, message: 'This message was already sent.' },
+  TOO_MANY_CONVERSATIONS: {
+    status: 409,
+    message: 'You have reached the limit of saved conversations. Delete one to start a new chat.',
+  },
   // 413, 415, 429
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  CONVERSATION_TOO_LARGE: { status: 413, message: 'This conversation has reached its size limit. Please start a new chat.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body has an unsupported media type.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Please try again later.' },
   // 5xx

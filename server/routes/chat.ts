@@ -5,7 +5,9 @@ import { z } from 'zod'
 import {
   ConversationListResponseSchema,
   ConversationParamsSchema,
+  ConversationQuerySchema,
   ConversationSchema,
+  ConversationSummarySchema,
   CreateConversationBodySchema,
   ListConversationsQuerySchema,
   RenameConversationBodySchema,
@@ -63,7 +65,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['conversations'],
         summary: 'Save a new conversation (title: the given one, else the first 50 characters of the first user message plus "...")',
         body: CreateConversationBodySchema,
-        response: { 201: ConversationSchema, ...errors },
+        response: { 201: ConversationSchema, ...errors, 413: ErrorBodySchema },
       },
       config: { auth: 'paid', rateLimit: WRITE_LIMIT },
     },
@@ -75,13 +77,14 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['conversations'],
-        summary: 'One conversation with its messages',
+        summary: 'One conversation with a page of its messages: the newest `limit` (default 50, at most 200), or those just before the message `before`',
         params: ConversationParamsSchema,
+        querystring: ConversationQuerySchema,
         response: { 200: ConversationSchema, ...errors },
       },
       config: { auth: 'paid', cache: 'no-store', rateLimit: READ_LIMIT },
     },
-    async (request) => chat.get(request.user.id, request.params.id),
+    async (request) => chat.get(request.user.id, request.params.id, request.query),
   )
 
   app.patch(
@@ -92,7 +95,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Rename a conversation (trimmed, 1 to 200 characters)',
         params: ConversationParamsSchema,
         body: RenameConversationBodySchema,
-        response: { 200: ConversationSchema, ...errors },
+        response: { 200: ConversationSummarySchema, ...errors },
       },
       config: { auth: 'paid', rateLimit: WRITE_LIMIT },
     },
@@ -104,10 +107,12 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['conversations'],
-        summary: 'Save messages (the autosave): merged by id, so a repeated or stale save never loses or duplicates one',
+        summary:
+          "Save the user's own messages (the autosave): merged by id, so a repeated or stale save never loses or duplicates one; " +
+          'assistant messages are refused (the server stores every reply itself)',
         params: ConversationParamsSchema,
         body: SaveContentBodySchema,
-        response: { 200: ConversationSchema, ...errors },
+        response: { 200: ConversationSummarySchema, ...errors, 413: ErrorBodySchema },
       },
       config: { auth: 'paid', rateLimit: WRITE_LIMIT },
     },
@@ -144,6 +149,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
           200: z.string().describe('text/event-stream (see the description)'),
           201: SendMessageResponseSchema,
           ...errors,
+          413: ErrorBodySchema,
           502: ErrorBodySchema,
           504: ErrorBodySchema,
         },

@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { CHAT_ERRORS, CHAT_TEXT } from '#common/chat'
+import { CHAT_ERRORS, CHAT_TEXT, MESSAGE_PAGE_SIZE, formatSse } from '#common/chat'
+import { ERRORS } from '#common/errors'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
@@ -117,6 +118,99 @@ test.describe('assistant chat with the fallback coach (no Vapi configured)', () 
     await expect(messages(page).getByRole('listitem').filter({ hasText: /said:/ })).toHaveCount(4)
   })
 
+  test("a failed send shows the spec's text for its cause: timeout, assistant error, or network failure", async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Sky Reyes' })
+    await page.goto('/chat')
+    const sendFailedToast = toastWith(page, CHAT_ERRORS.sendFailedTitle, CHAT_ERRORS.sendFailed)
+
+    // The server's answer once it has stored the message and the assistant failed: the stored
+    // message, then an error event with the code and the message of common/errors.ts. Each is held
+    // until the test releases it, so the waiting state can be seen first.
+    const failWith = async (code: 'ASSISTANT_TIMEOUT' | 'ASSISTANT_UNAVAILABLE') => {
+      let release = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      await page.route('**/api/conversations/*/messages', async (route) => {
+        await held
+        const { id, text } = route.request().postDataJSON() as { id: string; text: string }
+        const message = { id, text, sender: 'user' as const, timestamp: new Date().toISOString() }
+        await route.fulfill({
+          status: 200,
+          contentType: 'text/event-stream; charset=utf-8',
+          body: formatSse('user', { type: 'user', message }) + formatSse('error', { type: 'error', error: { code, message: ERRORS[code].message } }),
+        })
+      })
+      return release
+    }
+
+    await test.step("a timeout: the reply 'Timeout waiting for assistant response', no toast", async () => {
+      const release = await failWith('ASSISTANT_TIMEOUT')
+      await sendMessage(page, 'Are you there?')
+      await expect(typing(page)).toBeVisible()
+      release()
+      await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.timeout}`, { exact: true })).toBeVisible()
+      await expect(typing(page)).toHaveCount(0)
+      await expect(sendFailedToast).toHaveCount(0)
+      await expect(messages(page).getByText(CHAT_ERRORS.connectionTrouble)).toHaveCount(0)
+      await page.unroute('**/api/conversations/*/messages')
+    })
+
+    await test.step("an assistant error: the reply \"I'm having trouble processing your message. Please try again.\", no toast", async () => {
+      const release = await failWith('ASSISTANT_UNAVAILABLE')
+      await sendMessage(page, 'Hello again')
+      await expect(typing(page)).toBeVisible()
+      release()
+      await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.processingTrouble}`, { exact: true })).toBeVisible()
+      await expect(sendFailedToast).toHaveCount(0)
+      await expect(messages(page).getByText(CHAT_ERRORS.connectionTrouble)).toHaveCount(0)
+      await page.unroute('**/api/conversations/*/messages')
+    })
+
+    await test.step("a network failure: the toast 'Error' - 'Failed to send message. Please try again.' and the connection-trouble reply", async () => {
+      await page.route('**/api/conversations/*/messages', (route) => route.abort('internetdisconnected'))
+      await sendMessage(page, 'Anyone?')
+      await expect(sendFailedToast).toBeVisible()
+      await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.connectionTrouble}`, { exact: true })).toBeVisible()
+      await page.unroute('**/api/conversations/*/messages')
+    })
+
+    // Each text once, for its own cause.
+    await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.timeout}`, { exact: true })).toHaveCount(1)
+    await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.processingTrouble}`, { exact: true })).toHaveCount(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+  })
+
+  test('a long conversation opens on its newest messages; "Load earlier messages" (keyboard too) adds the ones before', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Long' })
+    const total = MESSAGE_PAGE_SIZE + 12
+    const content = Array.from({ length: total }, (_, i) => ({
+      id: `m${i + 1}`,
+      text: `Note number ${i + 1}`,
+      sender: 'user',
+      timestamp: new Date(Date.UTC(2026, 10, 21, 12, 0, i)).toISOString(),
+    }))
+    const created = await page.request.post('/api/conversations', { headers: { origin: process.env.E2E_BASE_URL! }, data: { title: 'Long notes', content } })
+    expect(created.status(), await created.text()).toBe(201)
+
+    await page.goto('/chat')
+    await row(page, 'Long notes').getByRole('button', { name: /^Long notes/ }).click()
+    const said = (list: Locator) => list.getByRole('listitem').filter({ hasText: /said:/ })
+    await expect(said(messages(page))).toHaveCount(MESSAGE_PAGE_SIZE)
+    await expect(messages(page).getByText(`You said: Note number ${total}`, { exact: true })).toBeVisible()
+    await expect(messages(page).getByText('You said: Note number 12', { exact: true })).toHaveCount(0)
+
+    const loadEarlier = page.getByRole('button', { name: CHAT_TEXT.loadEarlier })
+    await loadEarlier.focus()
+    await page.keyboard.press('Enter')
+    const earlier = page.getByRole('list', { name: 'Earlier messages' })
+    await expect(said(earlier)).toHaveCount(12)
+    await expect(loadEarlier).toHaveCount(0)
+    await expect(earlier).toBeFocused()
+    // Each message once, in order.
+    const texts = await page.getByText(/^You said: Note number \d+$/).allTextContents()
+    expect(texts.map((text) => Number(/Note number (\d+)/.exec(text)![1]))).toEqual(Array.from({ length: total }, (_, i) => i + 1))
+    expect(await seriousA11yViolations(page)).toEqual([])
+  })
+
   test('the voice button says voice is not available; the audio toggle says what it did', async ({ page }) => {
     await signUpViaApi(page, { paid: 'basic' })
     await page.goto('/chat')
@@ -213,11 +307,12 @@ test.describe('assistant chat with Vapi (the fake)', () => {
       for (const body of bodies) expect(body).toHaveProperty('assistantOverrides.variableValues.firstName', 'Casey')
     })
 
-    await test.step('a failed reply keeps the message, shows the spec error, and the next message works', async () => {
+    await test.step("a failed reply keeps the message, answers the spec's text for an assistant error, and the next message works", async () => {
       fake.inject('POST /chat', { kind: 'status', status: 503 })
       await sendMessage(page, 'Are you still there?')
-      await expect(toastWith(page, CHAT_ERRORS.sendFailedTitle, CHAT_ERRORS.sendFailed)).toBeVisible()
-      await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.connectionTrouble}`)).toBeVisible()
+      await expect(messages(page).getByText(`Coach said: ${CHAT_ERRORS.processingTrouble}`)).toBeVisible()
+      await expect(toastWith(page, CHAT_ERRORS.sendFailedTitle, CHAT_ERRORS.sendFailed)).toHaveCount(0)
+      await expect(messages(page).getByText(CHAT_ERRORS.connectionTrouble)).toHaveCount(0)
       await sendMessage(page, 'Trying once more')
       await expect(messages(page).getByText(/^Coach said: echo:Trying once more\|/)).toBeVisible({ timeout: 10_000 })
     })
@@ -265,7 +360,7 @@ test.describe('assistant chat with Vapi (the fake)', () => {
       for (const text of said) await expect(messages(page).getByText(text, { exact: true })).toHaveCount(1)
       await expect(messages(page).getByText(/^Coach said: echo:/)).toHaveCount(3)
       await expect(messages(page).getByRole('listitem').filter({ hasText: /said:/ })).toHaveCount(7)
-      await expect(messages(page).getByText(CHAT_ERRORS.connectionTrouble)).toHaveCount(0)
+      await expect(messages(page).getByText(CHAT_ERRORS.processingTrouble)).toHaveCount(0)
       expect(await seriousA11yViolations(page)).toEqual([])
     })
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import {
+  CHAT_ERRORS,
+  CONVERSATION_MESSAGES_MAX,
   ChatMessageSchema,
+  ConversationQuerySchema,
+  SAVE_BATCH_MAX,
+  STORED_MESSAGE_MAX,
+  SaveContentBodySchema,
   SendMessageBodySchema,
   acceptUserTranscript,
   addAssistantMessage,
@@ -8,16 +14,19 @@ import {
   formatSse,
   mergeMessages,
   parseSse,
+  textBytes,
   titleFromMessages,
+  utf8Length,
   type AssistantMessageDecision,
   type ChatMessage,
+  type SavedMessage,
 } from '#common/chat'
 import type { CoachContext } from '#server/services/chat'
 import { summarizeGoals, toVariableValues } from '#server/services/chat'
 import { areaMentioned, composeFallbackReply } from '#server/services/chat'
 
 const ai = (id: string, text: string): ChatMessage => ({ id, text, sender: 'ai', timestamp: '2026-11-21T12:00:00.000Z' })
-const user = (id: string, text: string): ChatMessage => ({ id, text, sender: 'user', timestamp: '2026-11-21T12:00:00.000Z' })
+const user = (id: string, text: string): SavedMessage => ({ id, text, sender: 'user', timestamp: '2026-11-21T12:00:00.000Z' })
 
 describe('duplicate rules for assistant messages (spec 2 §5)', () => {
   const cases: Array<[string, ChatMessage[], string, AssistantMessageDecision]> = [
@@ -125,8 +134,9 @@ describe('the title rule (spec 2 §9)', () => {
 describe('merging saved content (the autosave)', () => {
   const t = (s: number) => new Date(Date.UTC(2026, 10, 21, 12, 0, s)).toISOString()
   it('keeps stored messages, adds new ones by time, never duplicates', () => {
-    const stored = [{ ...user('u1', 'one'), timestamp: t(1) }, { ...ai('a1', 'Reply number one.'), timestamp: t(2) }]
-    const incoming = [stored[0]!, { ...user('u0', 'zero'), timestamp: t(0) }, { ...user('u2', 'two'), timestamp: t(3) }]
+    const first1 = { ...user('u1', 'one'), timestamp: t(1) }
+    const stored = [first1, { ...ai('a1', 'Reply number one.'), timestamp: t(2) }]
+    const incoming = [first1, { ...user('u0', 'zero'), timestamp: t(0) }, { ...user('u2', 'two'), timestamp: t(3) }]
     const first = mergeMessages(stored, incoming)
     expect(first.changed).toBe(true)
     expect(first.messages.map((m) => m.id)).toEqual(['u0', 'u1', 'a1', 'u2'])
@@ -140,13 +150,81 @@ describe('merging saved content (the autosave)', () => {
     expect(mergeMessages(stored, [user('u1', 'something else')]).messages).toEqual(stored)
   })
 
-  it('runs new assistant messages through the duplicate rules', () => {
-    const stored = [user('u1', 'hi'), ai('a1', 'Welcome back, Jordan.')]
-    const result = mergeMessages(stored, [ai('a2', 'Welcome back, Jordan.'), ai('a3', 'Welcome back, Jordan. How are you?')])
-    expect(result.messages.map((m) => [m.id, m.text])).toEqual([
-      ['u1', 'hi'],
-      ['a1', 'Welcome back, Jordan. How are you?'],
-    ])
+  it('places each new message after the last stored one not later than it, as placing them one by one in time order did', () => {
+    // The rule before it was made linear: insert one message at a time, walking back from the end.
+    const oneByOne = (stored: readonly ChatMessage[], added: readonly ChatMessage[]) => {
+      const list = [...stored]
+      for (const message of added) {
+        let index = list.length
+        while (index > 0 && Date.parse(list[index - 1]!.timestamp) > Date.parse(message.timestamp)) index -= 1
+        list.splice(index, 0, message)
+      }
+      return list.map((m) => m.id)
+    }
+    let seed = 7
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    for (let round = 0; round < 200; round++) {
+      // Stored lists are in time order except where the server appended at its own time.
+      const stored = Array.from({ length: random(12) }, (_, i) => ({ ...ai(`s${i}`, `stored ${i}`), timestamp: t(i * 2 + (random(5) === 0 ? -random(10) : 0) + 10) }))
+      const added = Array.from({ length: 1 + random(6) }, (_, i) => ({ ...user(`n${i}`, `new ${i}`), timestamp: t(random(40)) }))
+      const sortedAdded = [...added].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
+      expect(mergeMessages(stored, added).messages.map((m) => m.id), `round ${round}`).toEqual(oneByOne(stored, sortedAdded))
+    }
+  })
+
+  it('does work in proportion to the messages, not to stored times sent: the worst save reads each stored message a bounded number of times', () => {
+    // A full conversation of long messages, and a full batch of new ones all earlier than every
+    // stored message (each would walk the whole list if placed one by one).
+    let reads = 0
+    const long = 'x'.repeat(STORED_MESSAGE_MAX - 10)
+    const counted = (i: number): ChatMessage => {
+      const text = `${long}${i}`
+      const timestamp = t(100 + i)
+      return Object.defineProperties({ id: `s${i}`, sender: i % 2 ? 'ai' : 'user' } as ChatMessage, {
+        text: { enumerable: true, get: () => (reads++, text) },
+        timestamp: { enumerable: true, get: () => (reads++, timestamp) },
+      })
+    }
+    const stored = Array.from({ length: CONVERSATION_MESSAGES_MAX }, (_, i) => counted(i))
+    const incoming = Array.from({ length: SAVE_BATCH_MAX }, (_, i) => user(`n${i}`, `new ${i}`))
+    const { messages, changed } = mergeMessages(stored, incoming)
+    expect(changed).toBe(true)
+    expect(messages).toHaveLength(CONVERSATION_MESSAGES_MAX + SAVE_BATCH_MAX)
+    expect(messages.slice(0, SAVE_BATCH_MAX).map((m) => m.id)).toEqual(incoming.map((m) => m.id))
+    // One read of each stored timestamp; placed one by one it was about 1000 x 200.
+    expect(reads).toBeLessThanOrEqual(2 * CONVERSATION_MESSAGES_MAX)
+  })
+
+  it('reads each stored message once when deciding about a reply', () => {
+    let reads = 0
+    const stored = Array.from({ length: CONVERSATION_MESSAGES_MAX }, (_, i) => {
+      const text = `Stored reply number ${i} about the plan for the week ahead.`
+      return Object.defineProperty({ id: `a${i}`, sender: 'ai', timestamp: t(i) } as ChatMessage, 'text', { enumerable: true, get: () => (reads++, text) })
+    })
+    expect(decideAssistantMessage(stored, 'A new reply about something else entirely.')).toEqual({ action: 'append' })
+    expect(reads).toBe(CONVERSATION_MESSAGES_MAX)
+  })
+})
+
+describe('sizes', () => {
+  it.each([
+    ['', 0],
+    ['abc', 3],
+    ['é', 2],
+    ['€', 3],
+    ['😀', 4],
+    ['a😀é€', 10],
+    ['\ud800', 3],
+  ])('utf8Length(%j) = %i, as TextEncoder counts', (text, bytes) => {
+    expect(utf8Length(text)).toBe(bytes)
+    expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length)
+  })
+
+  it('textBytes sums the message texts', () => {
+    expect(textBytes([user('1', 'héllo'), ai('2', '😀')])).toBe(10)
   })
 })
 
@@ -163,6 +241,22 @@ describe('schemas', () => {
     expect(ChatMessageSchema.safeParse({ ...user('bad id', 'hi') }).success).toBe(false)
     expect(ChatMessageSchema.safeParse({ ...user('x', 'hi'), sender: 'system' }).success).toBe(false)
     expect(ChatMessageSchema.safeParse({ ...user('x', 'hi'), timestamp: 'yesterday' }).success).toBe(false)
+  })
+
+  it("a save carries only the user's own messages, each as long as a person may type", () => {
+    expect(SaveContentBodySchema.safeParse({ content: [user('u1', 'hi')] }).success).toBe(true)
+    const assistant = SaveContentBodySchema.safeParse({ content: [user('u1', 'hi'), ai('a1', 'Hello from the client')] })
+    expect(assistant.success).toBe(false)
+    expect(assistant.error?.issues[0]).toMatchObject({ path: ['content', 1, 'sender'], message: CHAT_ERRORS.onlyUserMessages })
+    expect(SaveContentBodySchema.safeParse({ content: [user('u1', 'x'.repeat(4001))] }).success).toBe(false)
+    expect(SaveContentBodySchema.safeParse({ content: Array.from({ length: SAVE_BATCH_MAX + 1 }, (_, i) => user(`u${i}`, 'hi')) }).success).toBe(false)
+  })
+
+  it('a page of a conversation: before is a message id, limit 1 to 200 from the query string', () => {
+    expect(ConversationQuerySchema.parse({})).toEqual({})
+    expect(ConversationQuerySchema.parse({ before: 'a1', limit: '20' })).toEqual({ before: 'a1', limit: 20 })
+    for (const limit of ['0', '201', '2.5', 'many']) expect(ConversationQuerySchema.safeParse({ limit }).success, limit).toBe(false)
+    expect(ConversationQuerySchema.safeParse({ before: 'not an id' }).success).toBe(false)
   })
 })
 

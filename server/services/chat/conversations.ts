@@ -1,19 +1,28 @@
 import { randomUUID } from 'node:crypto'
-import { and, desc, eq, ilike, or, sql } from 'drizzle-orm'
+import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm'
 import {
   CONVERSATION_LIST_LIMIT,
   CONVERSATION_MESSAGES_MAX,
+  CONVERSATION_TEXT_BYTES_MAX,
+  CONVERSATIONS_PER_USER_MAX,
   DEFAULT_CONVERSATION_TITLE,
+  MESSAGE_PAGE_SIZE,
+  STORED_MESSAGE_MAX,
   addAssistantMessage,
   mergeMessages,
+  textBytes,
   titleFromMessages,
+  unsavedMessages,
+  utf8Length,
   type ChatMessage,
   type Conversation,
+  type ConversationQuery,
   type ConversationSummary,
+  type SavedMessage,
   type SendMessageResponse,
 } from '#common/chat'
-import type { Db } from '#server/db/client'
-import { conversations, type Conversation as ConversationRow } from '#server/db/schema'
+import type { Db, DbExecutor } from '#server/db/client'
+import { conversations } from '#server/db/schema'
 import { AppError, notFound } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Assistant } from './assistant'
@@ -23,22 +32,44 @@ import { coachContextJson, toCoachContext, type CoachContext } from './coach-con
  * Saved assistant conversations and sending a message to the assistant.
  * Every query is filtered by the signed-in user's id; another user's conversation is "not found".
  * A conversation holds its messages in order (content, a JSON array); each message sent is stored
- * when it is sent, each reply when it has arrived, so history survives any failure.
+ * when it is sent, each reply when it has arrived, so history survives any failure. Clients save
+ * only the user's own messages; every assistant reply is stored by the server (docs/decisions/026).
+ * Sizes are bounded (messages and text bytes per conversation, conversations per user) and checked
+ * before any merging; reads return one page of messages.
  */
 
 export type ChatDeps = { db: Db; clock: Clock; assistant: Assistant }
 
 // ---------------------------------------------------------------------------------------------
-// Reading
+// Limits
 
 const conversationNotFound = () => notFound('Conversation not found')
+
+const conversationFull = (field: string) =>
+  new AppError('CONVERSATION_FULL', `This conversation has reached ${CONVERSATION_MESSAGES_MAX} messages. Please start a new chat.`, { field })
+
+const conversationTooLarge = (field: string) => new AppError('CONVERSATION_TOO_LARGE', undefined, { field })
+
+const tooManyConversations = () =>
+  new AppError(
+    'TOO_MANY_CONVERSATIONS',
+    `You have ${CONVERSATIONS_PER_USER_MAX} saved conversations, the most you can keep. Delete one to start a new chat.`,
+  )
+
+/** The UTF-8 bytes of a conversation's message texts, counted by the database (see textBytes). */
+const storedTextBytes = sql<number>`coalesce((select sum(octet_length(m->>'text')) from jsonb_array_elements(${conversations.content}) as m), 0)`.mapWith(Number)
+
+const messageCount = sql<number>`jsonb_array_length(${conversations.content})`.mapWith(Number)
+
+// ---------------------------------------------------------------------------------------------
+// Reading
 
 const summaryColumns = {
   id: conversations.id,
   title: conversations.title,
   createdAt: conversations.createdAt,
   updatedAt: conversations.updatedAt,
-  messageCount: sql<number>`jsonb_array_length(${conversations.content})`.mapWith(Number),
+  messageCount,
 }
 
 type SummaryRow = { id: string; title: string; createdAt: Date; updatedAt: Date; messageCount: number }
@@ -49,11 +80,6 @@ const toSummary = (row: SummaryRow): ConversationSummary => ({
   messageCount: row.messageCount,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
-})
-
-const toConversation = (row: Pick<ConversationRow, 'id' | 'title' | 'content' | 'createdAt' | 'updatedAt'>): Conversation => ({
-  ...toSummary({ ...row, messageCount: row.content.length }),
-  content: row.content,
 })
 
 /** `%`, `_` and `\` match themselves. */
@@ -85,71 +111,135 @@ export async function listConversations(db: Db, userId: string, search?: string)
   return rows.map(toSummary)
 }
 
-export async function getConversation(db: Db, userId: string, id: string): Promise<Conversation> {
-  const [row] = await db
-    .select()
+/**
+ * One conversation with one page of its messages: the newest `limit` (50 by default), or with
+ * `before` the `limit` messages just before that message. Only the page leaves the database.
+ */
+export async function getConversation(db: DbExecutor, userId: string, id: string, query: ConversationQuery = {}): Promise<Conversation> {
+  const limit = query.limit ?? MESSAGE_PAGE_SIZE
+  // How many messages come before the page's end: all of them, or those before the cursor (null
+  // when the conversation has no message with that id).
+  const end = query.before
+    ? sql`(select (t.i - 1)::int from jsonb_array_elements(${conversations.content}) with ordinality as t(m, i) where t.m->>'id' = ${query.before} limit 1)`
+    : sql`jsonb_array_length(${conversations.content})`
+  const located = db
+    .select({
+      ...summaryColumns,
+      messageCount: sql<number>`jsonb_array_length(${conversations.content})`.as('message_count'),
+      end: sql<number | null>`${end}`.as('page_end'),
+      content: conversations.content,
+    })
     .from(conversations)
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    // The LIMIT keeps PostgreSQL from folding this into the page's query, where `page_end` would be
+    // computed again (unpacking the whole content) for every message it looks at.
     .limit(1)
+    .as('located')
+  const [row] = await db
+    .select({
+      id: located.id,
+      title: located.title,
+      createdAt: located.createdAt,
+      updatedAt: located.updatedAt,
+      messageCount: located.messageCount,
+      end: located.end,
+      page: sql<ChatMessage[]>`(select coalesce(jsonb_agg(t.m order by t.i), '[]'::jsonb) from jsonb_array_elements(${located.content}) with ordinality as t(m, i) where t.i > ${located.end} - ${limit}::int and t.i <= ${located.end})`,
+    })
+    .from(located)
   if (!row) throw conversationNotFound()
-  return toConversation(row)
+  if (row.end === null) throw new AppError('VALIDATION_FAILED', 'before: no message with this id in this conversation', { field: 'before' })
+  return { ...toSummary({ ...row, messageCount: Number(row.messageCount) }), content: row.page, hasEarlier: Number(row.end) > limit }
 }
+
+/** The newest page of a list held in memory (what a read without a cursor would return). */
+const newestPage = (summary: ConversationSummary, messages: readonly ChatMessage[]): Conversation => ({
+  ...summary,
+  content: messages.slice(-MESSAGE_PAGE_SIZE),
+  hasEarlier: messages.length > MESSAGE_PAGE_SIZE,
+})
 
 // ---------------------------------------------------------------------------------------------
 // Writing
 
 /**
  * Saves a new conversation: with the given title, else the title rule applied to its
- * messages. Messages go through the same merge as any later save (ids unique, replies deduplicated).
+ * messages (the user's own; ids unique, placed by time). A user keeps at most
+ * CONVERSATIONS_PER_USER_MAX conversations: creates of one user are serialised by a lock, so two at
+ * once cannot pass the limit together.
  */
 export async function createConversation(
   db: Db,
   userId: string,
-  input: { title?: string | undefined; content?: ChatMessage[] | undefined },
+  input: { title?: string | undefined; content?: SavedMessage[] | undefined },
   now: Date,
 ): Promise<Conversation> {
   const { messages } = mergeMessages([], input.content ?? [])
+  if (messages.length > CONVERSATION_MESSAGES_MAX) throw conversationFull('content')
+  if (textBytes(messages) > CONVERSATION_TEXT_BYTES_MAX) throw conversationTooLarge('content')
   const title = input.title ?? titleFromMessages(messages)
-  const [row] = await db
-    .insert(conversations)
-    .values({ userId, title, content: messages, createdAt: now, updatedAt: now })
-    .returning()
-  return toConversation(row!)
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`conversations:${userId}`}))`)
+    const [kept] = await tx.select({ n: count() }).from(conversations).where(eq(conversations.userId, userId))
+    if ((kept?.n ?? 0) >= CONVERSATIONS_PER_USER_MAX) throw tooManyConversations()
+    const [row] = await tx
+      .insert(conversations)
+      .values({ userId, title, content: messages, createdAt: now, updatedAt: now })
+      .returning(summaryColumns)
+    return newestPage(toSummary(row!), messages)
+  })
 }
 
-export async function renameConversation(db: Db, userId: string, id: string, title: string, now: Date): Promise<Conversation> {
+export async function renameConversation(db: Db, userId: string, id: string, title: string, now: Date): Promise<ConversationSummary> {
   const [row] = await db
     .update(conversations)
     .set({ title, updatedAt: now })
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
-    .returning()
+    .returning(summaryColumns)
   if (!row) throw conversationNotFound()
-  return toConversation(row)
+  return toSummary(row)
 }
 
 /**
- * The autosave: merges the given messages into the stored ones by id (see
- * mergeMessages), under a row lock so concurrent saves and replies never overwrite each other.
- * `updated_at` moves only when something changed.
+ * The autosave: adds the user's messages the conversation does not hold yet (matched by id, so a
+ * repeated or stale save never duplicates or loses one), placed by time, under a row lock so
+ * concurrent saves and replies never overwrite each other. First the sizes: the database answers
+ * which of the ids it holds, the count and the text bytes, without sending the content; only a save
+ * that fits reads the content and writes it back. `updated_at` moves only when something changed.
  */
-export async function saveConversationContent(db: Db, userId: string, id: string, incoming: ChatMessage[], now: Date): Promise<Conversation> {
+export async function saveConversationContent(
+  db: Db,
+  userId: string,
+  id: string,
+  incoming: SavedMessage[],
+  now: Date,
+): Promise<ConversationSummary> {
   return db.transaction(async (tx) => {
+    const ids = JSON.stringify(incoming.map((message) => message.id))
     const [row] = await tx
-      .select()
+      .select({
+        ...summaryColumns,
+        bytes: storedTextBytes,
+        hasUserMessage: sql<boolean>`exists (select 1 from jsonb_array_elements(${conversations.content}) as m where m->>'sender' = 'user')`,
+        known: sql<string[]>`(select coalesce(jsonb_agg(m->>'id'), '[]'::jsonb) from jsonb_array_elements(${conversations.content}) as m where m->>'id' in (select jsonb_array_elements_text(${ids}::jsonb)))`,
+      })
       .from(conversations)
       .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
       .for('update')
     if (!row) throw conversationNotFound()
-    const { messages, changed } = mergeMessages(row.content, incoming)
-    if (!changed) return toConversation(row)
-    if (messages.length > CONVERSATION_MESSAGES_MAX) throw conversationFull()
-    const titled = row.title === DEFAULT_CONVERSATION_TITLE && !row.content.some((m) => m.sender === 'user')
+    const added = unsavedMessages(new Set(row.known), incoming)
+    if (added.length === 0) return toSummary(row)
+    if (row.messageCount + added.length > CONVERSATION_MESSAGES_MAX) throw conversationFull('content')
+    if (row.bytes + textBytes(added) > CONVERSATION_TEXT_BYTES_MAX) throw conversationTooLarge('content')
+
+    const [stored] = await tx.select({ content: conversations.content }).from(conversations).where(eq(conversations.id, id))
+    const { messages } = mergeMessages(stored!.content, added)
+    const titled = row.title === DEFAULT_CONVERSATION_TITLE && !row.hasUserMessage
     const [updated] = await tx
       .update(conversations)
       .set({ content: messages, updatedAt: now, ...(titled ? { title: titleFromMessages(messages) } : {}) })
       .where(eq(conversations.id, id))
-      .returning()
-    return toConversation(updated!)
+      .returning(summaryColumns)
+    return toSummary(updated!)
   })
 }
 
@@ -161,23 +251,21 @@ export async function deleteConversation(db: Db, userId: string, id: string): Pr
   if (deleted.length === 0) throw conversationNotFound()
 }
 
-const conversationFull = () =>
-  new AppError('CONVERSATION_FULL', `This conversation has reached ${CONVERSATION_MESSAGES_MAX} messages. Please start a new chat.`)
-
 type AppendedUserMessage = { message: ChatMessage; previousChatId: string | null; turn: number; context: CoachContext | null }
 
 /**
  * Appends the user's message in ONE statement, committed before the assistant is asked: only into
- * the user's own conversation, never twice under one id, never past the limit (the route's paid
- * guard has decided before).
+ * the user's own conversation, never twice under one id, never past the limits on messages and text
+ * bytes (the route's paid guard has decided before).
  * The first user message of a conversation still titled 'New Conversation' also sets the title
  * rule. The same statement returns what the reply needs: the chat id to chain on, the turn, and the
- * user's coach context. When nothing was written, a second read says why (404 or 409).
+ * user's coach context. When nothing was written, a second read says why (404, 409 or 413).
  */
 export async function appendUserMessage(db: Db, userId: string, id: string, message: ChatMessage, now: Date): Promise<AppendedUserMessage> {
   const title = titleFromMessages([message])
   const probe = JSON.stringify([{ id: message.id }])
   const hasUserMessage = sql`exists (select 1 from jsonb_array_elements(${conversations.content}) as m where m->>'sender' = 'user')`
+  const fits = sql`${storedTextBytes} + ${utf8Length(message.text)}::int <= ${CONVERSATION_TEXT_BYTES_MAX}::int`
   const [row] = await db
     .update(conversations)
     .set({
@@ -191,6 +279,7 @@ export async function appendUserMessage(db: Db, userId: string, id: string, mess
         eq(conversations.userId, userId),
         sql`not (${conversations.content} @> ${probe}::jsonb)`,
         sql`jsonb_array_length(${conversations.content}) < ${CONVERSATION_MESSAGES_MAX}`,
+        fits,
       ),
     )
     .returning({
@@ -200,16 +289,18 @@ export async function appendUserMessage(db: Db, userId: string, id: string, mess
     })
   if (row) return { message, previousChatId: row.previousChatId, turn: row.turn, context: toCoachContext(userId, row.person, now) }
 
-  // Why nothing was written: not the user's (or no such) conversation, a repeated id, or full.
+  // Why nothing was written: not the user's (or no such) conversation, a repeated id, full, or too large.
   const [why] = await db
     .select({
-      owned: sql<boolean>`exists (select 1 from ${conversations} as c where c.id = ${id} and c.user_id = ${userId})`,
-      duplicate: sql<boolean>`exists (select 1 from ${conversations} as c where c.id = ${id} and c.user_id = ${userId} and c.content @> ${probe}::jsonb)`,
+      duplicate: sql<boolean>`${conversations.content} @> ${probe}::jsonb`,
+      full: sql<boolean>`jsonb_array_length(${conversations.content}) >= ${CONVERSATION_MESSAGES_MAX}`,
     })
-    .from(sql`(select 1) as one`)
-  if (!why?.owned) throw conversationNotFound()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+  if (!why) throw conversationNotFound()
   if (why.duplicate) throw new AppError('DUPLICATE_MESSAGE', undefined, { field: 'id' })
-  throw conversationFull()
+  if (why.full) throw conversationFull('text')
+  throw conversationTooLarge('text')
 }
 
 /**
@@ -240,9 +331,22 @@ export async function appendAssistantReply(
         updatedAt: now,
       })
       .where(eq(conversations.id, id))
-      .returning()
-    return { reply: result.message, outcome: result.outcome, conversation: toSummary({ ...updated!, messageCount: updated!.content.length }) }
+      .returning(summaryColumns)
+    return { reply: result.message, outcome: result.outcome, conversation: toSummary(updated!) }
   })
+}
+
+/**
+ * The reply as stored: trimmed and at most STORED_MESSAGE_MAX characters (a longer one is cut at a
+ * character boundary), so every stored message can be read back. An empty reply is the assistant
+ * failing (502).
+ */
+function storableReply(text: string): string {
+  const trimmed = text.trim()
+  if (trimmed === '') throw new AppError('ASSISTANT_UNAVAILABLE')
+  if (trimmed.length <= STORED_MESSAGE_MAX) return trimmed
+  const cut = /[\uD800-\uDBFF]/.test(trimmed.charAt(STORED_MESSAGE_MAX - 1)) ? STORED_MESSAGE_MAX - 1 : STORED_MESSAGE_MAX
+  return trimmed.slice(0, cut).trimEnd()
 }
 
 export type SendEvents = {
@@ -278,7 +382,7 @@ export async function sendMessage(
     events.onDelta,
   )
   const repliedAt = deps.clock.now()
-  const reply: ChatMessage = { id: randomUUID(), text: answer.text.trim(), sender: 'ai', timestamp: repliedAt.toISOString() }
+  const reply: ChatMessage = { id: randomUUID(), text: storableReply(answer.text), sender: 'ai', timestamp: repliedAt.toISOString() }
   const saved = await appendAssistantReply(deps.db, userId, conversationId, reply, answer.chatId, repliedAt)
   return { message: stored.message, ...saved }
 }

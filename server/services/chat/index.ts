@@ -3,7 +3,7 @@
  * and sending a message to the assistant (Vapi's Chat API, or the local fallback coach). Every
  * query is filtered by the signed-in user's id; another user's conversation is "not found".
  */
-import { FALLBACK_REPLY_DELAY_MS, TEXT_REPLY_TIMEOUT_MS, type ChatMessage } from '#common/chat'
+import { FALLBACK_REPLY_DELAY_MS, TEXT_REPLY_TIMEOUT_MS, type ConversationQuery, type SavedMessage } from '#common/chat'
 import type { Db } from '#server/db/client'
 import type { VapiChatClient } from '#server/integrations/vapi'
 import type { Clock } from '#server/lib/clock'
@@ -53,11 +53,11 @@ export function createChat(deps: ChatServiceDeps) {
     settings,
     assistant,
     list: (userId: string, search?: string) => listConversations(db, userId, search),
-    get: (userId: string, id: string) => getConversation(db, userId, id),
-    create: (userId: string, input: { title?: string | undefined; content?: ChatMessage[] | undefined }) =>
+    get: (userId: string, id: string, query?: ConversationQuery) => getConversation(db, userId, id, query),
+    create: (userId: string, input: { title?: string | undefined; content?: SavedMessage[] | undefined }) =>
       createConversation(db, userId, input, clock.now()),
     rename: (userId: string, id: string, title: string) => renameConversation(db, userId, id, title, clock.now()),
-    saveContent: (userId: string, id: string, content: ChatMessage[]) => saveConversationContent(db, userId, id, content, clock.now()),
+    saveContent: (userId: string, id: string, content: SavedMessage[]) => saveConversationContent(db, userId, id, content, clock.now()),
     remove: (userId: string, id: string) => deleteConversation(db, userId, id),
     send: (userId: string, id: string, input: { text: string; id?: string | undefined }, events?: SendEvents) =>
       sendMessage({ db, clock, assistant }, userId, id, input, events),

@@ -9,11 +9,13 @@ import {
   ChatStreamEventSchema,
   ConversationListResponseSchema,
   ConversationSchema,
+  ConversationSummarySchema,
   parseSse,
   type ChatMessage,
   type Conversation,
   type ConversationSummary,
   type CreateConversationBody,
+  type SavedMessage,
   type SendMessageBody,
   type SendMessageResponse,
 } from '#common/chat'
@@ -46,16 +48,18 @@ export const voiceConfigQueryOptions = () =>
     staleTime: 5 * 60_000,
   })
 
-export const fetchConversation = (id: string): Promise<Conversation> => api.get(`/api/conversations/${id}`, ConversationSchema)
+/** A conversation with its newest page of messages, or with `before` the page just before that message. */
+export const fetchConversation = (id: string, before?: string): Promise<Conversation> =>
+  api.get(`/api/conversations/${id}${before ? `?before=${encodeURIComponent(before)}` : ''}`, ConversationSchema)
 
 export const createConversation = (body: CreateConversationBody): Promise<Conversation> => api.post('/api/conversations', body, ConversationSchema)
 
-export const renameConversation = (id: string, title: string): Promise<Conversation> =>
-  api.patch(`/api/conversations/${id}`, { title }, ConversationSchema)
+export const renameConversation = (id: string, title: string): Promise<ConversationSummary> =>
+  api.patch(`/api/conversations/${id}`, { title }, ConversationSummarySchema)
 
-/** The autosave: the server merges by message id. */
-export const saveConversationContent = (id: string, content: ChatMessage[]): Promise<Conversation> =>
-  api.put(`/api/conversations/${id}/content`, { content }, ConversationSchema)
+/** The autosave of the user's own messages: the server merges by message id. */
+export const saveConversationContent = (id: string, content: SavedMessage[]): Promise<ConversationSummary> =>
+  api.put(`/api/conversations/${id}/content`, { content }, ConversationSummarySchema)
 
 export const deleteConversation = (id: string): Promise<void> => api.delete(`/api/conversations/${id}`, z.undefined())
 

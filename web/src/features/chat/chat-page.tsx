@@ -159,12 +159,22 @@ export function ChatPage() {
           voiceResponses={voiceResponses}
           onToggleVoiceResponses={onToggleVoiceResponses}
         />
-        <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">
+        {/* Focusable, so a long conversation can be scrolled from the keyboard. */}
+        <div
+          role="region"
+          aria-label="Conversation"
+          tabIndex={0}
+          className="flex min-h-0 flex-1 flex-col overflow-y-auto focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-ring"
+        >
           <MessageList
             messages={chat.messages}
             streamingText={chat.streamingText}
             typing={chat.processing}
             loading={chat.loadingConversation}
+            hasEarlier={chat.hasEarlier}
+            loadingEarlier={chat.loadingEarlier}
+            onLoadEarlier={() => void chat.loadEarlier()}
+            earlierCount={chat.earlierCount}
           />
         </div>
         <ChatInput processing={chat.processing} onSend={chat.send} onVoice={onVoice} />

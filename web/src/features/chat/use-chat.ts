@@ -7,10 +7,12 @@ import {
   NEW_CHAT_SAVE_DELAY_MS,
   NEW_CHAT_SAVE_MIN_MESSAGES,
   SAVE_BATCH_MAX,
-  decideAssistantMessage,
   titleFromMessages,
   type ChatMessage,
+  type ReplyOutcome,
+  type SavedMessage,
 } from '#common/chat'
+import { isApiError } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
 import { chatKeys, createConversation, fetchConversation, saveConversationContent, streamMessage } from './api'
 
@@ -24,32 +26,50 @@ export function greetingMessage(text: string): LocalMessage {
   return { id: GREETING_MESSAGE_ID, text, sender: 'ai', timestamp: now() }
 }
 
-/** The messages that belong to the conversation: not the greeting, not the local notices. */
-export const persistable = (messages: readonly LocalMessage[]): ChatMessage[] =>
-  messages
-    .filter((message) => message.id !== GREETING_MESSAGE_ID && !message.ephemeral)
-    .map(({ id, text, sender, timestamp }) => ({ id, text, sender, timestamp }))
+/**
+ * What the browser may save: the user's own messages (not the greeting, not the local notices).
+ * The server stores every assistant reply itself and refuses one from a client.
+ */
+export const savable = (messages: readonly LocalMessage[]): SavedMessage[] =>
+  messages.flatMap(({ id, text, sender, timestamp, ephemeral }) =>
+    sender === 'user' && id !== GREETING_MESSAGE_ID && !ephemeral ? [{ id, text, sender, timestamp }] : [],
+  )
 
 /**
- * Adds the assistant's reply under the duplicate rules, the same function the server
- * stored it with: a reply the server kept under an existing id (skipped or replaced) updates that
- * message in place.
+ * Shows the assistant's reply as the server stored it under the duplicate rules: appended, or
+ * (skipped or replaced) kept under the id of an earlier message, which is updated in place when it
+ * is on screen. The server decides with the whole conversation; the screen may hold only its
+ * newest pages.
  */
-export function applyAssistantReply(messages: readonly LocalMessage[], reply: ChatMessage): LocalMessage[] {
+export function applyAssistantReply(messages: readonly LocalMessage[], reply: ChatMessage, outcome: ReplyOutcome): LocalMessage[] {
   if (messages.some((message) => message.id === reply.id)) {
     return messages.map((message) => (message.id === reply.id ? { ...message, text: reply.text } : message))
   }
-  const decision = decideAssistantMessage(persistable(messages), reply.text)
-  if (decision.action === 'skip') return [...messages]
-  if (decision.action === 'replace') return messages.map((message) => (message.id === decision.id ? { ...message, text: reply.text.trim() } : message))
-  return [...messages, reply]
+  return outcome === 'appended' ? [...messages, reply] : [...messages]
 }
 
-/** Messages the server does not have and that are not being sent right now. */
+/** The user's messages the server does not have and that are not being sent right now. */
 const unsavedOf = (messages: readonly LocalMessage[], saved: ReadonlySet<string>, pending: ReadonlySet<string>) =>
-  persistable(messages).filter((message) => !saved.has(message.id) && !pending.has(message.id))
+  savable(messages).filter((message) => !saved.has(message.id) && !pending.has(message.id))
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/**
+ * What the chat shows when a message could not be answered (spec 2 §8), by cause: the assistant's
+ * own failures as its text reply in the chat ('Timeout waiting for assistant response', "I'm having
+ * trouble processing your message. Please try again."); a network failure as the toast 'Error' -
+ * 'Failed to send message. Please try again.' plus the connection-trouble reply; any other refusal
+ * (a full conversation, too many requests) as the toast 'Error' with the server's own message.
+ * Replies shown here are never saved.
+ */
+export function sendFailure(error: unknown): { reply: string | null; toast: string | null } {
+  if (isApiError(error) && !error.isNetworkError) {
+    if (error.is('ASSISTANT_TIMEOUT')) return { reply: CHAT_ERRORS.timeout, toast: null }
+    if (error.is('ASSISTANT_UNAVAILABLE')) return { reply: CHAT_ERRORS.processingTrouble, toast: null }
+    return { reply: null, toast: error.message }
+  }
+  return { reply: CHAT_ERRORS.connectionTrouble, toast: CHAT_ERRORS.sendFailed }
+}
 
 /**
  * The chat's state and its saving:
@@ -59,7 +79,8 @@ const errorMessage = (error: unknown) => (error instanceof Error ? error.message
  *   stored; voice transcripts later) are saved by the timers: a new chat about 3 s after it has
  *   2 messages, a saved one 2 s after a change. The server merges saves by message id, and a
  *   message being sent is never in a save, so nothing is lost or stored twice;
- * - New Chat and selecting another conversation save what is unsaved first.
+ * - New Chat and selecting another conversation save what is unsaved first;
+ * - a conversation opens on its newest page of messages; `loadEarlier` adds the page before.
  */
 export function useChat({ greeting }: { greeting: string }) {
   const queryClient = useQueryClient()
@@ -68,6 +89,11 @@ export function useChat({ greeting }: { greeting: string }) {
   const [processing, setProcessing] = useState(false)
   const [streamingText, setStreamingText] = useState<string | null>(null)
   const [loadingConversation, setLoadingConversation] = useState(false)
+  /** The server holds messages older than the first one shown. */
+  const [hasEarlier, setHasEarlier] = useState(false)
+  const [loadingEarlier, setLoadingEarlier] = useState(false)
+  /** How many of the messages shown were added by `loadEarlier` (they lead the list). */
+  const [earlierCount, setEarlierCount] = useState(0)
 
   /** Ids the server is known to have. */
   const saved = useRef(new Set<string>())
@@ -96,11 +122,10 @@ export function useChat({ greeting }: { greeting: string }) {
         const id = conversationIdRef.current
         const startedIn = epoch.current
         if (!id) {
-          const all = persistable(messagesRef.current)
+          const all = savable(messagesRef.current)
           if (mode === 'timer' && all.length < NEW_CHAT_SAVE_MIN_MESSAGES) return true
           try {
             const created = await createConversation({ title: titleFromMessages(all), content: all.slice(0, SAVE_BATCH_MAX) })
-            markSaved(created.content)
             markSaved(all.slice(0, SAVE_BATCH_MAX))
             if (epoch.current === startedIn) {
               conversationIdRef.current = created.id
@@ -115,8 +140,7 @@ export function useChat({ greeting }: { greeting: string }) {
           }
         }
         try {
-          const updated = await saveConversationContent(id, todo)
-          markSaved(updated.content)
+          await saveConversationContent(id, todo)
           markSaved(todo)
           void refreshList()
           return true
@@ -141,13 +165,13 @@ export function useChat({ greeting }: { greeting: string }) {
   useEffect(() => {
     if (processing) return
     if (unsavedOf(messages, saved.current, pending.current).length === 0) return
-    if (!conversationId && persistable(messages).length < NEW_CHAT_SAVE_MIN_MESSAGES) return
+    if (!conversationId && savable(messages).length < NEW_CHAT_SAVE_MIN_MESSAGES) return
     const timer = window.setTimeout(() => void saveUnsaved('timer'), conversationId ? CONTENT_AUTOSAVE_DELAY_MS : NEW_CHAT_SAVE_DELAY_MS)
     return () => window.clearTimeout(timer)
   }, [messages, conversationId, processing, saveUnsaved])
 
   const showChat = useCallback(
-    (id: string | null, content: ChatMessage[]) => {
+    (id: string | null, content: ChatMessage[], earlier: boolean) => {
       epoch.current += 1
       saved.current = new Set(content.map((m) => m.id))
       pending.current = new Set()
@@ -158,6 +182,9 @@ export function useChat({ greeting }: { greeting: string }) {
       setMessages(next)
       setStreamingText(null)
       setProcessing(false)
+      setHasEarlier(earlier)
+      setLoadingEarlier(false)
+      setEarlierCount(0)
     },
     [greeting],
   )
@@ -165,9 +192,36 @@ export function useChat({ greeting }: { greeting: string }) {
   /** New Chat: saves unsaved messages first; stays on the current chat if that fails. */
   const newChat = useCallback(async () => {
     if (!(await saveUnsaved('now'))) return false
-    showChat(null, [])
+    showChat(null, [], false)
     return true
   }, [saveUnsaved, showChat])
+
+  /** 'Load earlier messages': the page before the oldest message shown. */
+  const loadEarlier = useCallback(async () => {
+    const id = conversationIdRef.current
+    const oldest = messagesRef.current.find((message) => saved.current.has(message.id))
+    if (!id || !oldest) return
+    const startedIn = epoch.current
+    setLoadingEarlier(true)
+    try {
+      const page = await fetchConversation(id, oldest.id)
+      if (epoch.current !== startedIn) return
+      const shown = new Set(messagesRef.current.map((message) => message.id))
+      const older = page.content.filter((message) => !shown.has(message.id))
+      older.forEach((message) => saved.current.add(message.id))
+      const greetings = messagesRef.current.filter((message) => message.id === GREETING_MESSAGE_ID)
+      const next = [...greetings, ...older, ...messagesRef.current.filter((message) => message.id !== GREETING_MESSAGE_ID)]
+      messagesRef.current = next
+      setMessages(next)
+      setEarlierCount((count) => count + older.length)
+      setHasEarlier(page.hasEarlier)
+    } catch (error) {
+      console.error('Loading earlier messages failed:', errorMessage(error))
+      void toast({ title: CHAT_ERRORS.loadConversations, variant: 'destructive' })
+    } finally {
+      if (epoch.current === startedIn) setLoadingEarlier(false)
+    }
+  }, [])
 
   /** Selecting a conversation loads its messages (after saving what is unsaved here). */
   const selectConversation = useCallback(
@@ -177,7 +231,7 @@ export function useChat({ greeting }: { greeting: string }) {
       setLoadingConversation(true)
       try {
         const conversation = await fetchConversation(id)
-        showChat(conversation.id, conversation.content)
+        showChat(conversation.id, conversation.content, conversation.hasEarlier)
         return true
       } catch (error) {
         console.error('Loading the conversation failed:', errorMessage(error))
@@ -193,7 +247,7 @@ export function useChat({ greeting }: { greeting: string }) {
   /** After a delete: if it was the open conversation, start a new chat (nothing left to save). */
   const forgetConversation = useCallback(
     (id: string) => {
-      if (conversationIdRef.current === id) showChat(null, [])
+      if (conversationIdRef.current === id) showChat(null, [], false)
     },
     [showChat],
   )
@@ -219,12 +273,12 @@ export function useChat({ greeting }: { greeting: string }) {
           id = conversationIdRef.current
         }
         if (!id) {
-          const before = persistable(messagesRef.current).filter((m) => m.id !== message.id)
+          const before = savable(messagesRef.current).filter((m) => m.id !== message.id)
           const created = await createConversation({
             title: titleFromMessages([...before, message]),
             content: before.slice(0, SAVE_BATCH_MAX),
           })
-          created.content.forEach((m) => saved.current.add(m.id))
+          before.slice(0, SAVE_BATCH_MAX).forEach((m) => saved.current.add(m.id))
           id = created.id
           if (current()) {
             setConversationId(id)
@@ -246,13 +300,14 @@ export function useChat({ greeting }: { greeting: string }) {
           },
         )
         saved.current.add(result.reply.id)
-        if (current()) setMessages((list) => applyAssistantReply(list, result.reply))
+        if (current()) setMessages((list) => applyAssistantReply(list, result.reply, result.outcome))
         return true
       } catch (error) {
         console.error('Assistant error:', errorMessage(error))
-        void toast({ title: CHAT_ERRORS.sendFailedTitle, description: CHAT_ERRORS.sendFailed, variant: 'destructive' })
-        if (current()) {
-          const notice: LocalMessage = { id: `notice-${crypto.randomUUID()}`, text: CHAT_ERRORS.connectionTrouble, sender: 'ai', timestamp: now(), ephemeral: true }
+        const failure = sendFailure(error)
+        if (failure.toast) void toast({ title: CHAT_ERRORS.sendFailedTitle, description: failure.toast, variant: 'destructive' })
+        if (failure.reply && current()) {
+          const notice: LocalMessage = { id: `notice-${crypto.randomUUID()}`, text: failure.reply, sender: 'ai', timestamp: now(), ephemeral: true }
           setMessages((list) => [...list, notice])
         }
         return true
@@ -275,6 +330,10 @@ export function useChat({ greeting }: { greeting: string }) {
     processing,
     streamingText,
     loadingConversation,
+    hasEarlier,
+    loadingEarlier,
+    earlierCount,
+    loadEarlier,
     send,
     newChat,
     selectConversation,

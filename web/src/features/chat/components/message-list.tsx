@@ -1,4 +1,6 @@
 import { useEffect, useRef } from 'react'
+import { CHAT_TEXT } from '#common/chat'
+import { Button } from '../../../components/ui/button'
 import { cn } from '../../../lib/utils'
 import type { LocalMessage } from '../use-chat'
 
@@ -9,6 +11,12 @@ export type MessageListProps = {
   /** Waiting for the first words of a reply. */
   typing: boolean
   loading: boolean
+  /** The conversation has messages older than those shown. */
+  hasEarlier: boolean
+  loadingEarlier: boolean
+  onLoadEarlier: () => void
+  /** How many of `messages` were loaded with 'Load earlier messages' (they come first). */
+  earlierCount: number
 }
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' })
@@ -51,12 +59,26 @@ export function TypingIndicator() {
   )
 }
 
-/** The conversation: the user's messages on the right, the coach's on the left, newest at the bottom. */
-export function MessageList({ messages, streamingText, typing, loading }: MessageListProps) {
+/**
+ * The conversation: the user's messages on the right, the coach's on the left, newest at the bottom.
+ * A long conversation opens on its newest messages; 'Load earlier messages' above them adds the
+ * page before. Earlier messages go in a list of their own, outside the live log, so loading them
+ * is not read out as new messages.
+ */
+export function MessageList({ messages, streamingText, typing, loading, hasEarlier, loadingEarlier, onLoadEarlier, earlierCount }: MessageListProps) {
   const end = useRef<HTMLLIElement>(null)
+  const earlierList = useRef<HTMLOListElement>(null)
+  /** The button was used: when the last page has come and the button is gone, focus moves to what it loaded. */
+  const loadRequested = useRef(false)
+  const lastId = messages.at(-1)?.id
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'end' })
-  }, [messages.length, streamingText, typing])
+  }, [lastId, streamingText, typing])
+  useEffect(() => {
+    if (!loadRequested.current || loadingEarlier) return
+    loadRequested.current = false
+    if (!hasEarlier) earlierList.current?.focus()
+  }, [hasEarlier, loadingEarlier])
 
   if (loading) {
     return <p className="m-auto text-sm text-muted-foreground">Loading conversation...</p>
@@ -71,16 +93,42 @@ export function MessageList({ messages, streamingText, typing, loading }: Messag
       </div>
     )
   }
+  const earlier = messages.slice(0, earlierCount)
+  const recent = messages.slice(earlierCount)
+  const bubble = (message: LocalMessage) => (
+    <Bubble key={message.id} sender={message.sender} text={message.text} timestamp={message.timestamp} notice={message.ephemeral} />
+  )
   return (
-    <div role="log" aria-label="Messages" aria-live="polite" aria-busy={streamingText !== null} className="mx-auto w-full max-w-3xl px-4 py-6">
-      <ol className="flex flex-col gap-3">
-      {messages.map((message) => (
-        <Bubble key={message.id} sender={message.sender} text={message.text} timestamp={message.timestamp} notice={message.ephemeral} />
-      ))}
-      {streamingText ? <Bubble sender="ai" text={streamingText} /> : null}
-      {typing && !streamingText ? <TypingIndicator /> : null}
-        <li ref={end} aria-hidden="true" className="h-px" />
-      </ol>
+    <div className="mx-auto w-full max-w-3xl px-4 py-6">
+      {hasEarlier ? (
+        <div className="mb-4 flex justify-center">
+          <Button
+            variant="outline"
+            size="sm"
+            aria-disabled={loadingEarlier}
+            onClick={() => {
+              if (loadingEarlier) return
+              loadRequested.current = true
+              onLoadEarlier()
+            }}
+          >
+            {loadingEarlier ? CHAT_TEXT.loadingEarlier : CHAT_TEXT.loadEarlier}
+          </Button>
+        </div>
+      ) : null}
+      {earlier.length > 0 ? (
+        <ol ref={earlierList} tabIndex={-1} aria-label="Earlier messages" className="mb-3 flex flex-col gap-3 outline-none">
+          {earlier.map(bubble)}
+        </ol>
+      ) : null}
+      <div role="log" aria-label="Messages" aria-live="polite" aria-busy={streamingText !== null}>
+        <ol className="flex flex-col gap-3">
+          {recent.map(bubble)}
+          {streamingText ? <Bubble sender="ai" text={streamingText} /> : null}
+          {typing && !streamingText ? <TypingIndicator /> : null}
+          <li ref={end} aria-hidden="true" className="h-px" />
+        </ol>
+      </div>
     </div>
   )
 }
