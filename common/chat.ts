@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 import { ERRORS } from './errors'
 
 /**
@@ -106,29 +107,27 @@ export const CHAT_ERRORS = {
 export const ChatSenderSchema = z.enum(['user', 'ai'])
 export type ChatSender = z.infer<typeof ChatSenderSchema>
 
-const MessageIdSchema = z
-  .string()
+const MessageIdSchema = text()
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -')
 
 export const ChatMessageSchema = z.object({
   id: MessageIdSchema,
-  text: z.string().trim().min(1, CHAT_ERRORS.blankMessage).max(STORED_MESSAGE_MAX),
+  text: text().trim().min(1, CHAT_ERRORS.blankMessage).max(STORED_MESSAGE_MAX),
   sender: ChatSenderSchema,
   timestamp: z.iso.datetime({ offset: true }),
 })
 export type ChatMessage = z.infer<typeof ChatMessageSchema>
 
-export const ConversationTitleSchema = z
-  .string({ error: CHAT_ERRORS.blankTitle })
+export const ConversationTitleSchema = text({ error: CHAT_ERRORS.blankTitle })
   .trim()
   .min(1, CHAT_ERRORS.blankTitle)
   .max(CONVERSATION_TITLE_MAX, `A title must be at most ${CONVERSATION_TITLE_MAX} characters`)
 
 export const ConversationSummarySchema = z.object({
   id: z.uuid(),
-  title: z.string(),
+  title: text(),
   messageCount: z.number().int().nonnegative(),
   createdAt: z.iso.datetime({ offset: true }),
   updatedAt: z.iso.datetime({ offset: true }),
@@ -141,8 +140,7 @@ export type ConversationSummary = z.infer<typeof ConversationSummarySchema>
  */
 export const SavedMessageSchema = z.object({
   id: MessageIdSchema,
-  text: z
-    .string({ error: CHAT_ERRORS.blankMessage })
+  text: text({ error: CHAT_ERRORS.blankMessage })
     .trim()
     .min(1, CHAT_ERRORS.blankMessage)
     .max(USER_MESSAGE_MAX, `A message must be at most ${USER_MESSAGE_MAX} characters`),
@@ -177,7 +175,7 @@ export const ConversationQuerySchema = z.object({
 export type ConversationQuery = z.infer<typeof ConversationQuerySchema>
 
 export const ListConversationsQuerySchema = z.object({
-  search: z.string().trim().max(SEARCH_MAX, `Search must be at most ${SEARCH_MAX} characters`).optional(),
+  search: text().trim().max(SEARCH_MAX, `Search must be at most ${SEARCH_MAX} characters`).optional(),
 })
 
 export const ConversationListResponseSchema = z.object({ conversations: z.array(ConversationSummarySchema) })
@@ -197,8 +195,7 @@ export const SaveContentBodySchema = z.object({
 })
 
 export const SendMessageBodySchema = z.object({
-  text: z
-    .string({ error: CHAT_ERRORS.blankMessage })
+  text: text({ error: CHAT_ERRORS.blankMessage })
     .trim()
     .min(1, CHAT_ERRORS.blankMessage)
     .max(USER_MESSAGE_MAX, `A message must be at most ${USER_MESSAGE_MAX} characters`),
@@ -227,9 +224,9 @@ export type SendMessageResponse = z.infer<typeof SendMessageResponseSchema>
  */
 export const ChatStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('user'), message: ChatMessageSchema }),
-  z.object({ type: z.literal('delta'), text: z.string() }),
+  z.object({ type: z.literal('delta'), text: text() }),
   z.object({ type: z.literal('done'), result: SendMessageResponseSchema }),
-  z.object({ type: z.literal('error'), error: z.object({ code: z.string(), message: z.string() }) }),
+  z.object({ type: z.literal('error'), error: z.object({ code: text(), message: text() }) }),
 ])
 export type ChatStreamEvent = z.infer<typeof ChatStreamEventSchema>
 

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { text } from '#common/text'
 import {
   ConversationListResponseSchema,
   ConversationParamsSchema,
@@ -146,7 +147,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ConversationParamsSchema,
         body: SendMessageBodySchema,
         response: {
-          200: z.string().describe('text/event-stream (see the description)'),
+          200: text().describe('text/event-stream (see the description)'),
           201: SendMessageResponseSchema,
           ...errors,
           413: ErrorBodySchema,
