@@ -42,6 +42,15 @@ describe('POST /api/billing/testing-activation', () => {
     expect(unknown.json().error.field).toBe('plan')
   })
 
+  it('refuses an unconfirmed email with 403 EMAIL_NOT_CONFIRMED and activates nothing', async () => {
+    const { headers } = await signedInUser(app, { confirmed: false })
+    const response = await app.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan: 'basic' } })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('EMAIL_NOT_CONFIRMED')
+    const me = SessionUserResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/me', headers })).json())
+    expect(me.user).toMatchObject({ hasSubscription: false, hasCompletedPayment: false })
+  })
+
   it('is refused when Stripe is configured', async () => {
     const { headers } = await signedInUser(stripeApp)
     const response = await stripeApp.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan: 'basic' } })

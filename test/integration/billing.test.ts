@@ -213,6 +213,17 @@ describe('POST /api/billing/embedded-checkout', () => {
     expect(testing.json().error.code).toBe('PAYMENTS_NOT_CONFIGURED')
   })
 
+  it('refuses an unconfirmed email with 403 EMAIL_NOT_CONFIRMED before anything is made at Stripe', async () => {
+    const user = await signedInUser(app, { confirmed: false })
+    const requestsBefore = fake.requests.length
+    const response = await startCheckout(user, { plan: 'basic' })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('EMAIL_NOT_CONFIRMED')
+    expect(fake.requests.length).toBe(requestsBefore)
+    const [row] = await app.db.select().from(subscribers).where(eq(subscribers.userId, user.user.id))
+    expect(row).toBeUndefined()
+  })
+
   it('refuses a second subscription while one is active', async () => {
     const { user, events } = await checkedOut('basic')
     await deliver(events)
@@ -454,7 +465,7 @@ describe('one-time checkouts (the extension point for courses)', () => {
       },
     })
     const user = await signedInUser(app)
-    const customer = await billing.ensureCustomer({ id: user.user.id, email: user.user.email, fullName: user.user.fullName })
+    const customer = await billing.ensureCustomer({ id: user.user.id, email: user.user.email, fullName: user.user.fullName, emailConfirmed: true })
     const product = await stripe.products.create({ name: 'Course' })
     const price = await stripe.prices.create({ currency: 'usd', unit_amount: 4900, product: product.id })
     const session = await stripe.checkout.sessions.create({

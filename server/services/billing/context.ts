@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type Stripe from 'stripe'
 import type { Db, DbExecutor } from '#server/db/client'
 import { subscribers, users } from '#server/db/schema'
+import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { PaymentKinds } from './payment-kinds'
 
@@ -16,7 +17,22 @@ export type StripeContext = {
   paymentKinds: PaymentKinds
 }
 
-export type CheckoutUser = { id: string; email: string; fullName: string }
+/** Who pays: the signed-in user, as routes hand it over (`checkoutUser(request.user)`). */
+export type CheckoutUser = { id: string; email: string; fullName: string; emailConfirmed: boolean }
+
+/** The checkout user of a users row. */
+export function checkoutUser(user: { id: string; email: string; fullName: string; emailConfirmedAt: Date | null }): CheckoutUser {
+  return { id: user.id, email: user.email, fullName: user.fullName, emailConfirmed: user.emailConfirmedAt !== null }
+}
+
+/**
+ * 403 EMAIL_NOT_CONFIRMED unless the user has confirmed their email: nothing is bought, activated
+ * or enrolled for an address nobody has shown they own (the web shows the confirmation view first,
+ * and the server enforces it).
+ */
+export function assertEmailConfirmed(user: CheckoutUser): void {
+  if (!user.emailConfirmed) throw new AppError('EMAIL_NOT_CONFIRMED')
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -12,7 +12,7 @@ import type { Clock } from '#server/lib/clock'
 import type { Logger } from 'pino'
 import { getAccess, type Access } from './access'
 import { createCheckout } from './checkout'
-import { ensureCustomer, type CheckoutUser, type StripeContext } from './context'
+import { assertEmailConfirmed, ensureCustomer, type CheckoutUser, type StripeContext } from './context'
 import { createPaymentKinds, type PaymentKind } from './payment-kinds'
 import { createPortal } from './portal'
 import { activateTestingPlan, subscriptionAnswer } from './subscriptions'
@@ -20,7 +20,7 @@ import { createWebhooks } from './webhooks'
 
 export { assertPaid, decideAccess, getAccess, GRACE_MS, paidUserCondition, PAID_STRIPE_STATUSES, type Access, type AccessRow } from './access'
 export { embeddedClientSecret } from './checkout'
-export type { CheckoutUser } from './context'
+export { assertEmailConfirmed, checkoutUser, type CheckoutUser } from './context'
 export type { CheckoutPaymentContext, PaymentKind, RefundContext } from './payment-kinds'
 export { findPlan, planForLookupKey, PLANS, priceLookupKey } from './plans'
 export { activateTestingPlan, subscriptionAnswer, subscriptionRecord } from './subscriptions'
@@ -70,14 +70,18 @@ export function createBilling(deps: BillingDeps) {
       return deps.stripe.publishableKey
     },
 
-    /** Testing mode: activates a plan without payment (refused when Stripe is configured). */
-    async activateTestingPlan(userId: string, plan: PlanId): Promise<void> {
+    /** Testing mode: activates a plan without payment (refused when Stripe is configured or the email is unconfirmed). */
+    async activateTestingPlan(user: CheckoutUser, plan: PlanId): Promise<void> {
+      assertEmailConfirmed(user)
       if (mode === 'stripe') throw new AppError('TESTING_MODE_DISABLED')
-      await activateTestingPlan(db, userId, plan, clock.now())
+      await activateTestingPlan(db, user.id, plan, clock.now())
     },
 
-    createEmbeddedCheckout: (user: CheckoutUser, plan: PlanId, attempt: string | undefined) =>
-      live().checkout.createEmbeddedCheckout(user, plan, attempt),
+    /** An embedded Checkout Session for the plan (403 EMAIL_NOT_CONFIRMED before anything reaches Stripe). */
+    createEmbeddedCheckout(user: CheckoutUser, plan: PlanId, attempt: string | undefined) {
+      assertEmailConfirmed(user)
+      return live().checkout.createEmbeddedCheckout(user, plan, attempt)
+    },
     checkoutStatus: (userId: string, sessionId: string) => live().checkout.checkoutStatus(userId, sessionId),
     createPortalSession: (userId: string) => live().portal.createPortalSession(userId),
     /** The user's one Stripe customer, created on first use. */
