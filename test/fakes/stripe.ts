@@ -141,6 +141,8 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
   const events: Stripe.Event[] = []
   /** Makes the next n API requests fail with a 500 api_error (with stripe-should-retry: false). */
   let failNext = 0
+  /** Responses held back until the test releases them (see `hold`). */
+  const holds: Array<{ method: string; path: RegExp; used: boolean; arrived: () => void; released: Promise<void> }> = []
 
   const app = Fastify({ logger: false, routerOptions: { querystringParser: (query) => parseForm(query) } })
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -697,14 +699,23 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       return sendError(reply, new FakeStripeError(404, 'invalid_request_error', `Unrecognized request URL (${request.method}: ${path}).`))
     }
     const named = Object.fromEntries(match.candidate.names.map((name, i) => [name, decodeURIComponent(match.result![i + 1]!)]))
+    const held = holds.find((candidate) => !candidate.used && candidate.method === request.method && candidate.path.test(path))
+    if (held) held.used = true
+    let body: unknown
+    let failure: FakeStripeError | undefined
     try {
-      const body = structuredClone(match.candidate.handler(params, named, request))
+      body = structuredClone(match.candidate.handler(params, named, request))
       if (request.method === 'POST' && idempotencyKey) idempotency.set(idempotencyKey, { fingerprint, status: 200, body })
-      return reply.code(200).send(body)
     } catch (error) {
-      if (error instanceof FakeStripeError) return sendError(reply, error)
-      throw error
+      if (!(error instanceof FakeStripeError)) throw error
+      failure = error
     }
+    // A held answer reflects the state when the request arrived and is sent on release (a slow network).
+    if (held) {
+      held.arrived()
+      await held.released
+    }
+    return failure ? sendError(reply, failure) : reply.code(200).send(body)
   })
 
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -778,6 +789,21 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     /** Makes the next `count` API requests answer 500 api_error. */
     failNextRequests(count = 1) {
       failNext = count
+    },
+
+    /**
+     * Holds back the answer to the next request matching `method` and `path`: it is computed when
+     * the request arrives (the state Stripe had then) and sent only on `release()`, like a slow
+     * network. `arrived` resolves when the request has come in, so a test can look at the app's
+     * state while the call is in flight, with no timers.
+     */
+    hold(method: string, path: RegExp): { arrived: Promise<void>; release(): void } {
+      let arrived!: () => void
+      let release!: () => void
+      const arrival = new Promise<void>((resolve) => (arrived = resolve))
+      const released = new Promise<void>((resolve) => (release = resolve))
+      holds.push({ method, path, used: false, arrived, released })
+      return { arrived: arrival, release }
     },
 
     /** Requests to a path (e.g. '/v1/checkout/sessions'), optionally one method, in order. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,7 +15,7 @@ import { priceLookupKey } from '#server/services/billing'
 import { setupStripe } from '../../scripts/stripe-setup'
 import { FAKE_PUBLISHABLE_KEY, startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { buildTestApp } from '../helpers/app'
-import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { createTestDatabase, hasPostgres, type TestDatabase } from '../helpers/db'
 import { signedInUser, type SignedIn } from '../helpers/users'
 
 const DAY = 24 * 3_600_000
@@ -486,6 +486,86 @@ describe('one-time checkouts (the extension point for courses)', () => {
     expect(await billing.handleEvent(event!)).toBe('duplicate')
     expect(calls).toHaveLength(2)
     expect(calls[1]).toMatchObject({ userId: user.user.id, session: { id: session.id, mode: 'payment', payment_status: 'paid', metadata: { courseId: 'course-1' } } })
+  })
+})
+
+/** Connections of this file's database left inside a transaction, and the advisory locks held in it. */
+async function transactionsAndLocks() {
+  const idle = await app.db.execute(sql`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`)
+  const locks = await app.db.execute(sql`
+    select count(*)::int as n from pg_locks
+    where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`)
+  const count = (result: unknown) => Number(((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows)[0] as { n: number }).n)
+  return { idleInTransaction: count(idle), advisoryLocks: count(locks) }
+}
+
+/** Whether another connection can take the customer's lock now (without waiting for it). */
+async function customerLockIsFree(customer: string): Promise<boolean> {
+  return app.db.transaction(async (tx) => {
+    const result = await tx.execute(sql`select pg_try_advisory_xact_lock(hashtext(${`stripe:${customer}`})) as free`)
+    return Boolean(((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows)[0] as { free: boolean }).free)
+  })
+}
+
+// On a real PostgreSQL server (PGlite has a single connection, so nothing else could look meanwhile).
+describe.runIf(hasPostgres())('Stripe calls are made outside database transactions', () => {
+  it('webhook: while Stripe is slow to answer, no transaction and no advisory lock is held', async () => {
+    const { user, subscriptionId, events } = await checkedOut('premium')
+    const customer = fake.subscriptions.get(subscriptionId)!.customer as string
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    const held = fake.hold('GET', new RegExp(`^/v1/subscriptions/${subscriptionId}$`))
+    const delivery = deliver([completed])
+    try {
+      await held.arrived
+      expect(await transactionsAndLocks()).toEqual({ idleInTransaction: 0, advisoryLocks: 0 })
+      expect(await customerLockIsFree(customer)).toBe(true)
+    } finally {
+      held.release()
+    }
+    const [response] = await delivery
+    expect(response!.statusCode).toBe(200)
+    expect(await recorded(completed.id)).toBe(1)
+    expect(await checkSubscription(user)).toMatchObject({ paid: true, subscription_tier: 'premium' })
+  })
+
+  it('checkout return: the session and subscription are read before the short transaction', async () => {
+    const { user, sessionId, subscriptionId } = await checkedOut('elite')
+    const customer = fake.subscriptions.get(subscriptionId)!.customer as string
+    const held = fake.hold('GET', new RegExp(`^/v1/subscriptions/${subscriptionId}$`))
+    const status = call(app, { method: 'GET', url: `/api/billing/checkout-session/${sessionId}`, headers: user.headers })
+    try {
+      await held.arrived
+      expect(await transactionsAndLocks()).toEqual({ idleInTransaction: 0, advisoryLocks: 0 })
+      expect(await customerLockIsFree(customer)).toBe(true)
+    } finally {
+      held.release()
+    }
+    const response = await status
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({ status: 'complete', subscribed: true, subscription_tier: 'elite' })
+  })
+
+  it('a slow, older read of a subscription never overwrites a newer one applied meanwhile', async () => {
+    const { user, subscriptionId, events } = await checkedOut('basic')
+    await deliver(events)
+    // An update is read from Stripe (still active) and its answer is slow to arrive...
+    const held = fake.hold('GET', new RegExp(`^/v1/subscriptions/${subscriptionId}$`))
+    const [olderEvent] = fake.setSubscriptionStatus(subscriptionId, 'active')
+    const older = deliver([olderEvent!])
+    try {
+      await held.arrived
+      // ...meanwhile the subscription is cancelled, and that event is read and applied first.
+      const [cancelled] = await deliver(fake.cancel(subscriptionId))
+      expect(cancelled!.statusCode).toBe(200)
+      expect(await checkSubscription(user)).toMatchObject({ paid: false, status: 'canceled' })
+    } finally {
+      held.release()
+    }
+    const [late] = await older
+    expect(late!.statusCode).toBe(200)
+    expect(await checkSubscription(user)).toMatchObject({ paid: false, status: 'canceled' })
   })
 })
 

@@ -1,5 +1,5 @@
 import { relations, sql } from 'drizzle-orm'
-import { boolean, check, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, boolean, check, index, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { SUBSCRIPTION_STATUSES } from '#common/domain'
 import { PLAN_IDS } from '#common/plans'
 import { inList } from './helpers'
@@ -22,6 +22,8 @@ export const subscribers = pgTable(
     pastDueSince: timestamp({ withTimezone: true }),
     stripeCustomerId: text(),
     stripeSubscriptionId: text(),
+    /** The sync ticket of the Stripe read this row was last written from (see stripeSyncTickets). */
+    stripeSyncTicket: bigint({ mode: 'number' }),
     ...timestamps,
   },
   (t) => [
@@ -32,6 +34,13 @@ export const subscribers = pgTable(
     check('subscribers_source_check', sql`${t.source} is null or ${inList(t.source, SUBSCRIPTION_SOURCES)}`),
   ],
 )
+
+/**
+ * Tickets taken before each read of a subscription from Stripe, in the order the reads start. A
+ * read is written only if no read with a later ticket was written for the same subscription, so a
+ * slow answer never overwrites a newer one (docs/decisions/030).
+ */
+export const stripeSyncTickets = pgSequence('stripe_sync_tickets')
 
 export const WEBHOOK_PROVIDERS = ['stripe', 'vapi'] as const
 

@@ -77,7 +77,23 @@ export async function ensureCustomer(ctx: StripeContext, user: CheckoutUser): Pr
   return rememberCustomer(ctx.db, user.id, customer.id, ctx.clock.now())
 }
 
-/** Serialises everything written for one Stripe customer (transaction-scoped advisory lock). */
+/**
+ * Serialises the database writes for one Stripe customer (a transaction-scoped advisory lock).
+ * Taken only in the short transaction that writes what was read from Stripe before it: never
+ * while a Stripe call is in flight.
+ */
 export async function lockCustomer(tx: DbExecutor, key: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`stripe:${key}`}))`)
+}
+
+/**
+ * A sync ticket, taken (outside any transaction) just before reading a subscription from Stripe:
+ * tickets grow in the order the reads start, so of two reads of one subscription the one with
+ * the later ticket saw Stripe's state at least as late as every event that came before it.
+ * `applySubscription` writes a read only if no later ticket was written (docs/decisions/030).
+ */
+export async function takeSyncTicket(db: DbExecutor): Promise<number> {
+  const result = await db.execute(sql`select nextval('stripe_sync_tickets') as ticket`)
+  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows
+  return Number((rows[0] as { ticket: string | number }).ticket)
 }

@@ -73,10 +73,14 @@ function pastDueStart(sub: Stripe.Subscription, now: Date): Date {
 }
 
 /**
- * Writes a Stripe subscription's current state to its user's record. A different subscription
- * than the stored one does not replace a stored one in good standing unless it is in good
- * standing itself, so a late event about an old, cancelled subscription never overwrites the
- * current one. Returns the user id, or null when the user is unknown.
+ * Writes a Stripe subscription, as read with sync ticket `ticket`, to its user's record (the
+ * caller holds the customer lock in `tx`; the read was made before the transaction began).
+ * - A read older than the one already written for the same subscription (a lower ticket) is
+ *   dropped: a slow answer never overwrites a newer one.
+ * - A different subscription than the stored one does not replace a stored one in good standing
+ *   unless it is in good standing itself, so a late event about an old, cancelled subscription
+ *   never overwrites the current one.
+ * Returns the user id, or null when the user is unknown.
  */
 export async function applySubscription(
   ctx: StripeContext,
@@ -84,6 +88,7 @@ export async function applySubscription(
   sub: Stripe.Subscription,
   hintUserId: string | null,
   now: Date,
+  ticket: number,
 ): Promise<string | null> {
   const customerId = idOf(sub.customer)
   let userId = (await userExists(tx, sub.metadata?.userId)) ?? (await userExists(tx, hintUserId))
@@ -96,6 +101,10 @@ export async function applySubscription(
     return null
   }
   const [current] = await tx.select().from(subscribers).where(eq(subscribers.userId, userId)).limit(1).for('update')
+  if (current?.stripeSubscriptionId === sub.id && current.stripeSyncTicket !== null && current.stripeSyncTicket > ticket) {
+    ctx.log.info({ subscription: sub.id, ticket, written: current.stripeSyncTicket }, 'an older read of the subscription: dropped')
+    return userId
+  }
   const record = subscriptionRecord(sub)
   const superseded =
     current?.stripeSubscriptionId &&
@@ -121,6 +130,7 @@ export async function applySubscription(
     currentPeriodEnd: record.currentPeriodEnd,
     pastDueSince,
     stripeSubscriptionId: sub.id,
+    stripeSyncTicket: ticket,
     updatedAt: now,
   }
   await tx
@@ -133,10 +143,5 @@ export async function applySubscription(
   return userId
 }
 
+/** A subscription as Stripe has it now, with its latest invoice (read outside any transaction). */
 export const retrieveSubscription = (ctx: StripeContext, id: string) => ctx.stripe.subscriptions.retrieve(id, { expand: ['latest_invoice'] })
-
-/** Re-reads a subscription from Stripe and writes it (the caller holds the customer lock). */
-export async function syncSubscriptionById(ctx: StripeContext, tx: DbExecutor, subscriptionId: string, hintUserId: string | null, now: Date) {
-  const sub = await retrieveSubscription(ctx, subscriptionId)
-  return applySubscription(ctx, tx, sub, hintUserId, now)
-}
