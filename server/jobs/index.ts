@@ -1,7 +1,8 @@
+import { trialReminders } from './billing'
 import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 
 export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
 
 /** Every job the app runs. Both runners (in-process and BullMQ) read this list. */
-export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired]
+export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired, trialReminders]

@@ -108,15 +108,22 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['billing'],
-        summary: 'Testing mode: activate a plan without payment (refused when Stripe is configured; 403 EMAIL_NOT_CONFIRMED until the email is confirmed)',
+        summary: 'Testing mode: activate a plan without payment, starting the free trial once (refused when Stripe is configured; 403 EMAIL_NOT_CONFIRMED until the email is confirmed)',
         body: TestingActivationBodySchema,
         response: { 200: TestingActivationResponseSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },
       },
       config: { auth: 'session' },
     },
     async (request) => {
-      await billing.activateTestingPlan(checkoutUser(request.user), request.body.plan)
-      return { subscribed: true as const, subscription_tier: request.body.plan, subscription_end: null, source: 'testing' as const }
+      const { status, trialEnd } = await billing.activateTestingPlan(checkoutUser(request.user), request.body.plan)
+      return {
+        subscribed: true as const,
+        subscription_tier: request.body.plan,
+        subscription_end: null,
+        source: 'testing' as const,
+        status,
+        trial_end: trialEnd ? trialEnd.toISOString() : null,
+      }
     },
   )
 }

@@ -123,6 +123,17 @@ test.describe('payment in testing mode', () => {
     await expect(page).toHaveURL('/goal-intake')
     const after = await (await page.request.get('/api/me')).json()
     expect(after.user.hasOptedIn).toBe(true)
+
+    // The plan started with the 7-day free trial: the dashboard says 'Trial' and when it ends.
+    const subscription = await (await page.request.get('/api/billing/check-subscription')).json()
+    expect(subscription).toMatchObject({ status: 'trialing', paid: true, source: 'testing' })
+    const trialEnd = new Date(subscription.trial_end as string)
+    expect(trialEnd.getTime() - Date.now()).toBeGreaterThan(6.9 * 24 * 3_600_000)
+    await page.goto('/dashboard')
+    await expect(page.getByTestId('subscription-badge')).toHaveText('Trial')
+    const dateText = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' }).format(trialEnd)
+    await expect(page.getByRole('status').filter({ hasText: 'Your free trial ends on' })).toContainText(`Your free trial ends on ${dateText}.`)
+    expect(await seriousA11yViolations(page)).toEqual([])
   })
 
   test('/opt-in needs a user (to /auth) and completed payment (to /payment)', async ({ page }) => {
@@ -284,9 +295,10 @@ test.describe('payment in Stripe mode', () => {
     const me = await (await page.request.get(`${base}/api/me`)).json()
     expect(me.user).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'premium' })
 
-    // The plans page now says so; choosing again is refused by the server.
+    // The plans page now says so (the first checkout starts the free trial); choosing again is refused by the server.
     await page.goto(`${base}/payment`)
-    await expect(page.getByText('plan is active')).toBeVisible()
+    await expect(page.getByText(/Your free trial of the Premium plan runs until/)).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Manage billing' })).toBeVisible()
 
     const subscriptionId = session.subscription as string
     expect(await fake.deliver(fake.cancel(subscriptionId))).toEqual([200])

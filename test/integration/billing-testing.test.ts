@@ -1,17 +1,25 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
 import { SessionUserResponseSchema } from '#common/auth'
+import { CheckSubscriptionResponseSchema } from '#common/billing'
+import { subscribers } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
+import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { signedInUser } from '../helpers/users'
 
 let database: TestDatabase
 let app: FastifyInstance
 let stripeApp: FastifyInstance
+let trialApp: FastifyInstance
+const clock = fakeClock()
+const DAY = 24 * 3_600_000
 
 beforeAll(async () => {
   database = await createTestDatabase()
   app = await buildTestApp({ database })
+  trialApp = await buildTestApp({ database, clock })
   stripeApp = await buildTestApp({
     database,
     env: { STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_PUBLISHABLE_KEY: 'pk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' },
@@ -20,7 +28,42 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
   await stripeApp?.close()
+  await trialApp?.close()
   await database?.destroy()
+})
+
+describe('the free trial in testing mode', () => {
+  const activate = (headers: Record<string, string>, plan: string) =>
+    trialApp.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan } })
+  const checkSubscription = async (headers: Record<string, string>) =>
+    CheckSubscriptionResponseSchema.parse((await trialApp.inject({ method: 'GET', url: '/api/billing/check-subscription', headers })).json())
+
+  it('starts a 7-day trial (trialing, paid), keeps its end across plan changes, then becomes active; once per member', async () => {
+    clock.set(new Date('2026-11-21T12:00:00Z'))
+    const { headers, user } = await signedInUser(trialApp)
+    const first = await activate(headers, 'basic')
+    expect(first.statusCode).toBe(200)
+    const trialEnd = '2026-11-28T12:00:00.000Z'
+    expect(first.json()).toEqual({ subscribed: true, subscription_tier: 'basic', subscription_end: null, source: 'testing', status: 'trialing', trial_end: trialEnd })
+    expect(await checkSubscription(headers)).toMatchObject({ subscribed: true, paid: true, status: 'trialing', trial_end: trialEnd, subscription_tier: 'basic' })
+    const [row] = await trialApp.db.select().from(subscribers).where(eq(subscribers.userId, user.id))
+    expect(row).toMatchObject({ status: 'trialing', source: 'testing', trialEnd: new Date(trialEnd), trialReminderSentAt: null })
+
+    // Choosing another plan two days in keeps the trial's end.
+    clock.advance(2 * DAY)
+    expect((await activate(headers, 'elite')).json()).toMatchObject({ subscription_tier: 'elite', status: 'trialing', trial_end: trialEnd })
+
+    // The trial ends: testing mode takes no payment, the plan simply continues.
+    clock.set(new Date(trialEnd))
+    expect(await checkSubscription(headers)).toMatchObject({ subscribed: true, paid: true, status: 'active', trial_end: null, subscription_tier: 'elite' })
+    const me = SessionUserResponseSchema.parse((await trialApp.inject({ method: 'GET', url: '/api/me', headers })).json())
+    expect(me.user).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'elite' })
+
+    // No second trial.
+    clock.advance(DAY)
+    expect((await activate(headers, 'premium')).json()).toMatchObject({ subscription_tier: 'premium', status: 'active', trial_end: null })
+    expect(await checkSubscription(headers)).toMatchObject({ status: 'active', trial_end: null })
+  })
 })
 
 describe('POST /api/billing/testing-activation', () => {
@@ -28,7 +71,7 @@ describe('POST /api/billing/testing-activation', () => {
     const { headers } = await signedInUser(app)
     const response = await app.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan: 'premium' } })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ subscribed: true, subscription_tier: 'premium', source: 'testing' })
+    expect(response.json()).toMatchObject({ subscribed: true, subscription_tier: 'premium', source: 'testing', status: 'trialing' })
     const me = SessionUserResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/me', headers })).json())
     expect(me.user).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'premium' })
   })

@@ -10,6 +10,7 @@ import type { PlanId } from '#common/plans'
 import { processedWebhookEvents, profiles, subscribers, type Subscriber } from '#server/db/schema'
 import { getAccess, paidUserCondition } from '#server/services/billing'
 import { createBilling, type CheckoutPaymentContext } from '#server/services/billing'
+import { createMailer } from '#server/integrations/mailer'
 import { createStripeClient } from '#server/integrations/stripe'
 import { priceLookupKey } from '#server/services/billing'
 import { setupStripe } from '../../scripts/stripe-setup'
@@ -251,28 +252,70 @@ describe('POST /api/billing/embedded-checkout', () => {
   })
 })
 
+describe('the free trial in Stripe mode', () => {
+  it('a first checkout asks Stripe for the 7-day trial; a member who has had one checks out without it', async () => {
+    const { user, subscriptionId, sessionId, events } = await checkedOut('basic')
+    const sent = fake.requestsTo('/v1/checkout/sessions', 'POST').filter((request) => request.params.client_reference_id === user.user.id)
+    expect(sent.at(-1)!.params.subscription_data).toEqual({ trial_period_days: '7', metadata: { userId: user.user.id, tier: 'basic' } })
+    expect(fake.sessions.get(sessionId)).toMatchObject({ payment_status: 'no_payment_required' })
+    await deliver(events)
+    expect(await checkSubscription(user)).toMatchObject({ paid: true, status: 'trialing' })
+
+    // Cancelled during the trial, then back: no second trial, the plan starts paid at once.
+    await deliver(fake.cancel(subscriptionId))
+    const again = CreateCheckoutResponseSchema.parse((await startCheckout(user, { plan: 'elite' })).json())
+    expect(fake.requestsTo('/v1/checkout/sessions', 'POST').at(-1)!.params.subscription_data).toEqual({ metadata: { userId: user.user.id, tier: 'elite' } })
+    await deliver(fake.completeCheckout(again.session_id))
+    expect(await checkSubscription(user)).toMatchObject({ paid: true, status: 'active', subscription_tier: 'elite', trial_end: null })
+    expect(fake.sessions.get(again.session_id)).toMatchObject({ payment_status: 'paid' })
+  })
+
+  it('follows the trial to its end: trial_will_end re-reads it, the first payment makes it active', async () => {
+    const { user, subscriptionId, events } = await checkedOut('premium')
+    await deliver(events)
+    const trialEnd = new Date((fake.subscriptions.get(subscriptionId)!.trial_end as number) * 1000)
+    expect(trialEnd.getTime()).toBeGreaterThan(Date.now() + 6.9 * DAY)
+    expect(trialEnd.getTime()).toBeLessThanOrEqual(Date.now() + 7 * DAY)
+    const trialing = await checkSubscription(user)
+    expect(trialing).toMatchObject({ status: 'trialing', trial_end: trialEnd.toISOString(), subscription_end: trialEnd.toISOString() })
+
+    const [notice] = await deliver(fake.trialWillEnd(subscriptionId))
+    expect(notice!.json()).toEqual({ received: true, duplicate: false })
+    expect(await checkSubscription(user)).toMatchObject({ status: 'trialing', trial_end: trialEnd.toISOString() })
+
+    await deliver(fake.endTrial(subscriptionId))
+    const active = await checkSubscription(user)
+    expect(active).toMatchObject({ paid: true, status: 'active', trial_end: null })
+    expect(new Date(active.subscription_end!).getTime()).toBeGreaterThan(trialEnd.getTime())
+    expect([...fake.charges.values()].filter((charge) => charge.customer === fake.subscriptions.get(subscriptionId)!.customer)).toHaveLength(1)
+  })
+})
+
 describe('POST /api/webhooks/stripe', () => {
-  it('unlocks access after checkout, with the events in Stripe’s usual order', async () => {
+  it('unlocks access after checkout (the free trial counts as paid), with the events in Stripe’s usual order', async () => {
     const { user, subscriptionId, events } = await checkedOut('premium')
     expect((await checkSubscription(user)).subscribed).toBe(false)
     const responses = await deliver(events)
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200])
     expect(responses.map((r) => r.json().duplicate)).toEqual([false, false, false])
     const state = await checkSubscription(user)
-    const periodEnd = (fake.subscriptions.get(subscriptionId)!.items as { data: Array<{ current_period_end: number }> }).data[0]!.current_period_end
+    const sub = fake.subscriptions.get(subscriptionId)!
+    const periodEnd = (sub.items as { data: Array<{ current_period_end: number }> }).data[0]!.current_period_end
+    expect(sub.trial_end).toBe(periodEnd)
     expect(state).toMatchObject({
       subscribed: true,
       paid: true,
       subscription_tier: 'premium',
-      status: 'active',
+      status: 'trialing',
       source: 'stripe',
       subscription_end: new Date(periodEnd * 1000).toISOString(),
+      trial_end: new Date((sub.trial_end as number) * 1000).toISOString(),
       in_grace_period: false,
       payment_mode: 'stripe',
     })
     expect(await me(user)).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'premium' })
     const [row] = await app.db.select().from(subscribers).where(eq(subscribers.userId, user.user.id))
-    expect(row).toMatchObject({ stripeSubscriptionId: subscriptionId, status: 'active', source: 'stripe' })
+    expect(row).toMatchObject({ stripeSubscriptionId: subscriptionId, status: 'trialing', source: 'stripe', trialEnd: new Date((sub.trial_end as number) * 1000) })
   })
 
   it('converges whatever order the events arrive in', async () => {
@@ -283,7 +326,7 @@ describe('POST /api/webhooks/stripe', () => {
     ]) {
       const { user, events } = await checkedOut('elite')
       await deliver(order.map((i) => events[i]!))
-      expect(await checkSubscription(user)).toMatchObject({ subscribed: true, subscription_tier: 'elite', status: 'active' })
+      expect(await checkSubscription(user)).toMatchObject({ subscribed: true, subscription_tier: 'elite', status: 'trialing' })
     }
     // Only one of them arriving is enough: each re-reads the subscription from Stripe.
     for (const only of [0, 1, 2]) {
@@ -377,6 +420,7 @@ describe('POST /api/webhooks/stripe', () => {
   it('ends the subscription when its payment is fully refunded', async () => {
     const { user, subscriptionId, events } = await checkedOut('elite')
     await deliver(events)
+    await deliver(fake.endTrial(subscriptionId)) // the first payment, when the trial ends
     const customer = fake.subscriptions.get(subscriptionId)!.customer as string
     const [response] = await deliver(fake.refundLatestCharge(customer))
     expect(response!.statusCode).toBe(200)
@@ -457,6 +501,7 @@ describe('one-time checkouts (the extension point for courses)', () => {
       appUrl: 'http://localhost:3000',
       clock: app.services.clock,
       log: app.log as never,
+      mailer: createMailer({ smtpUrl: undefined, from: 'test@example.com', log: app.log as never }),
     })
     billing.registerPaymentKind('course', {
       checkoutCompleted: async (context) => {
@@ -574,7 +619,8 @@ describe('checkout return and status', () => {
     const { user, sessionId } = await checkedOut('premium')
     const response = await call(app, { method: 'GET', url: `/api/billing/checkout-session/${sessionId}`, headers: user.headers })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ status: 'complete', payment_status: 'paid', subscribed: true, subscription_tier: 'premium' })
+    // The trial defers the first payment, so Stripe reports none required at checkout.
+    expect(response.json()).toMatchObject({ status: 'complete', payment_status: 'no_payment_required', subscribed: true, subscription_tier: 'premium' })
     const other = await signedInUser(app)
     expect((await call(app, { method: 'GET', url: `/api/billing/checkout-session/${sessionId}`, headers: other.headers })).statusCode).toBe(404)
     expect((await call(app, { method: 'GET', url: '/api/billing/checkout-session/cs_test_nope', headers: other.headers })).statusCode).toBe(404)

@@ -20,6 +20,12 @@ export const subscribers = pgTable(
     source: text({ enum: SUBSCRIPTION_SOURCES }),
     currentPeriodEnd: timestamp({ withTimezone: true }),
     pastDueSince: timestamp({ withTimezone: true }),
+    /** When the member's free trial ends (or ended: kept afterwards, so a trial is given once). */
+    trialEnd: timestamp({ withTimezone: true }),
+    /** When the trial-ending reminder was sent (claimed) for the current trial end. */
+    trialReminderSentAt: timestamp({ withTimezone: true }),
+    /** Stripe will end the subscription (`cancel_at_period_end`, or a `cancel_at` date): nothing will be charged. */
+    cancelScheduled: boolean().notNull().default(false),
     stripeCustomerId: text(),
     stripeSubscriptionId: text(),
     /** The sync ticket of the Stripe read this row was last written from (see stripeSyncTickets). */
@@ -28,6 +34,8 @@ export const subscribers = pgTable(
   },
   (t) => [
     uniqueIndex('subscribers_stripe_customer_id_key').on(t.stripeCustomerId),
+    // The trial reminder job's search: trials not yet reminded, by when they end.
+    index('subscribers_trial_reminder_idx').on(t.trialEnd).where(sql`${t.status} = 'trialing' and ${t.trialReminderSentAt} is null`),
     uniqueIndex('subscribers_stripe_subscription_id_key').on(t.stripeSubscriptionId),
     check('subscribers_tier_check', sql`${t.tier} is null or ${inList(t.tier, PLAN_IDS)}`),
     check('subscribers_status_check', sql`${t.status} is null or ${inList(t.status, SUBSCRIPTION_STATUSES)}`),

@@ -1,10 +1,11 @@
 /**
- * Embedded Stripe Checkout for the plans (`ui_mode: 'embedded_page'`, subscription mode), the
+ * Embedded Stripe Checkout for the plans (`ui_mode: 'embedded_page'`, subscription mode, with the
+ * free trial for a member who has not had one), the
  * return from it, and the completion of any checkout session (shared with the webhook).
  * Metadata is not inherited by the subscription, so the user id goes in `subscription_data` too.
  */
 import type Stripe from 'stripe'
-import type { PlanId } from '#common/plans'
+import { TRIAL_DAYS, type PlanId } from '#common/plans'
 import type { DbExecutor } from '#server/db/client'
 import { isStripeNotFound, stripeError } from '#server/integrations/stripe'
 import { AppError } from '#server/lib/app-error'
@@ -21,7 +22,7 @@ import {
   type StripeContext,
 } from './context'
 import { findPlan, priceLookupKey } from './plans'
-import { applySubscription, retrieveSubscription } from './subscriptions'
+import { applySubscription, hadTrial, retrieveSubscription } from './subscriptions'
 
 /** The user a checkout session was made for (client_reference_id, else metadata.userId). */
 async function sessionUser(tx: DbExecutor, session: Stripe.Checkout.Session): Promise<string | null> {
@@ -100,6 +101,8 @@ export function createCheckout(ctx: StripeContext) {
     try {
       const customer = await ensureCustomer(ctx, user)
       const price = await priceFor(plan)
+      // The free trial, once per member: Stripe collects the card now and charges when it ends.
+      const trial = (await hadTrial(db, user.id)) ? {} : { trial_period_days: TRIAL_DAYS }
       // Without a client attempt id, repeats within the same minute replay the same session.
       const nonce = attempt ?? `m${Math.floor(now.getTime() / 60_000)}`
       const session = await stripe.checkout.sessions.create(
@@ -112,7 +115,7 @@ export function createCheckout(ctx: StripeContext) {
           redirect_on_completion: 'if_required',
           client_reference_id: user.id,
           metadata: { userId: user.id, kind: 'plan', tier: plan },
-          subscription_data: { metadata: { userId: user.id, tier: plan } },
+          subscription_data: { ...trial, metadata: { userId: user.id, tier: plan } },
         },
         { idempotencyKey: `checkout:${user.id}:${plan}:${nonce}` },
       )

@@ -80,6 +80,7 @@ export function createWebhooks(ctx: StripeContext) {
       case 'customer.subscription.deleted':
       case 'customer.subscription.paused':
       case 'customer.subscription.resumed':
+      case 'customer.subscription.trial_will_end':
         return readSubscription(event.data.object.id, now)
       case 'invoice.paid':
       case 'invoice.payment_succeeded':
