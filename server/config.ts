@@ -59,6 +59,9 @@ export const EnvSchema = z.object({
     z.string().regex(/^whsec_\w+$/, 'must look like whsec_…').optional(),
   ),
   STRIPE_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  /** `testing` allows payment testing mode when NODE_ENV=production (see loadConfig). */
+  PAYMENT_MODE: z.preprocess(emptyToUndefined, z.enum(['testing'], { error: 'must be "testing" or unset' }).optional()),
+  NODE_ENV: optionalString,
   VAPI_API_KEY: optionalString,
   VAPI_ASSISTANT_ID: optionalString,
   VAPI_PHONE_NUMBER_ID: optionalString,
@@ -134,6 +137,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       (name) => !env[name],
     )!
     throw new ConfigError(missing, 'is required when the other Stripe keys are set')
+  }
+  // Without Stripe keys anyone gets any plan free (testing mode): production must say it means that.
+  if (stripeSet === 0 && env.NODE_ENV === 'production' && env.PAYMENT_MODE !== 'testing') {
+    throw new ConfigError(
+      'PAYMENT_MODE',
+      'must be "testing" to run in production without Stripe keys (anyone could then get any plan free): set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENT_MODE=testing',
+    )
   }
 
   return {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
@@ -7,6 +10,7 @@ import { subscribers } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freePort, spawnEntry } from '../helpers/process'
 import { signedInUser } from '../helpers/users'
 
 let database: TestDatabase
@@ -101,4 +105,27 @@ describe('POST /api/billing/testing-activation', () => {
     const me = SessionUserResponseSchema.parse((await stripeApp.inject({ method: 'GET', url: '/api/me', headers })).json())
     expect(me.user.hasCompletedPayment).toBe(false)
   })
+})
+
+/** The real entry, as `npm start` runs it in production (the Docker image sets NODE_ENV=production). */
+describe('payment testing mode in production', () => {
+  it('refuses to start without Stripe keys unless PAYMENT_MODE=testing, naming PAYMENT_MODE in one line', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mc-payment-mode-'))
+    const refused = spawnEntry('server/index.ts', { NODE_ENV: 'production', PORT: String(await freePort()), DATA_DIR: dataDir })
+    expect((await refused.exited).code).toBe(1)
+    const lines = refused.output().trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^Invalid configuration: PAYMENT_MODE must be "testing" to run in production without Stripe keys/)
+
+    const port = await freePort()
+    const allowed = spawnEntry('server/index.ts', { NODE_ENV: 'production', PAYMENT_MODE: 'testing', PORT: String(port), DATA_DIR: dataDir })
+    try {
+      await allowed.waitFor(/Momentum Coach is ready/, 60_000)
+      const plans = await fetch(`http://127.0.0.1:${port}/api/plans`)
+      expect(((await plans.json()) as { paymentMode: string }).paymentMode).toBe('testing')
+    } finally {
+      allowed.child.kill('SIGTERM')
+      await allowed.exited
+    }
+  }, 90_000)
 })
