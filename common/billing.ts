@@ -7,13 +7,22 @@ export { PAYMENT_MODES, PaymentModeSchema, type PaymentMode } from './plans'
 /** Days a past-due Stripe subscription keeps access while Stripe retries the payment. */
 export const PAST_DUE_GRACE_DAYS = 7
 
-/** Testing mode (no Stripe keys): choosing a plan activates it without payment. */
+/** A reminder email goes out this many days before a free trial ends. */
+export const TRIAL_REMINDER_DAYS = 2
+
+/**
+ * Testing mode (no Stripe keys): choosing a plan activates it without payment, starting the free
+ * trial (`trialing` until `trial_end`) unless the member has had one, then `active`.
+ */
 export const TestingActivationBodySchema = z.object({ plan: PlanIdSchema })
 export const TestingActivationResponseSchema = z.object({
   subscribed: z.literal(true),
   subscription_tier: PlanIdSchema,
   subscription_end: z.string().nullable(),
   source: z.literal('testing'),
+  status: z.enum(['trialing', 'active']),
+  /** ISO time the free trial ends (null when no trial runs). */
+  trial_end: z.string().nullable(),
 })
 
 /**
@@ -33,6 +42,8 @@ export const CheckSubscriptionResponseSchema = z.object({
   in_grace_period: z.boolean(),
   /** When the grace period ends (set while past due, inside or beyond the grace). */
   grace_period_end: z.string().nullable(),
+  /** While the status is `trialing`: when the free trial ends (else null). */
+  trial_end: z.string().nullable(),
   payment_mode: PaymentModeSchema,
 })
 export type CheckSubscriptionResponse = z.infer<typeof CheckSubscriptionResponseSchema>

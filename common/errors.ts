@@ -22,6 +22,7 @@ export const ERRORS = {
   // 403
   FORBIDDEN: { status: 403, message: 'Forbidden' },
   PAYMENT_REQUIRED: { status: 403, message: 'An active subscription is required. Please choose a plan.' },
+  EMAIL_NOT_CONFIRMED: { status: 403, message: 'Please check your email and confirm your account' },
   // 404
   NOT_FOUND: { status: 404, message: 'Not found' },
   // 409

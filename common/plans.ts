@@ -16,6 +16,9 @@ export const PlanSchema = z.object({
 })
 export type Plan = z.infer<typeof PlanSchema>
 
+/** Each plan starts with a free trial of this many days (once per member), in Stripe and in testing mode. */
+export const TRIAL_DAYS = 7
+
 /** How payments work on this server: testing mode (no Stripe keys) or Stripe. */
 export const PAYMENT_MODES = ['testing', 'stripe'] as const
 export const PaymentModeSchema = z.enum(PAYMENT_MODES)

@@ -27,6 +27,7 @@ export const WEBHOOK_EVENTS = [
   'customer.subscription.deleted',
   'customer.subscription.paused',
   'customer.subscription.resumed',
+  'customer.subscription.trial_will_end',
   'invoice.paid',
   'invoice.payment_failed',
   'charge.refunded',

@@ -67,7 +67,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -91,6 +91,9 @@ export const EnvSchema = z.object({
     z.string().regex(/^whsec_\w+$/, 'must look like whsec_…').optional(),
   ),
   STRIPE_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  /** `testing` allows payment testing mode when NODE_ENV=production (see loadConfig). */
+  PAYMENT_MODE: z.preprocess(emptyToUndefined, z.enum(['testing'], { error: 'must be "testing" or unset' }).optional()),
+  NODE_ENV: optionalString,
   VAPI_API_KEY: optionalString,
   VAPI_ASSISTANT_ID: optionalString,
   VAPI_PHONE_NUMBER_ID: optionalString,
@@ -102,7 +105,6 @@ export const EnvSchema = z.object({
   ),
   TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
-  NODE_ENV: optionalString,
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -173,8 +175,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     )!
     throw new ConfigError(missing, 'is required when the other Stripe keys are set')
   }
-
+  // Without Stripe keys anyone gets any plan free (testing mode): production must say it means that.
   const production = env.NODE_ENV === 'production'
+  if (stripeSet === 0 && production && env.PAYMENT_MODE !== 'testing') {
+    throw new ConfigError(
+      'PAYMENT_MODE',
+      'must be "testing" to run in production without Stripe keys (anyone could then get any plan free): set STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY and STRIPE_WEBHOOK_SECRET, or PAYMENT_MODE=testing',
+    )
+  }
+
   if (production && !env.SMTP_URL) {
     throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
   }

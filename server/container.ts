@@ -70,6 +70,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     clock,
     log,
     appUrl: config.appUrl,
+    mailer,
     stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
   })
 

@@ -14,6 +14,7 @@ export const accessColumns = {
   source: subscribers.source,
   end: subscribers.currentPeriodEnd,
   pastDueSince: subscribers.pastDueSince,
+  trialEnd: subscribers.trialEnd,
   updatedAt: subscribers.updatedAt,
   paymentStatus: profiles.paymentStatus,
 }
@@ -26,6 +27,7 @@ export type AccessRow = {
   source: 'stripe' | 'testing' | null
   end: Date | null
   pastDueSince: Date | null
+  trialEnd: Date | null
   updatedAt: Date | null
   paymentStatus: 'paid' | 'unpaid' | null
 }

@@ -1,3 +1,4 @@
+import { trialReminders } from './billing'
 import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { sendEmail } from './send-email'
@@ -5,4 +6,4 @@ import { sendEmail } from './send-email'
 export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
 
 /** Every job the app runs. Both runners (in-process and BullMQ) read this list. */
-export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired, sendEmail]
+export const JOBS: readonly AnyJobDefinition[] = [cleanupExpired, sendEmail, trialReminders]

@@ -12,6 +12,7 @@ import {
   TestingActivationResponseSchema,
 } from '#common/billing'
 import { ErrorBodySchema } from '#common/errors'
+import { checkoutUser } from '#server/services/billing'
 
 const errors = {
   400: ErrorBodySchema,
@@ -66,16 +67,13 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['billing'],
-        summary: "create-embedded-checkout: an embedded Stripe Checkout Session (subscription mode) for the plan's monthly price",
+        summary: "create-embedded-checkout: an embedded Stripe Checkout Session (subscription mode) for the plan's monthly price (403 EMAIL_NOT_CONFIRMED until the email is confirmed)",
         body: CreateCheckoutBodySchema,
         response: { 200: CreateCheckoutResponseSchema, ...errors },
       },
       config: { auth: 'session', cache: 'no-store', rateLimit: STRIPE_WRITE_LIMIT },
     },
-    async (request) => {
-      const { id, email, fullName } = request.user
-      return billing.createEmbeddedCheckout({ id, email, fullName }, checkoutPlanOf(request.body), request.body.attempt)
-    },
+    async (request) => billing.createEmbeddedCheckout(checkoutUser(request.user), checkoutPlanOf(request.body), request.body.attempt),
   )
 
   app.get(
@@ -110,15 +108,22 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['billing'],
-        summary: 'Testing mode: activate a plan without payment (refused when Stripe is configured)',
+        summary: 'Testing mode: activate a plan without payment, starting the free trial once (refused when Stripe is configured; 403 EMAIL_NOT_CONFIRMED until the email is confirmed)',
         body: TestingActivationBodySchema,
         response: { 200: TestingActivationResponseSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },
       },
       config: { auth: 'session' },
     },
     async (request) => {
-      await billing.activateTestingPlan(request.user.id, request.body.plan)
-      return { subscribed: true as const, subscription_tier: request.body.plan, subscription_end: null, source: 'testing' as const }
+      const { status, trialEnd } = await billing.activateTestingPlan(checkoutUser(request.user), request.body.plan)
+      return {
+        subscribed: true as const,
+        subscription_tier: request.body.plan,
+        subscription_end: null,
+        source: 'testing' as const,
+        status,
+        trial_end: trialEnd ? trialEnd.toISOString() : null,
+      }
     },
   )
 }

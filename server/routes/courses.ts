@@ -12,6 +12,7 @@ import {
   QuizParamsSchema,
 } from '#common/courses'
 import { ErrorBodySchema } from '#common/errors'
+import { checkoutUser } from '#server/services/billing'
 
 const readErrors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 429: ErrorBodySchema }
 const writeErrors = { ...readErrors, 403: ErrorBodySchema, 502: ErrorBodySchema, 503: ErrorBodySchema }
@@ -58,16 +59,13 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['courses'],
         summary:
-          'Enroll: a free course at once; a premium one through an embedded Stripe Checkout Session (the webhook enrolls), or at once in payment testing mode',
+          'Enroll: a free course at once; a premium one through an embedded Stripe Checkout Session (the webhook enrolls), or at once in payment testing mode; 403 EMAIL_NOT_CONFIRMED until the email is confirmed',
         params: CourseParamsSchema,
         response: { 200: EnrollResponseSchema, ...writeErrors },
       },
       config: { auth: 'session', cache: 'no-store', rateLimit: ENROLL_LIMIT },
     },
-    async (request) => {
-      const { id, email, fullName } = request.user
-      return courses.enroll({ id, email, fullName }, request.params.courseId)
-    },
+    async (request) => courses.enroll(checkoutUser(request.user), request.params.courseId),
   )
 
   app.post(

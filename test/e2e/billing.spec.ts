@@ -42,6 +42,7 @@ async function confirmEmail(page: Page, email: string, origin = '') {
 }
 
 const plansList = (page: Page) => page.getByRole('list', { name: 'Plans' })
+const testingBanner = (page: Page) => page.getByRole('region', { name: 'Payment testing mode' })
 
 test.describe('payment in testing mode', () => {
   test("the unconfirmed-email view: 'I've Confirmed My Email' with both toasts, and 'Back to Sign In'", async ({ page }) => {
@@ -94,9 +95,19 @@ test.describe('payment in testing mode', () => {
     await expect(plans.getByText('MOST POPULAR')).toHaveCount(1)
     await expect(plans.getByRole('group', { name: 'Basic' })).toContainText('Daily 5-minute accountability calls')
     await expect(page.getByText('Testing mode.', { exact: false })).toBeVisible()
+    // The banner every signed-in page shows in testing mode.
+    await expect(testingBanner(page)).toHaveText('Testing mode: payments are not being taken.')
     expect(await seriousA11yViolations(page)).toEqual([])
     // Testing mode never loads Stripe.js.
     expect(stripeRequests).toEqual([])
+
+    // It is on the other signed-in screens too, and not on the public ones once signed out.
+    await page.goto('/courses')
+    await expect(page.getByRole('heading', { level: 1, name: 'Course Platform' })).toBeVisible()
+    await expect(testingBanner(page)).toBeVisible()
+    await page.getByRole('button', { name: /Log ?out/i }).first().click()
+    await expect(page).toHaveURL(/\/auth/)
+    await expect(testingBanner(page)).toHaveCount(0)
   })
 
   test('choosing a plan activates it, then /opt-in, then /goal-intake', async ({ page }) => {
@@ -125,6 +136,18 @@ test.describe('payment in testing mode', () => {
     await expect(page).toHaveURL('/goal-intake')
     const after = await (await page.request.get('/api/me')).json()
     expect(after.user.hasOptedIn).toBe(true)
+
+    // The plan started with the 7-day free trial: the dashboard says 'Trial' and when it ends.
+    const subscription = await (await page.request.get('/api/billing/check-subscription')).json()
+    expect(subscription).toMatchObject({ status: 'trialing', paid: true, source: 'testing' })
+    const trialEnd = new Date(subscription.trial_end as string)
+    expect(trialEnd.getTime() - Date.now()).toBeGreaterThan(6.9 * 24 * 3_600_000)
+    await page.goto('/dashboard')
+    await expect(page.getByTestId('subscription-badge')).toHaveText('Trial')
+    await expect(testingBanner(page)).toBeVisible()
+    const dateText = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' }).format(trialEnd)
+    await expect(page.getByRole('status').filter({ hasText: 'Your free trial ends on' })).toContainText(`Your free trial ends on ${dateText}.`)
+    expect(await seriousA11yViolations(page)).toEqual([])
   })
 
   test('/opt-in needs a user (to /auth) and completed payment (to /payment)', async ({ page }) => {
@@ -230,9 +253,12 @@ test.describe('payment in Stripe mode', () => {
 
   test('the dialog opens, shows Setting up payment..., and with Stripe.js unreachable shows the inline error and hint', async ({ page }) => {
     await signIn(page)
+    const checked = page.waitForResponse((response) => response.url().endsWith('/api/billing/check-subscription'))
     await page.goto(`${base}/payment`)
     await expect(page.getByRole('heading', { level: 1, name: 'Choose your plan' })).toBeVisible()
     await expect(page.getByText('Testing mode.', { exact: false })).toHaveCount(0)
+    expect((await (await checked).json()).payment_mode).toBe('stripe')
+    await expect(testingBanner(page)).toHaveCount(0)
 
     // Hold our own checkout request a moment so the loading state can be seen; js.stripe.com is
     // left alone (unreachable here, as it is on this machine).
@@ -286,9 +312,10 @@ test.describe('payment in Stripe mode', () => {
     const me = await (await page.request.get(`${base}/api/me`)).json()
     expect(me.user).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'premium' })
 
-    // The plans page now says so; choosing again is refused by the server.
+    // The plans page now says so (the first checkout starts the free trial); choosing again is refused by the server.
     await page.goto(`${base}/payment`)
-    await expect(page.getByText('plan is active')).toBeVisible()
+    await expect(page.getByText(/Your free trial of the Premium plan runs until/)).toBeVisible()
+    await expect(page.getByRole('button', { name: 'Manage billing' })).toBeVisible()
 
     const subscriptionId = session.subscription as string
     expect(await fake.deliver(fake.cancel(subscriptionId))).toEqual([200])

@@ -5,7 +5,7 @@ import { ERRORS } from '#common/errors'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
-import { signUpViaApi } from './support/users'
+import { confirmEmailViaApi, signUpViaApi } from './support/users'
 
 /**
  * The assistant chat (spec 2 §2 "Assistant chat", §4, §8) in Chromium: against the default e2e
@@ -256,11 +256,13 @@ let base = ''
 /** Signs a paid user up on our own server (its APP_URL is its own origin). */
 async function signUpOn(page: Page, fullName: string) {
   const password = 'steady-maple-lantern-42'
+  const email = uniqueEmail('chat')
   const signup = await page.request.post(`${base}/api/auth/signup`, {
     headers: { origin: base },
-    data: { fullName, email: uniqueEmail('chat'), phoneNumber: '5551234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true },
+    data: { fullName, email, phoneNumber: '5551234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true },
   })
   expect(signup.status(), await signup.text()).toBe(201)
+  await confirmEmailViaApi(page, email, base)
   const paid = await page.request.post(`${base}/api/billing/testing-activation`, { headers: { origin: base }, data: { plan: 'basic' } })
   expect(paid.status(), await paid.text()).toBe(200)
 }

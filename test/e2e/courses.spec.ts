@@ -3,7 +3,7 @@ import type { Locator, Page } from '@playwright/test'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
-import { signUpViaApi } from './support/users'
+import { confirmEmailViaApi, signUpViaApi } from './support/users'
 
 /**
  * Courses in the browser (spec 2 §2, §4, §8): the catalogue, enrolling, a course's lessons, videos,
@@ -39,7 +39,7 @@ const lessonPanel = (page: Page) => page.getByRole('article')
 
 test.describe('course catalogue and lessons', () => {
   test('a signed-in user enrolls, takes a quiz, completes lessons and sees the progress everywhere', async ({ page }) => {
-    await signUpViaApi(page)
+    await signUpViaApi(page, { confirmed: true })
     await page.goto('/courses')
 
     await expect(page.getByRole('heading', { level: 1, name: 'Course Platform' })).toBeVisible()
@@ -146,8 +146,8 @@ test.describe('course catalogue and lessons', () => {
     await expect(lessonPanel(page).getByRole('heading', { level: 2, name: 'Quick Check: Getting Started' })).toBeVisible()
   })
 
-  test('a premium course shows its price and, in payment testing mode, unlocks at once', async ({ page }) => {
-    await signUpViaApi(page)
+  test('a premium course shows its price and, in payment testing mode, unlocks at once (once the email is confirmed)', async ({ page }) => {
+    const user = await signUpViaApi(page)
     await page.goto('/courses')
     const premium = available(page).getByRole('group', { name: PREMIUM })
     await premium.getByRole('link', { name: PREMIUM }).click()
@@ -158,6 +158,11 @@ test.describe('course catalogue and lessons', () => {
     await expect(page.getByText('one-time', { exact: true })).toBeVisible()
     expect(await seriousA11yViolations(page)).toEqual([])
 
+    // The server refuses an unconfirmed email (the page only asks nicely).
+    await page.getByRole('button', { name: 'Enroll - $49' }).click()
+    await expect(toast(page, 'Failed to enroll in course')).toContainText('Please check your email and confirm your account')
+    await confirmEmailViaApi(page, user.email)
+
     await page.getByRole('button', { name: 'Enroll - $49' }).click()
     await expect(toast(page, 'Testing Mode Active')).toContainText('Course unlocked without payment for testing.')
     await expect(progressCard(page)).toContainText('0 of 7 lessons')
@@ -165,7 +170,7 @@ test.describe('course catalogue and lessons', () => {
   })
 
   test('lesson text from the database is rendered as sanitised Markdown, and only YouTube is framed', async ({ page }) => {
-    await signUpViaApi(page)
+    await signUpViaApi(page, { confirmed: true })
     const origin = process.env.E2E_BASE_URL!
     const catalogue = (await (await page.request.get('/api/courses')).json()) as { courses: Array<{ id: string; title: string }> }
     const course = catalogue.courses.find((entry) => entry.title === FREE)!
@@ -260,6 +265,7 @@ test.describe('premium course in Stripe mode', () => {
     })
     expect(signup.status()).toBe(201)
     const userId = ((await signup.json()) as { user: { id: string } }).user.id
+    await confirmEmailViaApi(page, email, base)
 
     await page.goto(`${base}/courses`)
     const premium = available(page).getByRole('group', { name: PREMIUM })

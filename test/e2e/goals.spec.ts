@@ -154,7 +154,8 @@ test.describe('goal intake', () => {
     // The dashboard: greeting, badges, scores, focus and the empty calls panel.
     await expect(page.getByText('Welcome back, Jordan Rivera!')).toBeVisible()
     await expect(page.getByTestId('partner-badge')).toHaveText('Northwind Traders')
-    await expect(page.getByTestId('subscription-badge')).toHaveText('Subscribed')
+    // A testing-mode plan starts with the 7-day free trial.
+    await expect(page.getByTestId('subscription-badge')).toHaveText('Trial')
     // (8 + 3 + 7 + 2 + 9 + 6 + 4 + 5) / 8 life areas = 5.5; the two special records have no score.
     await expect(statCard(page, 'Overall Score')).toContainText('6/10')
     await expect(statCard(page, 'Life Areas')).toContainText('8')

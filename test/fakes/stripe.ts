@@ -141,6 +141,8 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
   const events: Stripe.Event[] = []
   /** Makes the next n API requests fail with a 500 api_error (with stripe-should-retry: false). */
   let failNext = 0
+  /** Responses held back until the test releases them (see `hold`). */
+  const holds: Array<{ method: string; path: RegExp; used: boolean; arrived: () => void; released: Promise<void> }> = []
 
   const app = Fastify({ logger: false, routerOptions: { querystringParser: (query) => parseForm(query) } })
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -257,9 +259,11 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     return price
   }
 
-  function createInvoice(sub: Json, status: 'paid' | 'open'): Json {
+  /** An invoice for the subscription's current period; a trial's first invoice is for 0 and takes no charge. */
+  function createInvoice(sub: Json, status: 'paid' | 'open', options: { trial?: boolean } = {}): Json {
     const item = (sub.items as { data: Json[] }).data[0]!
     const price = prices.get(item.price as string)!
+    const amount = options.trial ? 0 : (price.unit_amount as number)
     const created = now()
     const invoice: Json = {
       id: id('in'),
@@ -267,8 +271,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       created,
       customer: sub.customer,
       currency: price.currency,
-      amount_due: price.unit_amount,
-      amount_paid: status === 'paid' ? price.unit_amount : 0,
+      amount_due: amount,
+      amount_paid: status === 'paid' ? amount : 0,
+      billing_reason: options.trial || !sub.latest_invoice ? 'subscription_create' : 'subscription_cycle',
       status,
       livemode: false,
       status_transitions: { finalized_at: created, paid_at: status === 'paid' ? created : null, voided_at: null, marked_uncollectible_at: null },
@@ -281,7 +286,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
         {
           id: id('il'),
           object: 'line_item',
-          amount: price.unit_amount,
+          amount,
           period: { start: item.current_period_start, end: item.current_period_end },
           pricing: { type: 'price_details', price_details: { price: price.id, product: price.product }, unit_amount_decimal: null },
         },
@@ -289,7 +294,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     }
     invoices.set(invoice.id as string, invoice)
     sub.latest_invoice = invoice.id
-    if (status === 'paid') createCharge(sub.customer as string, price.unit_amount as number, price.currency as string, {})
+    if (status === 'paid' && amount > 0) createCharge(sub.customer as string, amount, price.currency as string, {})
     return invoice
   }
 
@@ -315,7 +320,12 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     return charge
   }
 
-  function createSubscriptionFor(customer: string, lineItems: Json[], metadata: Record<string, string>, status: string): Json {
+  /**
+   * A subscription as Checkout makes it. With `trialEnd` (unix seconds) it is `trialing` until then:
+   * `trial_start`/`trial_end` set, the items' first period ending with the trial, and a paid
+   * invoice for 0 (Stripe charges when the trial ends).
+   */
+  function createSubscriptionFor(customer: string, lineItems: Json[], metadata: Record<string, string>, status: string, trialEnd: number | null = null): Json {
     const start = now()
     const subId = id('sub')
     const sub: Json = {
@@ -331,6 +341,9 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       ended_at: null,
       livemode: false,
       metadata,
+      trial_start: trialEnd === null ? null : start,
+      trial_end: trialEnd,
+      trial_settings: { end_behavior: { missing_payment_method: 'create_invoice' } },
       latest_invoice: null,
       items: list(
         `/v1/subscription_items?subscription=${subId}`,
@@ -343,12 +356,12 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
           quantity: line.quantity,
           subscription: subId,
           current_period_start: start,
-          current_period_end: start + MONTH,
+          current_period_end: trialEnd ?? start + MONTH,
         })),
       ),
     }
     subscriptions.set(subId, sub)
-    createInvoice(sub, status === 'active' || status === 'trialing' ? 'paid' : 'open')
+    createInvoice(sub, status === 'active' || status === 'trialing' ? 'paid' : 'open', { trial: trialEnd !== null })
     return sub
   }
 
@@ -414,6 +427,20 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     const sessionId = `cs_test_${randomBytes(16).toString('hex')}`
     const created = now()
     const subscriptionData = params.subscription_data as Params | undefined
+    if (subscriptionData) {
+      onlyKnown(subscriptionData, ['metadata', 'trial_period_days', 'trial_end', 'trial_settings', 'description', 'billing_cycle_anchor', 'proration_behavior', 'default_tax_rates', 'invoice_settings'])
+    }
+    const trialDays = int(subscriptionData?.trial_period_days, 'subscription_data[trial_period_days]')
+    if (trialDays !== undefined && (trialDays < 1 || trialDays > 730)) {
+      throw invalid('subscription_data[trial_period_days] must be between 1 and 730.', 'subscription_data[trial_period_days]')
+    }
+    const trialEndParam = int(subscriptionData?.trial_end, 'subscription_data[trial_end]')
+    if (trialDays !== undefined && trialEndParam !== undefined) {
+      throw invalid('You may only specify one of these parameters: trial_end, trial_period_days.', 'subscription_data[trial_end]')
+    }
+    if (trialEndParam !== undefined && trialEndParam < created + 2 * DAY) {
+      throw invalid('subscription_data[trial_end] must be at least 48 hours in the future.', 'subscription_data[trial_end]')
+    }
     const paymentIntentData = params.payment_intent_data as Params | undefined
     const session = {
       id: sessionId,
@@ -437,7 +464,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       subscription: null,
       ui_mode: uiMode,
       url: uiMode === 'hosted_page' ? `https://checkout.stripe.com/c/pay/${sessionId}` : null,
-      _subscriptionData: { metadata: metadataOf(subscriptionData?.metadata) },
+      _subscriptionData: { metadata: metadataOf(subscriptionData?.metadata), trialDays: trialDays ?? null, trialEnd: trialEndParam ?? null },
       _paymentIntentData: { metadata: metadataOf(paymentIntentData?.metadata) },
       _lineItems: lineItems,
     }
@@ -697,14 +724,23 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       return sendError(reply, new FakeStripeError(404, 'invalid_request_error', `Unrecognized request URL (${request.method}: ${path}).`))
     }
     const named = Object.fromEntries(match.candidate.names.map((name, i) => [name, decodeURIComponent(match.result![i + 1]!)]))
+    const held = holds.find((candidate) => !candidate.used && candidate.method === request.method && candidate.path.test(path))
+    if (held) held.used = true
+    let body: unknown
+    let failure: FakeStripeError | undefined
     try {
-      const body = structuredClone(match.candidate.handler(params, named, request))
+      body = structuredClone(match.candidate.handler(params, named, request))
       if (request.method === 'POST' && idempotencyKey) idempotency.set(idempotencyKey, { fingerprint, status: 200, body })
-      return reply.code(200).send(body)
     } catch (error) {
-      if (error instanceof FakeStripeError) return sendError(reply, error)
-      throw error
+      if (!(error instanceof FakeStripeError)) throw error
+      failure = error
     }
+    // A held answer reflects the state when the request arrived and is sent on release (a slow network).
+    if (held) {
+      held.arrived()
+      await held.released
+    }
+    return failure ? sendError(reply, failure) : reply.code(200).send(body)
   })
 
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -780,6 +816,21 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       failNext = count
     },
 
+    /**
+     * Holds back the answer to the next request matching `method` and `path`: it is computed when
+     * the request arrives (the state Stripe had then) and sent only on `release()`, like a slow
+     * network. `arrived` resolves when the request has come in, so a test can look at the app's
+     * state while the call is in flight, with no timers.
+     */
+    hold(method: string, path: RegExp): { arrived: Promise<void>; release(): void } {
+      let arrived!: () => void
+      let release!: () => void
+      const arrival = new Promise<void>((resolve) => (arrived = resolve))
+      const released = new Promise<void>((resolve) => (release = resolve))
+      holds.push({ method, path, used: false, arrived, released })
+      return { arrived: arrival, release }
+    },
+
     /** Requests to a path (e.g. '/v1/checkout/sessions'), optionally one method, in order. */
     requestsTo(path: string, method?: string) {
       return requests.filter((r) => r.path === path && (!method || r.method === method))
@@ -802,10 +853,14 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       const out: Stripe.Event[] = []
       if (session.mode === 'subscription') {
         const recurring = session._lineItems.filter((line) => prices.get(line.price as string)!.type === 'recurring')
-        const sub = createSubscriptionFor(customer, recurring, structuredClone((session._subscriptionData?.metadata as Record<string, string>) ?? {}), options.subscriptionStatus ?? 'active')
+        const data = session._subscriptionData ?? {}
+        const trialEnd = typeof data.trialDays === 'number' ? now() + data.trialDays * DAY : ((data.trialEnd as number | null) ?? null)
+        const status = options.subscriptionStatus ?? (trialEnd !== null ? 'trialing' : 'active')
+        const sub = createSubscriptionFor(customer, recurring, structuredClone((data.metadata as Record<string, string>) ?? {}), status, trialEnd)
         session.subscription = sub.id
         session.status = 'complete'
-        session.payment_status = sub.status === 'active' || sub.status === 'trialing' ? 'paid' : 'unpaid'
+        // A trial defers the first payment: Stripe reports no payment required at checkout.
+        session.payment_status = trialEnd !== null ? 'no_payment_required' : sub.status === 'active' ? 'paid' : 'unpaid'
         out.push(subscriptionEvent('customer.subscription.created', sub))
         const invoice = invoices.get(sub.latest_invoice as string)!
         out.push(event(invoice.status === 'paid' ? 'invoice.paid' : 'invoice.payment_failed', invoice))
@@ -848,6 +903,33 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       for (const item of items) {
         item.current_period_start = item.current_period_end
         item.current_period_end = (item.current_period_end as number) + MONTH
+      }
+      sub.status = 'active'
+      const invoice = createInvoice(sub, 'paid')
+      return [event('invoice.paid', invoice), subscriptionEvent('customer.subscription.updated', sub, previous)]
+    },
+
+    /**
+     * Stripe's notice three days before a trial ends (or at once when a trial is shortened):
+     * customer.subscription.trial_will_end. Nothing changes.
+     */
+    trialWillEnd(subId: string): Stripe.Event[] {
+      const sub = subscription(subId)
+      if (sub.status !== 'trialing') throw new Error(`fake stripe: subscription ${subId} is not trialing`)
+      return [subscriptionEvent('customer.subscription.trial_will_end', sub)]
+    },
+
+    /**
+     * The trial ends and the first payment succeeds: the subscription becomes active, the period
+     * runs a month from the trial end, a paid invoice with its charge.
+     */
+    endTrial(subId: string): Stripe.Event[] {
+      const sub = subscription(subId)
+      if (sub.status !== 'trialing') throw new Error(`fake stripe: subscription ${subId} is not trialing`)
+      const previous = { status: sub.status, items: structuredClone(sub.items) }
+      for (const item of (sub.items as { data: Json[] }).data) {
+        item.current_period_start = sub.trial_end
+        item.current_period_end = (sub.trial_end as number) + MONTH
       }
       sub.status = 'active'
       const invoice = createInvoice(sub, 'paid')

@@ -1,17 +1,29 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
 import { SessionUserResponseSchema } from '#common/auth'
+import { CheckSubscriptionResponseSchema } from '#common/billing'
+import { subscribers } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
+import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freePort, spawnEntry } from '../helpers/process'
 import { signedInUser } from '../helpers/users'
 
 let database: TestDatabase
 let app: FastifyInstance
 let stripeApp: FastifyInstance
+let trialApp: FastifyInstance
+const clock = fakeClock()
+const DAY = 24 * 3_600_000
 
 beforeAll(async () => {
   database = await createTestDatabase()
   app = await buildTestApp({ database })
+  trialApp = await buildTestApp({ database, clock })
   stripeApp = await buildTestApp({
     database,
     env: { STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_PUBLISHABLE_KEY: 'pk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' },
@@ -20,7 +32,42 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close()
   await stripeApp?.close()
+  await trialApp?.close()
   await database?.destroy()
+})
+
+describe('the free trial in testing mode', () => {
+  const activate = (headers: Record<string, string>, plan: string) =>
+    trialApp.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan } })
+  const checkSubscription = async (headers: Record<string, string>) =>
+    CheckSubscriptionResponseSchema.parse((await trialApp.inject({ method: 'GET', url: '/api/billing/check-subscription', headers })).json())
+
+  it('starts a 7-day trial (trialing, paid), keeps its end across plan changes, then becomes active; once per member', async () => {
+    clock.set(new Date('2026-11-21T12:00:00Z'))
+    const { headers, user } = await signedInUser(trialApp)
+    const first = await activate(headers, 'basic')
+    expect(first.statusCode).toBe(200)
+    const trialEnd = '2026-11-28T12:00:00.000Z'
+    expect(first.json()).toEqual({ subscribed: true, subscription_tier: 'basic', subscription_end: null, source: 'testing', status: 'trialing', trial_end: trialEnd })
+    expect(await checkSubscription(headers)).toMatchObject({ subscribed: true, paid: true, status: 'trialing', trial_end: trialEnd, subscription_tier: 'basic' })
+    const [row] = await trialApp.db.select().from(subscribers).where(eq(subscribers.userId, user.id))
+    expect(row).toMatchObject({ status: 'trialing', source: 'testing', trialEnd: new Date(trialEnd), trialReminderSentAt: null })
+
+    // Choosing another plan two days in keeps the trial's end.
+    clock.advance(2 * DAY)
+    expect((await activate(headers, 'elite')).json()).toMatchObject({ subscription_tier: 'elite', status: 'trialing', trial_end: trialEnd })
+
+    // The trial ends: testing mode takes no payment, the plan simply continues.
+    clock.set(new Date(trialEnd))
+    expect(await checkSubscription(headers)).toMatchObject({ subscribed: true, paid: true, status: 'active', trial_end: null, subscription_tier: 'elite' })
+    const me = SessionUserResponseSchema.parse((await trialApp.inject({ method: 'GET', url: '/api/me', headers })).json())
+    expect(me.user).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'elite' })
+
+    // No second trial.
+    clock.advance(DAY)
+    expect((await activate(headers, 'premium')).json()).toMatchObject({ subscription_tier: 'premium', status: 'active', trial_end: null })
+    expect(await checkSubscription(headers)).toMatchObject({ status: 'active', trial_end: null })
+  })
 })
 
 describe('POST /api/billing/testing-activation', () => {
@@ -28,7 +75,7 @@ describe('POST /api/billing/testing-activation', () => {
     const { headers } = await signedInUser(app)
     const response = await app.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan: 'premium' } })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ subscribed: true, subscription_tier: 'premium', source: 'testing' })
+    expect(response.json()).toMatchObject({ subscribed: true, subscription_tier: 'premium', source: 'testing', status: 'trialing' })
     const me = SessionUserResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/me', headers })).json())
     expect(me.user).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'premium' })
   })
@@ -42,6 +89,15 @@ describe('POST /api/billing/testing-activation', () => {
     expect(unknown.json().error.field).toBe('plan')
   })
 
+  it('refuses an unconfirmed email with 403 EMAIL_NOT_CONFIRMED and activates nothing', async () => {
+    const { headers } = await signedInUser(app, { confirmed: false })
+    const response = await app.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan: 'basic' } })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('EMAIL_NOT_CONFIRMED')
+    const me = SessionUserResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/me', headers })).json())
+    expect(me.user).toMatchObject({ hasSubscription: false, hasCompletedPayment: false })
+  })
+
   it('is refused when Stripe is configured', async () => {
     const { headers } = await signedInUser(stripeApp)
     const response = await stripeApp.inject({ method: 'POST', url: '/api/billing/testing-activation', headers, payload: { plan: 'basic' } })
@@ -49,4 +105,27 @@ describe('POST /api/billing/testing-activation', () => {
     const me = SessionUserResponseSchema.parse((await stripeApp.inject({ method: 'GET', url: '/api/me', headers })).json())
     expect(me.user.hasCompletedPayment).toBe(false)
   })
+})
+
+/** The real entry, as `npm start` runs it in production (the Docker image sets NODE_ENV=production). */
+describe('payment testing mode in production', () => {
+  it('refuses to start without Stripe keys unless PAYMENT_MODE=testing, naming PAYMENT_MODE in one line', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mc-payment-mode-'))
+    const refused = spawnEntry('server/index.ts', { NODE_ENV: 'production', PORT: String(await freePort()), DATA_DIR: dataDir })
+    expect((await refused.exited).code).toBe(1)
+    const lines = refused.output().trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^Invalid configuration: PAYMENT_MODE must be "testing" to run in production without Stripe keys/)
+
+    const port = await freePort()
+    const allowed = spawnEntry('server/index.ts', { NODE_ENV: 'production', PAYMENT_MODE: 'testing', PORT: String(port), DATA_DIR: dataDir })
+    try {
+      await allowed.waitFor(/Momentum Coach is ready/, 60_000)
+      const plans = await fetch(`http://127.0.0.1:${port}/api/plans`)
+      expect(((await plans.json()) as { paymentMode: string }).paymentMode).toBe('testing')
+    } finally {
+      allowed.child.kill('SIGTERM')
+      await allowed.exited
+    }
+  }, 90_000)
 })

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,12 +10,13 @@ import type { PlanId } from '#common/plans'
 import { processedWebhookEvents, profiles, subscribers, type Subscriber } from '#server/db/schema'
 import { getAccess, paidUserCondition } from '#server/services/billing'
 import { createBilling, type CheckoutPaymentContext } from '#server/services/billing'
+import { createMailer } from '#server/integrations/mailer'
 import { createStripeClient } from '#server/integrations/stripe'
 import { priceLookupKey } from '#server/services/billing'
 import { setupStripe } from '../../scripts/stripe-setup'
 import { FAKE_PUBLISHABLE_KEY, startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { buildTestApp } from '../helpers/app'
-import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { createTestDatabase, hasPostgres, type TestDatabase } from '../helpers/db'
 import { signedInUser, type SignedIn } from '../helpers/users'
 
 const DAY = 24 * 3_600_000
@@ -213,6 +214,17 @@ describe('POST /api/billing/embedded-checkout', () => {
     expect(testing.json().error.code).toBe('PAYMENTS_NOT_CONFIGURED')
   })
 
+  it('refuses an unconfirmed email with 403 EMAIL_NOT_CONFIRMED before anything is made at Stripe', async () => {
+    const user = await signedInUser(app, { confirmed: false })
+    const requestsBefore = fake.requests.length
+    const response = await startCheckout(user, { plan: 'basic' })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('EMAIL_NOT_CONFIRMED')
+    expect(fake.requests.length).toBe(requestsBefore)
+    const [row] = await app.db.select().from(subscribers).where(eq(subscribers.userId, user.user.id))
+    expect(row).toBeUndefined()
+  })
+
   it('refuses a second subscription while one is active', async () => {
     const { user, events } = await checkedOut('basic')
     await deliver(events)
@@ -240,28 +252,70 @@ describe('POST /api/billing/embedded-checkout', () => {
   })
 })
 
+describe('the free trial in Stripe mode', () => {
+  it('a first checkout asks Stripe for the 7-day trial; a member who has had one checks out without it', async () => {
+    const { user, subscriptionId, sessionId, events } = await checkedOut('basic')
+    const sent = fake.requestsTo('/v1/checkout/sessions', 'POST').filter((request) => request.params.client_reference_id === user.user.id)
+    expect(sent.at(-1)!.params.subscription_data).toEqual({ trial_period_days: '7', metadata: { userId: user.user.id, tier: 'basic' } })
+    expect(fake.sessions.get(sessionId)).toMatchObject({ payment_status: 'no_payment_required' })
+    await deliver(events)
+    expect(await checkSubscription(user)).toMatchObject({ paid: true, status: 'trialing' })
+
+    // Cancelled during the trial, then back: no second trial, the plan starts paid at once.
+    await deliver(fake.cancel(subscriptionId))
+    const again = CreateCheckoutResponseSchema.parse((await startCheckout(user, { plan: 'elite' })).json())
+    expect(fake.requestsTo('/v1/checkout/sessions', 'POST').at(-1)!.params.subscription_data).toEqual({ metadata: { userId: user.user.id, tier: 'elite' } })
+    await deliver(fake.completeCheckout(again.session_id))
+    expect(await checkSubscription(user)).toMatchObject({ paid: true, status: 'active', subscription_tier: 'elite', trial_end: null })
+    expect(fake.sessions.get(again.session_id)).toMatchObject({ payment_status: 'paid' })
+  })
+
+  it('follows the trial to its end: trial_will_end re-reads it, the first payment makes it active', async () => {
+    const { user, subscriptionId, events } = await checkedOut('premium')
+    await deliver(events)
+    const trialEnd = new Date((fake.subscriptions.get(subscriptionId)!.trial_end as number) * 1000)
+    expect(trialEnd.getTime()).toBeGreaterThan(Date.now() + 6.9 * DAY)
+    expect(trialEnd.getTime()).toBeLessThanOrEqual(Date.now() + 7 * DAY)
+    const trialing = await checkSubscription(user)
+    expect(trialing).toMatchObject({ status: 'trialing', trial_end: trialEnd.toISOString(), subscription_end: trialEnd.toISOString() })
+
+    const [notice] = await deliver(fake.trialWillEnd(subscriptionId))
+    expect(notice!.json()).toEqual({ received: true, duplicate: false })
+    expect(await checkSubscription(user)).toMatchObject({ status: 'trialing', trial_end: trialEnd.toISOString() })
+
+    await deliver(fake.endTrial(subscriptionId))
+    const active = await checkSubscription(user)
+    expect(active).toMatchObject({ paid: true, status: 'active', trial_end: null })
+    expect(new Date(active.subscription_end!).getTime()).toBeGreaterThan(trialEnd.getTime())
+    expect([...fake.charges.values()].filter((charge) => charge.customer === fake.subscriptions.get(subscriptionId)!.customer)).toHaveLength(1)
+  })
+})
+
 describe('POST /api/webhooks/stripe', () => {
-  it('unlocks access after checkout, with the events in Stripe’s usual order', async () => {
+  it('unlocks access after checkout (the free trial counts as paid), with the events in Stripe’s usual order', async () => {
     const { user, subscriptionId, events } = await checkedOut('premium')
     expect((await checkSubscription(user)).subscribed).toBe(false)
     const responses = await deliver(events)
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200])
     expect(responses.map((r) => r.json().duplicate)).toEqual([false, false, false])
     const state = await checkSubscription(user)
-    const periodEnd = (fake.subscriptions.get(subscriptionId)!.items as { data: Array<{ current_period_end: number }> }).data[0]!.current_period_end
+    const sub = fake.subscriptions.get(subscriptionId)!
+    const periodEnd = (sub.items as { data: Array<{ current_period_end: number }> }).data[0]!.current_period_end
+    expect(sub.trial_end).toBe(periodEnd)
     expect(state).toMatchObject({
       subscribed: true,
       paid: true,
       subscription_tier: 'premium',
-      status: 'active',
+      status: 'trialing',
       source: 'stripe',
       subscription_end: new Date(periodEnd * 1000).toISOString(),
+      trial_end: new Date((sub.trial_end as number) * 1000).toISOString(),
       in_grace_period: false,
       payment_mode: 'stripe',
     })
     expect(await me(user)).toMatchObject({ hasSubscription: true, hasCompletedPayment: true, subscriptionTier: 'premium' })
     const [row] = await app.db.select().from(subscribers).where(eq(subscribers.userId, user.user.id))
-    expect(row).toMatchObject({ stripeSubscriptionId: subscriptionId, status: 'active', source: 'stripe' })
+    expect(row).toMatchObject({ stripeSubscriptionId: subscriptionId, status: 'trialing', source: 'stripe', trialEnd: new Date((sub.trial_end as number) * 1000) })
   })
 
   it('converges whatever order the events arrive in', async () => {
@@ -272,7 +326,7 @@ describe('POST /api/webhooks/stripe', () => {
     ]) {
       const { user, events } = await checkedOut('elite')
       await deliver(order.map((i) => events[i]!))
-      expect(await checkSubscription(user)).toMatchObject({ subscribed: true, subscription_tier: 'elite', status: 'active' })
+      expect(await checkSubscription(user)).toMatchObject({ subscribed: true, subscription_tier: 'elite', status: 'trialing' })
     }
     // Only one of them arriving is enough: each re-reads the subscription from Stripe.
     for (const only of [0, 1, 2]) {
@@ -366,6 +420,7 @@ describe('POST /api/webhooks/stripe', () => {
   it('ends the subscription when its payment is fully refunded', async () => {
     const { user, subscriptionId, events } = await checkedOut('elite')
     await deliver(events)
+    await deliver(fake.endTrial(subscriptionId)) // the first payment, when the trial ends
     const customer = fake.subscriptions.get(subscriptionId)!.customer as string
     const [response] = await deliver(fake.refundLatestCharge(customer))
     expect(response!.statusCode).toBe(200)
@@ -446,6 +501,7 @@ describe('one-time checkouts (the extension point for courses)', () => {
       appUrl: 'http://localhost:3000',
       clock: app.services.clock,
       log: app.log as never,
+      mailer: createMailer({ smtpUrl: undefined, from: 'test@example.com', log: app.log as never, logLinks: true }),
     })
     billing.registerPaymentKind('course', {
       checkoutCompleted: async (context) => {
@@ -454,7 +510,7 @@ describe('one-time checkouts (the extension point for courses)', () => {
       },
     })
     const user = await signedInUser(app)
-    const customer = await billing.ensureCustomer({ id: user.user.id, email: user.user.email, fullName: user.user.fullName })
+    const customer = await billing.ensureCustomer({ id: user.user.id, email: user.user.email, fullName: user.user.fullName, emailConfirmed: true })
     const product = await stripe.products.create({ name: 'Course' })
     const price = await stripe.prices.create({ currency: 'usd', unit_amount: 4900, product: product.id })
     const session = await stripe.checkout.sessions.create({
@@ -478,12 +534,93 @@ describe('one-time checkouts (the extension point for courses)', () => {
   })
 })
 
+/** Connections of this file's database left inside a transaction, and the advisory locks held in it. */
+async function transactionsAndLocks() {
+  const idle = await app.db.execute(sql`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state like 'idle in transaction%'`)
+  const locks = await app.db.execute(sql`
+    select count(*)::int as n from pg_locks
+    where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`)
+  const count = (result: unknown) => Number(((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows)[0] as { n: number }).n)
+  return { idleInTransaction: count(idle), advisoryLocks: count(locks) }
+}
+
+/** Whether another connection can take the customer's lock now (without waiting for it). */
+async function customerLockIsFree(customer: string): Promise<boolean> {
+  return app.db.transaction(async (tx) => {
+    const result = await tx.execute(sql`select pg_try_advisory_xact_lock(hashtext(${`stripe:${customer}`})) as free`)
+    return Boolean(((Array.isArray(result) ? result : (result as { rows: unknown[] }).rows)[0] as { free: boolean }).free)
+  })
+}
+
+// On a real PostgreSQL server (PGlite has a single connection, so nothing else could look meanwhile).
+describe.runIf(hasPostgres())('Stripe calls are made outside database transactions', () => {
+  it('webhook: while Stripe is slow to answer, no transaction and no advisory lock is held', async () => {
+    const { user, subscriptionId, events } = await checkedOut('premium')
+    const customer = fake.subscriptions.get(subscriptionId)!.customer as string
+    const completed = events.find((event) => event.type === 'checkout.session.completed')!
+    const held = fake.hold('GET', new RegExp(`^/v1/subscriptions/${subscriptionId}$`))
+    const delivery = deliver([completed])
+    try {
+      await held.arrived
+      expect(await transactionsAndLocks()).toEqual({ idleInTransaction: 0, advisoryLocks: 0 })
+      expect(await customerLockIsFree(customer)).toBe(true)
+    } finally {
+      held.release()
+    }
+    const [response] = await delivery
+    expect(response!.statusCode).toBe(200)
+    expect(await recorded(completed.id)).toBe(1)
+    expect(await checkSubscription(user)).toMatchObject({ paid: true, subscription_tier: 'premium' })
+  })
+
+  it('checkout return: the session and subscription are read before the short transaction', async () => {
+    const { user, sessionId, subscriptionId } = await checkedOut('elite')
+    const customer = fake.subscriptions.get(subscriptionId)!.customer as string
+    const held = fake.hold('GET', new RegExp(`^/v1/subscriptions/${subscriptionId}$`))
+    const status = call(app, { method: 'GET', url: `/api/billing/checkout-session/${sessionId}`, headers: user.headers })
+    try {
+      await held.arrived
+      expect(await transactionsAndLocks()).toEqual({ idleInTransaction: 0, advisoryLocks: 0 })
+      expect(await customerLockIsFree(customer)).toBe(true)
+    } finally {
+      held.release()
+    }
+    const response = await status
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({ status: 'complete', subscribed: true, subscription_tier: 'elite' })
+  })
+
+  it('a slow, older read of a subscription never overwrites a newer one applied meanwhile', async () => {
+    const { user, subscriptionId, events } = await checkedOut('basic')
+    await deliver(events)
+    // An update is read from Stripe (still active) and its answer is slow to arrive...
+    const held = fake.hold('GET', new RegExp(`^/v1/subscriptions/${subscriptionId}$`))
+    const [olderEvent] = fake.setSubscriptionStatus(subscriptionId, 'active')
+    const older = deliver([olderEvent!])
+    try {
+      await held.arrived
+      // ...meanwhile the subscription is cancelled, and that event is read and applied first.
+      const [cancelled] = await deliver(fake.cancel(subscriptionId))
+      expect(cancelled!.statusCode).toBe(200)
+      expect(await checkSubscription(user)).toMatchObject({ paid: false, status: 'canceled' })
+    } finally {
+      held.release()
+    }
+    const [late] = await older
+    expect(late!.statusCode).toBe(200)
+    expect(await checkSubscription(user)).toMatchObject({ paid: false, status: 'canceled' })
+  })
+})
+
 describe('checkout return and status', () => {
   it("syncs the user's completed session before the webhook arrives; another user's is 404", async () => {
     const { user, sessionId } = await checkedOut('premium')
     const response = await call(app, { method: 'GET', url: `/api/billing/checkout-session/${sessionId}`, headers: user.headers })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ status: 'complete', payment_status: 'paid', subscribed: true, subscription_tier: 'premium' })
+    // The trial defers the first payment, so Stripe reports none required at checkout.
+    expect(response.json()).toMatchObject({ status: 'complete', payment_status: 'no_payment_required', subscribed: true, subscription_tier: 'premium' })
     const other = await signedInUser(app)
     expect((await call(app, { method: 'GET', url: `/api/billing/checkout-session/${sessionId}`, headers: other.headers })).statusCode).toBe(404)
     expect((await call(app, { method: 'GET', url: '/api/billing/checkout-session/cs_test_nope', headers: other.headers })).statusCode).toBe(404)

@@ -354,6 +354,27 @@ describe('POST /api/courses/:courseId/enroll', () => {
     expect(await enrollmentsOf(user.user.id)).toBe(0)
   })
 
+  it('refuses an unconfirmed email with 403 EMAIL_NOT_CONFIRMED: free, testing-mode premium and Stripe premium alike', async () => {
+    const user = await signedInUser(app, { confirmed: false })
+    for (const ref of [FREE, PREMIUM]) {
+      const response = await post(`/api/courses/${ref}/enroll`, user)
+      expect(response.statusCode, response.body).toBe(403)
+      expect(ErrorBodySchema.parse(response.json()).error.code).toBe('EMAIL_NOT_CONFIRMED')
+    }
+    expect(await enrollmentsOf(user.user.id)).toBe(0)
+
+    const stripeUser = await signedInUser(stripeApp, { confirmed: false })
+    const sessionsBefore = stripe.requestsTo('/v1/checkout/sessions', 'POST').length
+    const customersBefore = stripe.requestsTo('/v1/customers', 'POST').length
+    const premium = await call(stripeApp, 'POST', `/api/courses/${PREMIUM}/enroll`, stripeUser)
+    expect(premium.statusCode, premium.body).toBe(403)
+    expect(ErrorBodySchema.parse(premium.json()).error.code).toBe('EMAIL_NOT_CONFIRMED')
+    // Refused before anything is made at Stripe.
+    expect(stripe.requestsTo('/v1/checkout/sessions', 'POST')).toHaveLength(sessionsBefore)
+    expect(stripe.requestsTo('/v1/customers', 'POST')).toHaveLength(customersBefore)
+    expect(await enrollmentsOf(stripeUser.user.id)).toBe(0)
+  })
+
   it('enrolls in a premium course at once in payment testing mode (labelled "testing")', async () => {
     const user = await signedInUser(app)
     const result = await enrollIn(PREMIUM, user)

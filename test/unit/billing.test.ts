@@ -14,6 +14,7 @@ const row = (overrides: Partial<AccessRow>): AccessRow => ({
   source: null,
   end: null,
   pastDueSince: null,
+  trialEnd: null,
   updatedAt: now,
   paymentStatus: 'unpaid',
   ...overrides,
@@ -26,6 +27,19 @@ describe('decideAccess', () => {
     expect(decideAccess(row({ source: 'testing', subscribed: true, status: 'active' }), now)).toMatchObject({ paid: true, hasSubscription: true })
     expect(decideAccess(row({ paymentStatus: 'paid' }), now)).toMatchObject({ paid: true, hasSubscription: false })
     expect(decideAccess(undefined, now).paid).toBe(false)
+  })
+
+  it('counts a free trial as paid, and a testing-mode trial becomes active at its end', () => {
+    const end = new Date(now.getTime() + 7 * DAY)
+    expect(decideAccess(row({ source: 'stripe', status: 'trialing', trialEnd: end }), now)).toMatchObject({ paid: true, status: 'trialing', trialEnd: end })
+    const testing = row({ source: 'testing', subscribed: true, status: 'trialing', trialEnd: end })
+    expect(decideAccess(testing, now)).toMatchObject({ paid: true, hasSubscription: true, status: 'trialing', trialEnd: end })
+    expect(decideAccess(testing, new Date(end.getTime() - 1))).toMatchObject({ status: 'trialing', trialEnd: end })
+    expect(decideAccess(testing, end)).toMatchObject({ paid: true, hasSubscription: true, status: 'active', trialEnd: null })
+    // Stripe decides its own statuses: a trialing subscription stays trialing until Stripe says otherwise.
+    expect(decideAccess(row({ source: 'stripe', status: 'trialing', trialEnd: end }), end)).toMatchObject({ paid: true, status: 'trialing' })
+    // The end of a past trial is kept on the row, but only a running trial reports it.
+    expect(decideAccess(row({ source: 'stripe', status: 'active', trialEnd: end }), now).trialEnd).toBeNull()
   })
 
   it('gives a past-due subscription seven days of grace from past_due_since', () => {
@@ -55,7 +69,14 @@ describe('subscriptionRecord', () => {
         ],
       },
     } as unknown as Stripe.Subscription
-    expect(subscriptionRecord(sub)).toEqual({ tier: 'elite', status: 'active', currentPeriodEnd: new Date(1_800_000_100_000) })
+    expect(subscriptionRecord(sub)).toEqual({ tier: 'elite', status: 'active', currentPeriodEnd: new Date(1_800_000_100_000), trialEnd: null, cancelScheduled: false })
+    expect(subscriptionRecord({ ...sub, status: 'trialing', trial_end: 1_800_000_000 } as Stripe.Subscription)).toMatchObject({
+      status: 'trialing',
+      trialEnd: new Date(1_800_000_000_000),
+      cancelScheduled: false,
+    })
+    expect(subscriptionRecord({ ...sub, cancel_at_period_end: true } as Stripe.Subscription).cancelScheduled).toBe(true)
+    expect(subscriptionRecord({ ...sub, cancel_at_period_end: false, cancel_at: 1_800_000_000 } as Stripe.Subscription).cancelScheduled).toBe(true)
     const byMetadata = { ...sub, items: { data: [{ current_period_end: 5, price: { lookup_key: 'other', metadata: { tier: 'basic' } } }] } } as unknown as Stripe.Subscription
     expect(subscriptionRecord(byMetadata).tier).toBe('basic')
     expect(planForLookupKey('nope')).toBeNull()

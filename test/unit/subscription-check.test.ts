@@ -38,6 +38,7 @@ const answer = (subscribed: boolean) => ({
   source: subscribed ? 'stripe' : null,
   in_grace_period: false,
   grace_period_end: null,
+  trial_end: null,
   payment_mode: 'stripe',
 })
 

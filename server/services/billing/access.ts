@@ -2,9 +2,9 @@
  * Who counts as paid: THE rule, in one place. Every guard (the `auth: 'paid'` route hook),
  * check-subscription, the post-login routing, the session user and every SQL condition (the call
  * scheduler picking many users at once) decide through this module:
- * - a Stripe subscription that is active or trialing;
+ * - a Stripe subscription that is active or trialing (a free trial counts as paid);
  * - a Stripe subscription past due for at most PAST_DUE_GRACE_DAYS (since `past_due_since`);
- * - a testing-mode activation;
+ * - a testing-mode activation (its trial, then active: testing mode takes no payment);
  * - or `profiles.payment_status = 'paid'`.
  * Cancelled, unpaid, incomplete, paused or refunded (cancelled on refund) subscriptions, and
  * past-due ones beyond the grace, are not paid. `decideAccess` is the rule over one row,
@@ -39,12 +39,17 @@ export type Access = {
   inGrace: boolean
   /** When the grace of a past-due subscription ends (null unless past due). */
   graceUntil: Date | null
+  /** While the status is `trialing`: when the free trial ends (null otherwise). */
+  trialEnd: Date | null
 }
 
 /** The rule over one access row (undefined or null: no profile, not paid). */
 export function decideAccess(row: AccessRow | null | undefined, now: Date): Access {
   const source = row?.source ?? null
-  const status = row?.status ?? null
+  let status = row?.status ?? null
+  // A testing-mode trial becomes active at its end, as a Stripe one does when its first payment
+  // succeeds (testing mode takes none). Stripe's own statuses come from Stripe.
+  if (source === 'testing' && status === 'trialing' && row?.trialEnd && row.trialEnd.getTime() <= now.getTime()) status = 'active'
   let hasSubscription = false
   let inGrace = false
   let graceUntil: Date | null = null
@@ -69,6 +74,7 @@ export function decideAccess(row: AccessRow | null | undefined, now: Date): Acce
     source,
     inGrace,
     graceUntil,
+    trialEnd: status === 'trialing' ? (row?.trialEnd ?? null) : null,
   }
 }
 

@@ -1,10 +1,11 @@
 /**
- * Embedded Stripe Checkout for the plans (`ui_mode: 'embedded_page'`, subscription mode), the
+ * Embedded Stripe Checkout for the plans (`ui_mode: 'embedded_page'`, subscription mode, with the
+ * free trial for a member who has not had one), the
  * return from it, and the completion of any checkout session (shared with the webhook).
  * Metadata is not inherited by the subscription, so the user id goes in `subscription_data` too.
  */
 import type Stripe from 'stripe'
-import type { PlanId } from '#common/plans'
+import { TRIAL_DAYS, type PlanId } from '#common/plans'
 import type { DbExecutor } from '#server/db/client'
 import { isStripeNotFound, stripeError } from '#server/integrations/stripe'
 import { AppError } from '#server/lib/app-error'
@@ -15,35 +16,52 @@ import {
   lockCustomer,
   rememberCustomer,
   STRIPE_LOOKUP_CACHE_MS,
+  takeSyncTicket,
   userExists,
   type CheckoutUser,
   type StripeContext,
 } from './context'
 import { findPlan, priceLookupKey } from './plans'
-import { syncSubscriptionById } from './subscriptions'
+import { applySubscription, hadTrial, retrieveSubscription } from './subscriptions'
 
 /** The user a checkout session was made for (client_reference_id, else metadata.userId). */
 async function sessionUser(tx: DbExecutor, session: Stripe.Checkout.Session): Promise<string | null> {
   return (await userExists(tx, session.client_reference_id)) ?? (await userExists(tx, session.metadata?.userId))
 }
 
+/** A checkout session as Stripe has it now, with its subscription once it has one (read before any transaction). */
+export type CheckoutRead = { session: Stripe.Checkout.Session; subscription: Stripe.Subscription | null; ticket: number }
+
 /**
- * Fulfils a checkout session as Stripe has it now: remembers the customer, syncs a subscription,
- * or hands a paid one-time payment to its kind (only with the event, i.e. from the webhook).
+ * Reads a checkout session from Stripe and, for a completed subscription checkout, its
+ * subscription; the sync ticket is taken first. No transaction is open meanwhile.
+ */
+export async function readCheckoutSession(ctx: StripeContext, sessionId: string): Promise<CheckoutRead> {
+  const ticket = await takeSyncTicket(ctx.db)
+  const session = await ctx.stripe.checkout.sessions.retrieve(sessionId)
+  const subscriptionId = session.mode === 'subscription' && session.status === 'complete' ? idOf(session.subscription) : null
+  const subscription = subscriptionId ? await retrieveSubscription(ctx, subscriptionId) : null
+  return { session, subscription, ticket }
+}
+
+/**
+ * Fulfils a checkout session as it was read (database writes only, in the caller's short
+ * transaction): remembers the customer, writes the subscription, or hands a paid one-time
+ * payment to its kind (only with the event, i.e. from the webhook).
  */
 export async function completeCheckoutSession(
   ctx: StripeContext,
   tx: DbExecutor,
-  session: Stripe.Checkout.Session,
+  read: CheckoutRead,
   event: Stripe.Event | null,
   now: Date,
 ): Promise<string | null> {
+  const { session } = read
   const userId = await sessionUser(tx, session)
   const customerId = idOf(session.customer)
   if (userId && customerId) await rememberCustomer(tx, userId, customerId, now)
   if (session.mode === 'subscription') {
-    const subscriptionId = idOf(session.subscription)
-    if (session.status === 'complete' && subscriptionId) await syncSubscriptionById(ctx, tx, subscriptionId, userId, now)
+    if (read.subscription) await applySubscription(ctx, tx, read.subscription, userId, now, read.ticket)
     return userId
   }
   if (session.mode === 'payment' && event) {
@@ -51,7 +69,7 @@ export async function completeCheckoutSession(
     const kind = session.metadata?.kind ?? ''
     const handlers = ctx.paymentKinds.get(kind)
     if (!handlers) ctx.log.warn({ session: session.id, kind }, 'paid checkout of an unknown kind: ignored')
-    else await handlers.checkoutCompleted({ tx, stripe: ctx.stripe, session, userId, event, now, log: ctx.log })
+    else await handlers.checkoutCompleted({ tx, session, userId, event, now, log: ctx.log })
   }
   return userId
 }
@@ -83,6 +101,8 @@ export function createCheckout(ctx: StripeContext) {
     try {
       const customer = await ensureCustomer(ctx, user)
       const price = await priceFor(plan)
+      // The free trial, once per member: Stripe collects the card now and charges when it ends.
+      const trial = (await hadTrial(db, user.id)) ? {} : { trial_period_days: TRIAL_DAYS }
       // Without a client attempt id, repeats within the same minute replay the same session.
       const nonce = attempt ?? `m${Math.floor(now.getTime() / 60_000)}`
       const session = await stripe.checkout.sessions.create(
@@ -95,7 +115,7 @@ export function createCheckout(ctx: StripeContext) {
           redirect_on_completion: 'if_required',
           client_reference_id: user.id,
           metadata: { userId: user.id, kind: 'plan', tier: plan },
-          subscription_data: { metadata: { userId: user.id, tier: plan } },
+          subscription_data: { ...trial, metadata: { userId: user.id, tier: plan } },
         },
         { idempotencyKey: `checkout:${user.id}:${plan}:${nonce}` },
       )
@@ -105,28 +125,28 @@ export function createCheckout(ctx: StripeContext) {
     }
   }
 
-  /** A checkout session's state after the form completes or Stripe redirects back; syncs the subscription. */
+  /**
+   * A checkout session's state after the form completes or Stripe redirects back; writes the
+   * subscription. Stripe is read first; the write is a short transaction under the customer lock.
+   */
   async function checkoutStatus(userId: string, sessionId: string) {
-    let session: Stripe.Checkout.Session
+    let read: CheckoutRead
     try {
-      session = await stripe.checkout.sessions.retrieve(sessionId)
+      read = await readCheckoutSession(ctx, sessionId)
     } catch (error) {
       if (isStripeNotFound(error)) throw new AppError('NOT_FOUND', 'No such checkout session.')
       throw stripeError(error, log, 'retrieve checkout session')
     }
+    const { session } = read
     // Another user's session is as good as missing.
     if (session.client_reference_id !== userId && session.metadata?.userId !== userId) throw new AppError('NOT_FOUND', 'No such checkout session.')
     const now = ctx.clock.now()
-    if (session.mode === 'subscription' && session.status === 'complete') {
-      try {
-        // The same idempotent sync the webhook runs; the webhook stays the source of fulfilment.
-        await db.transaction(async (tx) => {
-          await lockCustomer(tx, idOf(session.customer) ?? session.id)
-          await completeCheckoutSession(ctx, tx, session, null, now)
-        })
-      } catch (error) {
-        throw stripeError(error, log, 'sync subscription after checkout')
-      }
+    if (read.subscription) {
+      // The same idempotent write the webhook makes; the webhook stays the source of fulfilment.
+      await db.transaction(async (tx) => {
+        await lockCustomer(tx, idOf(session.customer) ?? session.id)
+        await completeCheckoutSession(ctx, tx, read, null, now)
+      })
     }
     const access = await getAccess(db, userId, now)
     return {

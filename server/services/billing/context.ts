@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type Stripe from 'stripe'
 import type { Db, DbExecutor } from '#server/db/client'
 import { subscribers, users } from '#server/db/schema'
+import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { PaymentKinds } from './payment-kinds'
 
@@ -16,7 +17,22 @@ export type StripeContext = {
   paymentKinds: PaymentKinds
 }
 
-export type CheckoutUser = { id: string; email: string; fullName: string }
+/** Who pays: the signed-in user, as routes hand it over (`checkoutUser(request.user)`). */
+export type CheckoutUser = { id: string; email: string; fullName: string; emailConfirmed: boolean }
+
+/** The checkout user of a users row. */
+export function checkoutUser(user: { id: string; email: string; fullName: string; emailConfirmedAt: Date | null }): CheckoutUser {
+  return { id: user.id, email: user.email, fullName: user.fullName, emailConfirmed: user.emailConfirmedAt !== null }
+}
+
+/**
+ * 403 EMAIL_NOT_CONFIRMED unless the user has confirmed their email: nothing is bought, activated
+ * or enrolled for an address nobody has shown they own (the web shows the confirmation view first,
+ * and the server enforces it).
+ */
+export function assertEmailConfirmed(user: CheckoutUser): void {
+  if (!user.emailConfirmed) throw new AppError('EMAIL_NOT_CONFIRMED')
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -61,7 +77,23 @@ export async function ensureCustomer(ctx: StripeContext, user: CheckoutUser): Pr
   return rememberCustomer(ctx.db, user.id, customer.id, ctx.clock.now())
 }
 
-/** Serialises everything written for one Stripe customer (transaction-scoped advisory lock). */
+/**
+ * Serialises the database writes for one Stripe customer (a transaction-scoped advisory lock).
+ * Taken only in the short transaction that writes what was read from Stripe before it: never
+ * while a Stripe call is in flight.
+ */
 export async function lockCustomer(tx: DbExecutor, key: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`stripe:${key}`}))`)
+}
+
+/**
+ * A sync ticket, taken (outside any transaction) just before reading a subscription from Stripe:
+ * tickets grow in the order the reads start, so of two reads of one subscription the one with
+ * the later ticket saw Stripe's state at least as late as every event that came before it.
+ * `applySubscription` writes a read only if no later ticket was written (docs/decisions/030).
+ */
+export async function takeSyncTicket(db: DbExecutor): Promise<number> {
+  const result = await db.execute(sql`select nextval('stripe_sync_tickets') as ticket`)
+  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows
+  return Number((rows[0] as { ticket: string | number }).ticket)
 }

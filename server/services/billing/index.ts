@@ -6,21 +6,23 @@
 import type Stripe from 'stripe'
 import type { PlanId } from '#common/plans'
 import type { Db } from '#server/db/client'
+import type { Mailer } from '#server/integrations/mailer'
 import { verifyStripeEvent } from '#server/integrations/stripe'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Logger } from 'pino'
 import { getAccess, type Access } from './access'
 import { createCheckout } from './checkout'
-import { ensureCustomer, type CheckoutUser, type StripeContext } from './context'
+import { assertEmailConfirmed, ensureCustomer, type CheckoutUser, type StripeContext } from './context'
 import { createPaymentKinds, type PaymentKind } from './payment-kinds'
 import { createPortal } from './portal'
 import { activateTestingPlan, subscriptionAnswer } from './subscriptions'
+import { createTrialReminders } from './trials'
 import { createWebhooks } from './webhooks'
 
 export { assertPaid, decideAccess, getAccess, GRACE_MS, paidUserCondition, PAID_STRIPE_STATUSES, type Access, type AccessRow } from './access'
 export { embeddedClientSecret } from './checkout'
-export type { CheckoutUser } from './context'
+export { assertEmailConfirmed, checkoutUser, type CheckoutUser } from './context'
 export type { CheckoutPaymentContext, PaymentKind, RefundContext } from './payment-kinds'
 export { findPlan, planForLookupKey, PLANS, priceLookupKey } from './plans'
 export { activateTestingPlan, subscriptionAnswer, subscriptionRecord } from './subscriptions'
@@ -30,6 +32,8 @@ export type BillingDeps = {
   clock: Clock
   log: Logger
   appUrl: string
+  /** For the trial-ending reminders. */
+  mailer: Mailer
   /** The Stripe client and keys; undefined in payment testing mode. */
   stripe: { client: Stripe; publishableKey: string; webhookSecret: string } | undefined
 }
@@ -45,6 +49,7 @@ export function createBilling(deps: BillingDeps) {
   const ctx: StripeContext | undefined = deps.stripe
     ? { db, clock, log: deps.log, appUrl: deps.appUrl, stripe: deps.stripe.client, paymentKinds }
     : undefined
+  const trialReminders = createTrialReminders({ db, clock, log: deps.log, mailer: deps.mailer, appUrl: deps.appUrl })
   const stripeParts = ctx ? { ctx, checkout: createCheckout(ctx), portal: createPortal(ctx), webhooks: createWebhooks(ctx) } : undefined
 
   /** The Stripe half, or 409 PAYMENTS_NOT_CONFIGURED in testing mode. */
@@ -70,14 +75,18 @@ export function createBilling(deps: BillingDeps) {
       return deps.stripe.publishableKey
     },
 
-    /** Testing mode: activates a plan without payment (refused when Stripe is configured). */
-    async activateTestingPlan(userId: string, plan: PlanId): Promise<void> {
+    /** Testing mode: activates a plan without payment (refused when Stripe is configured or the email is unconfirmed). */
+    async activateTestingPlan(user: CheckoutUser, plan: PlanId) {
+      assertEmailConfirmed(user)
       if (mode === 'stripe') throw new AppError('TESTING_MODE_DISABLED')
-      await activateTestingPlan(db, userId, plan, clock.now())
+      return activateTestingPlan(db, user.id, plan, clock.now())
     },
 
-    createEmbeddedCheckout: (user: CheckoutUser, plan: PlanId, attempt: string | undefined) =>
-      live().checkout.createEmbeddedCheckout(user, plan, attempt),
+    /** An embedded Checkout Session for the plan (403 EMAIL_NOT_CONFIRMED before anything reaches Stripe). */
+    createEmbeddedCheckout(user: CheckoutUser, plan: PlanId, attempt: string | undefined) {
+      assertEmailConfirmed(user)
+      return live().checkout.createEmbeddedCheckout(user, plan, attempt)
+    },
     checkoutStatus: (userId: string, sessionId: string) => live().checkout.checkoutStatus(userId, sessionId),
     createPortalSession: (userId: string) => live().portal.createPortalSession(userId),
     /** The user's one Stripe customer, created on first use. */
@@ -96,6 +105,9 @@ export function createBilling(deps: BillingDeps) {
 
     /** Processes an already verified event (tests and replays). */
     handleEvent: (event: Stripe.Event) => live().webhooks.handleEvent(event),
+
+    /** Emails each member whose free trial ends within two days, once per trial (the trial-reminders job). */
+    sendTrialReminders: () => trialReminders.sendTrialReminders(),
 
     /** Lets another domain fulfil and refund its one-time payments (`metadata.kind`). */
     registerPaymentKind: (kind: string, handlers: PaymentKind) => paymentKinds.register(kind, handlers),

@@ -5,7 +5,8 @@
  * `mode: 'payment'` session whose `payment_status` is `paid`, and its `refunded` for a full
  * refund. By then the signature is verified, the object re-read from Stripe and the event id
  * recorded in `tx`: write everything through `tx`, and throw to have the event left unrecorded
- * so that Stripe delivers it again.
+ * so that Stripe delivers it again. The handlers run inside that transaction, under the
+ * customer's lock, so they get no Stripe client: everything they need was read before.
  */
 import type { Logger } from 'pino'
 import type Stripe from 'stripe'
@@ -14,7 +15,6 @@ import type { DbExecutor } from '#server/db/client'
 export type CheckoutPaymentContext = {
   /** The transaction the event id is recorded in. */
   tx: DbExecutor
-  stripe: Stripe
   /** The session as Stripe has it now (re-read, not the event payload). */
   session: Stripe.Checkout.Session
   /** `client_reference_id`, else `metadata.userId`, when it names one of our users. */
@@ -26,7 +26,6 @@ export type CheckoutPaymentContext = {
 
 export type RefundContext = {
   tx: DbExecutor
-  stripe: Stripe
   /** The fully refunded charge, re-read from Stripe with its payment intent expanded. */
   charge: Stripe.Charge
   /** The payment intent's metadata (where one-time checkouts put userId, kind, ...). */

@@ -1,28 +1,66 @@
 import { eq } from 'drizzle-orm'
 import type Stripe from 'stripe'
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#common/domain'
-import { PLAN_IDS, type PlanId } from '#common/plans'
+import { PLAN_IDS, TRIAL_DAYS, type PlanId } from '#common/plans'
 import type { DbExecutor } from '#server/db/client'
 import { subscribers } from '#server/db/schema'
 import type { Access } from './access'
 import { idOf, userExists, type StripeContext } from './context'
 import { planForLookupKey } from './plans'
 
+const DAY_MS = 24 * 60 * 60 * 1000
+
 /** Statuses under which a Stripe subscription still counts as the user's subscription. */
 const STANDING_STATUSES = new Set<string>(['active', 'trialing', 'past_due'])
 
+/** When a trial started at `now` ends. */
+export const trialEndFrom = (now: Date) => new Date(now.getTime() + TRIAL_DAYS * DAY_MS)
+
 /**
  * Testing mode (no Stripe keys): records the chosen plan as a testing activation, which the paid
- * rule counts as paid. Billing refuses it when Stripe is configured.
+ * rule counts as paid. A member's first activation starts the free trial (`trialing` for
+ * TRIAL_DAYS, as checkout does in Stripe mode); choosing another plan during it keeps its end;
+ * a member who has had a trial gets `active` at once. Billing refuses it when Stripe is configured.
  */
-export async function activateTestingPlan(db: DbExecutor, userId: string, plan: PlanId, now: Date): Promise<void> {
-  await db
-    .insert(subscribers)
-    .values({ userId, subscribed: true, tier: plan, status: 'active', source: 'testing', currentPeriodEnd: null, createdAt: now, updatedAt: now })
-    .onConflictDoUpdate({
-      target: subscribers.userId,
-      set: { subscribed: true, tier: plan, status: 'active', source: 'testing', currentPeriodEnd: null, pastDueSince: null, updatedAt: now },
-    })
+export async function activateTestingPlan(
+  db: DbExecutor,
+  userId: string,
+  plan: PlanId,
+  now: Date,
+): Promise<{ status: 'trialing' | 'active'; trialEnd: Date | null }> {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ trialEnd: subscribers.trialEnd, trialReminderSentAt: subscribers.trialReminderSentAt })
+      .from(subscribers)
+      .where(eq(subscribers.userId, userId))
+      .limit(1)
+      .for('update')
+    const trialEnd = current?.trialEnd ?? trialEndFrom(now)
+    const status = trialEnd.getTime() > now.getTime() ? ('trialing' as const) : ('active' as const)
+    const values = {
+      subscribed: true,
+      tier: plan,
+      status,
+      source: 'testing' as const,
+      currentPeriodEnd: null,
+      pastDueSince: null,
+      trialEnd,
+      trialReminderSentAt: current?.trialEnd ? current.trialReminderSentAt : null,
+      cancelScheduled: false,
+      updatedAt: now,
+    }
+    await tx
+      .insert(subscribers)
+      .values({ userId, ...values, createdAt: now })
+      .onConflictDoUpdate({ target: subscribers.userId, set: values })
+    return { status, trialEnd: status === 'trialing' ? trialEnd : null }
+  })
+}
+
+/** Whether the member has had a free trial already (one per member). */
+export async function hadTrial(db: DbExecutor, userId: string): Promise<boolean> {
+  const [row] = await db.select({ trialEnd: subscribers.trialEnd }).from(subscribers).where(eq(subscribers.userId, userId)).limit(1)
+  return Boolean(row?.trialEnd)
 }
 
 /** The subscription answer of check-subscription, from the same decision as the guards. */
@@ -36,6 +74,7 @@ export function subscriptionAnswer(access: Access, paymentMode: 'testing' | 'str
     source: access.source,
     in_grace_period: access.inGrace,
     grace_period_end: access.graceUntil ? access.graceUntil.toISOString() : null,
+    trial_end: access.trialEnd ? access.trialEnd.toISOString() : null,
     payment_mode: paymentMode,
   }
 }
@@ -46,12 +85,14 @@ function asPlan(value: unknown): PlanId | null {
 
 /**
  * The record a Stripe subscription maps to: the tier from its price's lookup key (or metadata),
- * the period end from its items (Stripe keeps it there, not on the subscription).
+ * the period end from its items (Stripe keeps it there, not on the subscription), the trial end.
  */
 export function subscriptionRecord(sub: Stripe.Subscription): {
   tier: PlanId | null
   status: SubscriptionStatus
   currentPeriodEnd: Date | null
+  trialEnd: Date | null
+  cancelScheduled: boolean
 } {
   const items = sub.items?.data ?? []
   let tier: PlanId | null = null
@@ -62,7 +103,13 @@ export function subscriptionRecord(sub: Stripe.Subscription): {
   tier ??= asPlan(sub.metadata?.tier)
   const ends = items.map((item) => item.current_period_end).filter((end): end is number => typeof end === 'number')
   const status = (SUBSCRIPTION_STATUSES as readonly string[]).includes(sub.status) ? (sub.status as SubscriptionStatus) : 'incomplete'
-  return { tier, status, currentPeriodEnd: ends.length > 0 ? new Date(Math.max(...ends) * 1000) : null }
+  return {
+    tier,
+    status,
+    currentPeriodEnd: ends.length > 0 ? new Date(Math.max(...ends) * 1000) : null,
+    trialEnd: typeof sub.trial_end === 'number' ? new Date(sub.trial_end * 1000) : null,
+    cancelScheduled: sub.cancel_at_period_end === true || typeof sub.cancel_at === 'number',
+  }
 }
 
 /** When the unpaid invoice behind a past-due status was finalised (else now). */
@@ -73,10 +120,14 @@ function pastDueStart(sub: Stripe.Subscription, now: Date): Date {
 }
 
 /**
- * Writes a Stripe subscription's current state to its user's record. A different subscription
- * than the stored one does not replace a stored one in good standing unless it is in good
- * standing itself, so a late event about an old, cancelled subscription never overwrites the
- * current one. Returns the user id, or null when the user is unknown.
+ * Writes a Stripe subscription, as read with sync ticket `ticket`, to its user's record (the
+ * caller holds the customer lock in `tx`; the read was made before the transaction began).
+ * - A read older than the one already written for the same subscription (a lower ticket) is
+ *   dropped: a slow answer never overwrites a newer one.
+ * - A different subscription than the stored one does not replace a stored one in good standing
+ *   unless it is in good standing itself, so a late event about an old, cancelled subscription
+ *   never overwrites the current one.
+ * Returns the user id, or null when the user is unknown.
  */
 export async function applySubscription(
   ctx: StripeContext,
@@ -84,6 +135,7 @@ export async function applySubscription(
   sub: Stripe.Subscription,
   hintUserId: string | null,
   now: Date,
+  ticket: number,
 ): Promise<string | null> {
   const customerId = idOf(sub.customer)
   let userId = (await userExists(tx, sub.metadata?.userId)) ?? (await userExists(tx, hintUserId))
@@ -96,6 +148,10 @@ export async function applySubscription(
     return null
   }
   const [current] = await tx.select().from(subscribers).where(eq(subscribers.userId, userId)).limit(1).for('update')
+  if (current?.stripeSubscriptionId === sub.id && current.stripeSyncTicket !== null && current.stripeSyncTicket > ticket) {
+    ctx.log.info({ subscription: sub.id, ticket, written: current.stripeSyncTicket }, 'an older read of the subscription: dropped')
+    return userId
+  }
   const record = subscriptionRecord(sub)
   const superseded =
     current?.stripeSubscriptionId &&
@@ -113,6 +169,9 @@ export async function applySubscription(
         ? current.pastDueSince
         : pastDueStart(sub, now)
       : null
+  // The trial end stays once known (a trial is given once); a new or moved trial end is reminded again.
+  const trialEnd = record.trialEnd ?? current?.trialEnd ?? null
+  const trialMoved = (trialEnd?.getTime() ?? null) !== (current?.trialEnd?.getTime() ?? null)
   const values = {
     subscribed: STANDING_STATUSES.has(record.status),
     tier: record.tier ?? (sameSubscription ? (current?.tier ?? null) : null),
@@ -120,7 +179,11 @@ export async function applySubscription(
     source: 'stripe' as const,
     currentPeriodEnd: record.currentPeriodEnd,
     pastDueSince,
+    trialEnd,
+    ...(trialMoved ? { trialReminderSentAt: null } : {}),
+    cancelScheduled: record.cancelScheduled,
     stripeSubscriptionId: sub.id,
+    stripeSyncTicket: ticket,
     updatedAt: now,
   }
   await tx
@@ -133,10 +196,5 @@ export async function applySubscription(
   return userId
 }
 
+/** A subscription as Stripe has it now, with its latest invoice (read outside any transaction). */
 export const retrieveSubscription = (ctx: StripeContext, id: string) => ctx.stripe.subscriptions.retrieve(id, { expand: ['latest_invoice'] })
-
-/** Re-reads a subscription from Stripe and writes it (the caller holds the customer lock). */
-export async function syncSubscriptionById(ctx: StripeContext, tx: DbExecutor, subscriptionId: string, hintUserId: string | null, now: Date) {
-  const sub = await retrieveSubscription(ctx, subscriptionId)
-  return applySubscription(ctx, tx, sub, hintUserId, now)
-}

@@ -21,7 +21,7 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { courseEnrollments, courses, lessonProgress, lessons, quizAttempts, quizzes, type Course } from '#server/db/schema'
 import { AppError, forbidden, notFound } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
-import type { Billing, CheckoutUser } from '#server/services/billing'
+import { assertEmailConfirmed, type Billing, type CheckoutUser } from '#server/services/billing'
 import { grantEnrollment, startCourseCheckout, type CoursePriceCache, type EnrollmentRow, type EnrollmentSource } from './payments'
 
 const NOT_FOUND_MESSAGE = 'Course not found'
@@ -255,6 +255,7 @@ export type EnrollResult =
  * Stripe Checkout Session whose completion webhook enrolls, or at once in payment testing mode.
  */
 export async function enroll(deps: EnrollDeps, user: CheckoutUser, ref: string): Promise<EnrollResult> {
+  assertEmailConfirmed(user)
   const course = await findCourse(deps.db, ref)
   if (!course || !course.isActive) throw notFound(NOT_FOUND_MESSAGE)
   const existing = await findEnrollment(deps.db, user.id, course.id)

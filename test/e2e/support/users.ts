@@ -1,14 +1,32 @@
 import type { Page } from '@playwright/test'
 import type { PlanId } from '#common/plans'
 import { uniqueEmail } from './fixtures'
+import { linkIn, waitForEmail } from './mail'
 
 export type TestUser = { email: string; password: string; fullName: string }
 
 /**
- * Signs a new user up through the API from the page's own context (so the browser holds the
- * session cookie), optionally paid through testing mode. For tests whose subject is not sign-up.
+ * Follows the confirmation email `email` was sent (through the e2e mail sink) by posting its token,
+ * from the page's own context, to the server at `origin` (the suite's server unless given).
  */
-export async function signUpViaApi(page: Page, options: { paid?: PlanId; fullName?: string; partnerProgram?: string } = {}): Promise<TestUser> {
+export async function confirmEmailViaApi(page: Page, email: string, origin = process.env.E2E_BASE_URL): Promise<void> {
+  if (!origin) throw new Error('E2E_BASE_URL is not set: run the browser tests through playwright.config.ts')
+  const link = linkIn(await waitForEmail(email, /^Confirm your email for Momentum Coach$/))
+  const token = new URL(link, origin).searchParams.get('token')
+  const confirmed = await page.request.post(`${origin}/api/auth/confirm-email`, { headers: { origin }, data: { token } })
+  if (confirmed.status() !== 200) throw new Error(`email confirmation failed: ${confirmed.status()} ${await confirmed.text()}`)
+}
+
+/**
+ * Signs a new user up through the API from the page's own context (so the browser holds the
+ * session cookie), optionally with the email confirmed and paid through testing mode (which the
+ * server allows only for a confirmed email, so `paid` confirms it). For tests whose subject is
+ * not sign-up.
+ */
+export async function signUpViaApi(
+  page: Page,
+  options: { paid?: PlanId; confirmed?: boolean; fullName?: string; partnerProgram?: string } = {},
+): Promise<TestUser> {
   const origin = process.env.E2E_BASE_URL
   if (!origin) throw new Error('E2E_BASE_URL is not set: run the browser tests through playwright.config.ts')
   const user = { email: uniqueEmail(), password: 'steady-maple-lantern-42', fullName: options.fullName ?? 'Jordan Rivera' }
@@ -26,6 +44,7 @@ export async function signUpViaApi(page: Page, options: { paid?: PlanId; fullNam
     },
   })
   if (signup.status() !== 201) throw new Error(`sign-up failed: ${signup.status()} ${await signup.text()}`)
+  if (options.confirmed ?? Boolean(options.paid)) await confirmEmailViaApi(page, user.email, origin)
   if (options.paid) {
     const paid = await page.request.post('/api/billing/testing-activation', { headers: { origin }, data: { plan: options.paid } })
     if (paid.status() !== 200) throw new Error(`testing activation failed: ${paid.status()} ${await paid.text()}`)

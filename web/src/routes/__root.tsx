@@ -1,7 +1,8 @@
-import type { QueryClient } from '@tanstack/react-query'
+import { useQuery, type QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, Outlet } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect } from 'react'
 import { NotFoundPage } from '../components/not-found'
+import { meQueryOptions } from '../features/auth/api'
 import { AccessPending } from '../features/auth/components/access-views'
 
 export type RouterContext = {
@@ -13,6 +14,8 @@ export type RouterContext = {
 // The toast region is loaded after the first paint: no screen shows a toast before the
 // user has done something, and sonner replays toasts created before it mounted.
 const Toaster = lazy(() => import('../components/ui/sonner').then((module) => ({ default: module.Toaster })))
+// The payment testing-mode banner, loaded only for a signed-in user (billing/testing-mode-banner).
+const TestingModeBanner = lazy(() => import('../features/billing/testing-mode-banner'))
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: RootLayout,
@@ -31,6 +34,7 @@ export const Route = createRootRouteWithContext<RouterContext>()({
 
 function RootLayout() {
   const { queryClient } = Route.useRouteContext()
+  const signedIn = Boolean(useQuery({ ...meQueryOptions(), enabled: false }).data)
   // check-subscription after sign-in and on load; loaded after the first paint.
   useEffect(() => {
     let stop: (() => void) | undefined
@@ -46,6 +50,11 @@ function RootLayout() {
 
   return (
     <>
+      {signedIn ? (
+        <Suspense fallback={null}>
+          <TestingModeBanner />
+        </Suspense>
+      ) : null}
       <Outlet />
       <Suspense fallback={null}>
         <Toaster />

@@ -10,7 +10,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router'
 import { CheckCircle2Icon, FlaskConicalIcon } from 'lucide-react'
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import type { SessionUser } from '#common/auth'
-import type { Plan, PlanId } from '#common/plans'
+import { TRIAL_DAYS, type Plan, type PlanId } from '#common/plans'
 import { Button } from '../../components/ui/button'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
@@ -19,6 +19,7 @@ import { authKeys, meQueryOptions } from '../auth/api'
 import { PendingLabel } from '../auth/components/pending-label'
 import { plansQueryOptions } from '../plans/api'
 import { PlanList } from '../plans/components/plan-list'
+import { subscriptionQueryOptions } from './api'
 import { activateTestingPlan, fetchCheckoutStatus, openCustomerPortal } from './api.requests'
 import { runSubscriptionCheck } from './subscription-check'
 
@@ -27,6 +28,8 @@ export const REDIRECT_DELAY_MS = 1000
 
 // Stripe.js and the dialog load only in Stripe mode, when a plan is chosen.
 const CheckoutDialog = lazy(() => import('./checkout-dialog').then((module) => ({ default: module.CheckoutDialog })))
+
+const trialDate = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' })
 
 const paymentError = (description: string) => void toast({ title: 'Payment Error', description, variant: 'destructive' })
 
@@ -38,6 +41,7 @@ export function PlanSelection() {
   const returnedSessionId = useSearch({ from: '/_authenticated/payment', select: (search) => search.session_id })
   const plans = useQuery(plansQueryOptions())
   const user = useQuery(meQueryOptions()).data
+  const subscription = useQuery({ ...subscriptionQueryOptions(), enabled: Boolean(user?.hasCompletedPayment) }).data
   const [activating, setActivating] = useState<PlanId | null>(null)
   const [checkoutPlan, setCheckoutPlan] = useState<Plan | null>(null)
   const [portalPending, setPortalPending] = useState(false)
@@ -96,6 +100,7 @@ export function PlanSelection() {
       const result = await activateTestingPlan(plan.id)
       void toast({ title: 'Testing Mode Active', description: 'Subscription activated without payment for testing' })
       markPaid(result.subscription_tier, result.subscription_end)
+      void runSubscriptionCheck(queryClient, { force: true })
       goToOptIn()
     } catch (error) {
       if (isApiError(error) && error.status === 401) {
@@ -132,7 +137,9 @@ export function PlanSelection() {
     <div className="mx-auto max-w-6xl">
       <div className="mx-auto max-w-2xl text-center">
         <h1 className="text-3xl font-bold tracking-tight sm:text-4xl">Choose your plan</h1>
-        <p className="mt-3 text-lg text-muted-foreground">Every plan is billed monthly and includes your daily coaching calls.</p>
+        <p className="mt-3 text-lg text-muted-foreground">
+          Every plan is billed monthly and includes your daily coaching calls. New members start with a {TRIAL_DAYS}-day free trial.
+        </p>
         {mode === 'testing' ? (
           <p className="mt-6 flex items-start gap-3 rounded-lg border border-brand-coach/40 bg-card px-4 py-3 text-left text-sm">
             <FlaskConicalIcon className="mt-0.5 size-4 shrink-0 text-brand-coach" aria-hidden="true" />
@@ -146,7 +153,11 @@ export function PlanSelection() {
           <div className="mt-6 flex flex-col items-center gap-3 rounded-lg border bg-card px-4 py-4 text-sm sm:flex-row sm:text-left">
             <CheckCircle2Icon className="size-5 shrink-0 text-success" aria-hidden="true" />
             <p className="flex-1">
-              {currentTier ? (
+              {currentTier && subscription?.status === 'trialing' && subscription.trial_end ? (
+                <>
+                  Your free trial of the <strong>{currentTier}</strong> plan runs until {trialDate.format(new Date(subscription.trial_end))}.
+                </>
+              ) : currentTier ? (
                 <>
                   Your <strong>{currentTier}</strong> plan is active.
                 </>

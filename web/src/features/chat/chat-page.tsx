@@ -130,7 +130,7 @@ export function ChatPage() {
   }
 
   return (
-    <div className="flex h-dvh overflow-hidden bg-background">
+    <div className="flex h-[calc(100dvh_-_var(--app-banner-height,0px))] overflow-hidden bg-background">
       <ConversationSidebar
         id={sidebarId}
         open={sidebarOpen}

@@ -12,7 +12,9 @@ import { useDocumentTitle } from '../../components/use-document-title'
 import { toast, type ToastInput } from '../../lib/toast'
 import { meQueryOptions, type SessionUser } from '../auth/api'
 import { LogoutButton } from '../auth/components/logout-button'
+import { subscriptionQueryOptions } from '../billing/api'
 import { PaymentGraceNotice } from '../billing/grace-notice'
+import { TrialNotice } from '../billing/trial-notice'
 import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
 import { StatCard } from './components/stat-card'
@@ -80,6 +82,8 @@ export function DashboardPage() {
 
         {/* A past-due subscription inside its grace period: access continues, and the dashboard says so. */}
         <PaymentGraceNotice />
+        {/* The free trial: when it ends, and (in Stripe mode) the billing portal. */}
+        <TrialNotice />
 
         {anyFailed ? (
           <Card role="alert" className="border-amber-300 bg-amber-50 py-4">
@@ -148,6 +152,11 @@ function DashboardHeader({
   anyFailed: boolean
   onRetry: () => void
 }) {
+  const subscription = useQuery(subscriptionQueryOptions())
+  // 'Trial' while the free trial runs, 'Subscribed' for a subscription past it (spec 2 §4); shown once
+  // check-subscription has answered (from the session alone if it fails), so it never flips.
+  const onTrial = subscription.data ? subscription.data.status === 'trialing' : subscription.isError ? !user.hasSubscription : null
+  const plan = onTrial === null ? null : onTrial || !user.hasSubscription ? 'Trial' : 'Subscribed'
   // The badge names the partner company once the server has said which it is.
   const badge = stats
     ? partnerBadge(stats.partnerProgram, stats.partnerCompanyName)
@@ -164,9 +173,11 @@ function DashboardHeader({
               {badge.label}
             </Badge>
           ) : null}
-          <Badge variant={user.hasSubscription ? 'default' : 'secondary'} data-testid="subscription-badge">
-            {user.hasSubscription ? 'Subscribed' : 'Trial'}
-          </Badge>
+          {plan ? (
+            <Badge variant={plan === 'Subscribed' ? 'default' : 'secondary'} data-testid="subscription-badge">
+              {plan}
+            </Badge>
+          ) : null}
         </div>
         <p className="text-lg text-muted-foreground">Welcome back, {user.fullName || user.email}!</p>
       </div>

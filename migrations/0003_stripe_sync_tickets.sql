@@ -1,0 +1,2 @@
+CREATE SEQUENCE "public"."stripe_sync_tickets" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
+ALTER TABLE "subscribers" ADD COLUMN "stripe_sync_ticket" bigint;
