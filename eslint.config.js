@@ -59,6 +59,10 @@ const layerZones = [
 
 const serverOnly = ['#server/*', '**/server/**', '**/worker/**', 'drizzle-orm', 'drizzle-orm/*', 'postgres', '@electric-sql/*', 'ioredis', 'bullmq', 'fastify', '@fastify/*', 'stripe', '@vapi-ai/server-sdk', 'node:*', 'nodemailer', 'pino']
 
+/** `z.string(...)`: the contract's strings use `text()` from common/text.ts instead. */
+const NO_BARE_STRING = "CallExpression[callee.object.name='z'][callee.property.name='string']"
+const NO_BARE_STRING_MESSAGE = "Use text() from '#common/text' (refuses NUL and lone surrogates) instead of z.string()."
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'web/dist/', 'web/src/routeTree.gen.ts', '.tmp/', '.data/', 'migrations/', 'test-results/'] },
   js.configs.recommended,
@@ -101,8 +105,15 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: "CallExpression[callee.property.name=/^decorate/]", message: 'Routes do not decorate: services come from createServices, decorators from plugins.' },
+        { selector: NO_BARE_STRING, message: NO_BARE_STRING_MESSAGE },
       ],
     },
+  },
+  {
+    // Every string of the HTTP contract refuses what PostgreSQL cannot store (NUL, lone surrogates).
+    files: ['common/**/*.ts'],
+    ignores: ['common/text.ts'],
+    rules: { 'no-restricted-syntax': ['error', { selector: NO_BARE_STRING, message: NO_BARE_STRING_MESSAGE }] },
   },
   {
     // Import boundaries: no cycles anywhere, and the server's layers and domain faces.

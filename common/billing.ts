@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { text } from './text'
 import { SUBSCRIPTION_STATUSES } from './domain'
 import { PaymentModeSchema, PlanIdSchema } from './plans'
 
@@ -18,11 +19,11 @@ export const TestingActivationBodySchema = z.object({ plan: PlanIdSchema })
 export const TestingActivationResponseSchema = z.object({
   subscribed: z.literal(true),
   subscription_tier: PlanIdSchema,
-  subscription_end: z.string().nullable(),
+  subscription_end: text().nullable(),
   source: z.literal('testing'),
   status: z.enum(['trialing', 'active']),
   /** ISO time the free trial ends (null when no trial runs). */
-  trial_end: z.string().nullable(),
+  trial_end: text().nullable(),
 })
 
 /**
@@ -33,7 +34,7 @@ export const CheckSubscriptionResponseSchema = z.object({
   subscribed: z.boolean(),
   subscription_tier: PlanIdSchema.nullable(),
   /** ISO time the current period ends (null for testing activations). */
-  subscription_end: z.string().nullable(),
+  subscription_end: text().nullable(),
   /** Whether the paid screens are open (a subscription, or `payment_status = paid`). */
   paid: z.boolean(),
   status: z.enum(SUBSCRIPTION_STATUSES).nullable(),
@@ -41,15 +42,15 @@ export const CheckSubscriptionResponseSchema = z.object({
   /** True while a past-due subscription is inside its grace period. */
   in_grace_period: z.boolean(),
   /** When the grace period ends (set while past due, inside or beyond the grace). */
-  grace_period_end: z.string().nullable(),
+  grace_period_end: text().nullable(),
   /** While the status is `trialing`: when the free trial ends (else null). */
-  trial_end: z.string().nullable(),
+  trial_end: text().nullable(),
   payment_mode: PaymentModeSchema,
 })
 export type CheckSubscriptionResponse = z.infer<typeof CheckSubscriptionResponseSchema>
 
 /** The Stripe publishable key, for Stripe.js. */
-export const PublishableKeyResponseSchema = z.object({ publishable_key: z.string() })
+export const PublishableKeyResponseSchema = z.object({ publishable_key: text() })
 
 /**
  * create-embedded-checkout. The original sent `selectedPlan` (the constant
@@ -60,8 +61,7 @@ export const CreateCheckoutBodySchema = z
   .object({
     plan: PlanIdSchema.optional(),
     selectedPlan: z.union([z.literal('monthly'), PlanIdSchema]).optional(),
-    attempt: z
-      .string()
+    attempt: text()
       .regex(/^[A-Za-z0-9_-]{8,64}$/, 'attempt must be 8 to 64 letters, digits, _ or -')
       .optional(),
   })
@@ -79,12 +79,12 @@ export function checkoutPlanOf(body: z.output<typeof CreateCheckoutBodySchema>):
 }
 
 export const CreateCheckoutResponseSchema = z.object({
-  client_secret: z.string(),
-  session_id: z.string(),
+  client_secret: text(),
+  session_id: text(),
 })
 
 export const CheckoutSessionParamsSchema = z.object({
-  sessionId: z.string().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'Not a checkout session id'),
+  sessionId: text().regex(/^cs_[A-Za-z0-9_]{1,200}$/, 'Not a checkout session id'),
 })
 
 /** The state of a checkout session after the embedded form completes or Stripe redirects back. */
@@ -93,9 +93,9 @@ export const CheckoutStatusResponseSchema = z.object({
   payment_status: z.enum(['paid', 'unpaid', 'no_payment_required']),
   subscribed: z.boolean(),
   subscription_tier: PlanIdSchema.nullable(),
-  subscription_end: z.string().nullable(),
+  subscription_end: text().nullable(),
 })
 export type CheckoutStatusResponse = z.infer<typeof CheckoutStatusResponseSchema>
 
 /** customer-portal: the Stripe billing portal address for the user's customer. */
-export const CustomerPortalResponseSchema = z.object({ url: z.string() })
+export const CustomerPortalResponseSchema = z.object({ url: text() })

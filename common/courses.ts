@@ -34,8 +34,7 @@ export const QuizParamsSchema = z.object({ quizId: z.uuid('Quiz id must be a UUI
 export const QUIZ_ANSWER_MAX = 500
 
 export const QuizAnswerBodySchema = z.object({
-  answer: z
-    .string({ error: 'Choose an answer' })
+  answer: text({ error: 'Choose an answer' })
     .trim()
     .min(1, 'Choose an answer')
     .max(QUIZ_ANSWER_MAX, `An answer is at most ${QUIZ_ANSWER_MAX} characters`),
@@ -233,8 +232,7 @@ export function formatCoursePrice(cents: number): string {
 /** The course page's search parameters, checked again inside the page (the route validates them without zod). */
 export const CourseSearchSchema = z.object({
   lesson: z.uuid().optional().catch(undefined),
-  session_id: z
-    .string()
+  session_id: text()
     .regex(/^cs_[A-Za-z0-9_]{1,200}$/)
     .optional()
     .catch(undefined),

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { emptyGoalsForm } from '#common/goals'
+import { buildTestApp } from '../helpers/app'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { signedInUser, type SignedIn } from '../helpers/users'
+
+/**
+ * Every text field of every route refuses what PostgreSQL cannot store (a NUL character, an
+ * unpaired surrogate) with 400 naming the field, never a 500. The table holds a request each
+ * operation accepts; every string in it is replaced in turn. The table must cover every operation
+ * of the OpenAPI document that takes input, so a new route cannot be forgotten.
+ */
+let database: TestDatabase
+let app: FastifyInstance
+let member: SignedIn
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await buildTestApp({ database })
+  member = await signedInUser(app, { paid: 'premium' })
+})
+
+afterAll(async () => {
+  await app?.close()
+  await database?.destroy()
+})
+
+type Case = {
+  /** The OpenAPI operation, e.g. "POST /api/auth/login". */
+  operation: string
+  /** Path parameters, by name. */
+  params?: Record<string, string>
+  query?: Record<string, string>
+  body?: unknown
+  signedIn?: boolean
+}
+
+const UUID = '2b1f3c1e-8d4a-4f6b-9c2d-1a2b3c4d5e6f'
+const now = new Date().toISOString()
+const password = 'lantern-harbor-velvet-42'
+
+const CASES: Case[] = [
+  {
+    operation: 'POST /api/auth/signup',
+    body: {
+      fullName: 'Text Person',
+      email: 'text.person@example.com',
+      phoneNumber: '(555) 123-4567',
+      password,
+      confirmPassword: password,
+      communicationConsent: true,
+      termsAccepted: true,
+      partnerProgram: 'GENERAL',
+    },
+  },
+  { operation: 'POST /api/auth/login', body: { email: 'text.person@example.com', password } },
+  { operation: 'POST /api/auth/confirm-email', body: { token: 'abcdefghijklmnopqrstuvwxyz234567' } },
+  { operation: 'POST /api/auth/forgot-password', body: { email: 'text.person@example.com' } },
+  { operation: 'POST /api/auth/reset-password', body: { token: 'abcdefghijklmnopqrstuvwxyz234567', password, confirmPassword: password } },
+  { operation: 'POST /api/billing/embedded-checkout', signedIn: true, body: { plan: 'basic', selectedPlan: 'monthly', attempt: 'attempt-12345' } },
+  { operation: 'GET /api/billing/checkout-session/{sessionId}', signedIn: true, params: { sessionId: 'cs_test_123' } },
+  { operation: 'POST /api/billing/testing-activation', signedIn: true, body: { plan: 'basic' } },
+  { operation: 'POST /api/opt-in', signedIn: true, body: { consentText: 'I agree to receive texts.' } },
+  {
+    operation: 'PUT /api/goals',
+    signedIn: true,
+    body: {
+      ...emptyGoalsForm(),
+      workCareer: { company: null, industry: null, role: 'Designer' },
+      specificGoals: { goal90Days: 'Run a 5k', goal12Months: 'Ship', goal5Years: 'Lead', obstacles: 'Time' },
+    },
+  },
+  { operation: 'GET /api/courses/{courseId}', signedIn: true, params: { courseId: 'sales-foundations' } },
+  { operation: 'POST /api/courses/{courseId}/enroll', signedIn: true, params: { courseId: 'sales-foundations' } },
+  { operation: 'POST /api/lessons/{lessonId}/complete', signedIn: true, params: { lessonId: UUID } },
+  { operation: 'POST /api/lessons/{lessonId}/open', signedIn: true, params: { lessonId: UUID } },
+  { operation: 'POST /api/quizzes/{quizId}/answer', signedIn: true, params: { quizId: UUID }, body: { answer: 'Listen first' } },
+  { operation: 'GET /api/conversations', signedIn: true, query: { search: 'plan' } },
+  {
+    operation: 'POST /api/conversations',
+    signedIn: true,
+    body: { title: 'Weekly plan', content: [{ id: 'm1', text: 'Hello coach', sender: 'user', timestamp: now }] },
+  },
+  { operation: 'GET /api/conversations/{id}', signedIn: true, params: { id: UUID }, query: { before: 'm1' } },
+  { operation: 'PATCH /api/conversations/{id}', signedIn: true, params: { id: UUID }, body: { title: 'Renamed' } },
+  { operation: 'DELETE /api/conversations/{id}', signedIn: true, params: { id: UUID } },
+  {
+    operation: 'PUT /api/conversations/{id}/content',
+    signedIn: true,
+    params: { id: UUID },
+    body: { content: [{ id: 'm2', text: 'More', sender: 'user', timestamp: now }] },
+  },
+  { operation: 'POST /api/conversations/{id}/messages', signedIn: true, params: { id: UUID }, body: { text: 'Hi', id: randomUUID() } },
+]
+
+/** Operations authenticated by a signature over the raw body: no parsed text reaches a schema. */
+const RAW_BODY_WEBHOOKS = new Set(['POST /api/webhooks/stripe'])
+
+/** Every string in a JSON value, by its path ("content.0.text"). */
+function stringPaths(value: unknown, path: string[] = []): string[][] {
+  if (typeof value === 'string') return [path]
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringPaths(item, [...path, String(index)]))
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => stringPaths(item, [...path, key]))
+  return []
+}
+
+function withValue(value: unknown, path: string[], replacement: string): unknown {
+  if (path.length === 0) return replacement
+  const [head, ...rest] = path as [string, ...string[]]
+  if (Array.isArray(value)) return value.map((item, index) => (String(index) === head ? withValue(item, rest, replacement) : item))
+  return { ...(value as Record<string, unknown>), [head]: withValue((value as Record<string, unknown>)[head], rest, replacement) }
+}
+
+let client = 0
+function request(testCase: Case, overrides: Partial<Pick<Case, 'params' | 'query' | 'body'>> = {}): InjectOptions {
+  const [method, template] = testCase.operation.split(' ') as [InjectOptions['method'], string]
+  const params = overrides.params ?? testCase.params ?? {}
+  const url = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''))
+  client += 1
+  return {
+    method,
+    url,
+    query: overrides.query ?? testCase.query,
+    payload: (overrides.body ?? testCase.body) as InjectOptions['payload'],
+    headers: {
+      origin: app.config.appOrigin,
+      // Each request from its own address: the per-IP auth limits measure nothing here.
+      'x-forwarded-for': `10.77.${client >> 8}.${client & 255}`,
+      ...(testCase.signedIn ? { cookie: member.cookie } : {}),
+    },
+  }
+}
+
+describe('text that PostgreSQL cannot store', () => {
+  it('the table covers every operation that takes input', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
+      paths: Record<string, Record<string, { parameters?: unknown[]; requestBody?: unknown }>>
+    }>()
+    const withInput = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    )
+    expect(withInput.filter((operation) => !RAW_BODY_WEBHOOKS.has(operation)).sort()).toEqual(CASES.map((c) => c.operation).sort())
+  })
+
+  it.each(CASES.map((c) => [c.operation, c] as const))('%s: 400 naming each text field, never a 500', async (_name, testCase) => {
+    const results: Array<{ field: string; status: number; named: string | undefined }> = []
+    const record = async (field: string, options: InjectOptions) => {
+      const response = await app.inject(options)
+      results.push({ field, status: response.statusCode, named: response.json<{ error?: { field?: string } }>().error?.field })
+    }
+    for (const path of stringPaths(testCase.body ?? {})) {
+      const field = path.join('.')
+      await record(field, request(testCase, { body: withValue(testCase.body, path, 'before\u0000after') }))
+      await record(field, request(testCase, { body: withValue(testCase.body, path, 'broken \uD83D text') }))
+    }
+    for (const name of Object.keys(testCase.query ?? {})) {
+      await record(name, request(testCase, { query: { ...testCase.query, [name]: 'before\u0000after' } }))
+    }
+    for (const name of Object.keys(testCase.params ?? {})) {
+      await record(name, request(testCase, { params: { ...testCase.params, [name]: 'before\u0000after' } }))
+    }
+    expect(results.length).toBeGreaterThan(0)
+    expect(results).toEqual(results.map(({ field }) => ({ field, status: 400, named: field })))
+  })
+})
