@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { chatFirstToken } from './chat'
+import { dstAgreement } from './dst'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const ROUNDS = 3
@@ -208,12 +209,21 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
-const database = await benchDatabase()
 const results: boolean[] = []
+if (wanted('dst')) {
+  console.log('\nBenchmark: daily call times across DST changes vs an independent oracle')
+  results.push(dstAgreement())
+}
+const serverBenchmarks = ['health', 'me', 'dashboard', 'sessions', 'hashing', 'chat']
+if (only.length > 0 && !serverBenchmarks.some((name) => only.includes(name))) {
+  console.log(`\n${results.filter(Boolean).length} of ${results.length} benchmarks met their goal`)
+  process.exit(0)
+}
+const database = await benchDatabase()
 const servers = await startServers(database.url)
 try {
   console.log(`Database: ${servers.driver}`)

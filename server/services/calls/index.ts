@@ -9,6 +9,7 @@ import { getCallSchedule, listUsersDueForCall } from './schedule'
 
 export { dashboardStats, recentCalls } from './calls'
 export { getCallSchedule, listUsersDueForCall, type CallSchedule } from './schedule'
+export { ALLOWED_WINDOW, fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 
 export type Calls = ReturnType<typeof createCalls>
 
