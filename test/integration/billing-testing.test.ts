@@ -111,14 +111,14 @@ describe('POST /api/billing/testing-activation', () => {
 describe('payment testing mode in production', () => {
   it('refuses to start without Stripe keys unless PAYMENT_MODE=testing, naming PAYMENT_MODE in one line', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mc-payment-mode-'))
-    const refused = spawnEntry('server/index.ts', { NODE_ENV: 'production', PORT: String(await freePort()), DATA_DIR: dataDir })
+    const refused = spawnEntry('server/index.ts', { NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:1', PORT: String(await freePort()), DATA_DIR: dataDir })
     expect((await refused.exited).code).toBe(1)
     const lines = refused.output().trim().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^Invalid configuration: PAYMENT_MODE must be "testing" to run in production without Stripe keys/)
 
     const port = await freePort()
-    const allowed = spawnEntry('server/index.ts', { NODE_ENV: 'production', PAYMENT_MODE: 'testing', PORT: String(port), DATA_DIR: dataDir })
+    const allowed = spawnEntry('server/index.ts', { NODE_ENV: 'production', PAYMENT_MODE: 'testing', SMTP_URL: 'smtp://127.0.0.1:1', PORT: String(port), DATA_DIR: dataDir })
     try {
       await allowed.waitFor(/Momentum Coach is ready/, 60_000)
       const plans = await fetch(`http://127.0.0.1:${port}/api/plans`)

@@ -69,14 +69,14 @@ describe('loadConfig', () => {
   it('refuses to start in production without SMTP_URL: mail would otherwise go to the log, links included', () => {
     let caught: unknown
     try {
-      loadConfig({ NODE_ENV: 'production' })
+      loadConfig({ NODE_ENV: 'production', PAYMENT_MODE: 'testing' })
     } catch (error) {
       caught = error
     }
     expect(caught).toBeInstanceOf(ConfigError)
     expect((caught as ConfigError).variable).toBe('SMTP_URL')
     expect((caught as ConfigError).message).toMatch(/^Invalid configuration: SMTP_URL is required when NODE_ENV=production/)
-    expect(loadConfig({ NODE_ENV: 'production', SMTP_URL: 'smtp://mail.example.com:587' }).production).toBe(true)
+    expect(loadConfig({ NODE_ENV: 'production', PAYMENT_MODE: 'testing', SMTP_URL: 'smtp://mail.example.com:587' }).production).toBe(true)
     expect(loadConfig({}).production).toBe(false)
   })
 })
