@@ -10,6 +10,7 @@ import { getCallSchedule, listUsersDueForCall } from './schedule'
 export { dashboardStats, recentCalls } from './calls'
 export { getCallSchedule, listUsersDueForCall, type CallSchedule } from './schedule'
 export { ALLOWED_WINDOW, fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
+export { callDurationLimit, callEligibility, DEFAULT_EVENING_CALL_TIME, PLAN_CALLS, slotTimes, type CallEligibility, type CallEligibilityInput, type CallSlot, type NotCalledReason, type PlanCalls } from './entitlements'
 
 export type Calls = ReturnType<typeof createCalls>
 
