@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test'
 import type { PlanId } from '#common/plans'
 import { uniqueEmail } from './fixtures'
-import { linkIn, waitForEmail } from './mail'
+import { linkIn, tokenOf, waitForEmail } from './mail'
 
 export type TestUser = { email: string; password: string; fullName: string }
 
@@ -12,7 +12,7 @@ export type TestUser = { email: string; password: string; fullName: string }
 export async function confirmEmailViaApi(page: Page, email: string, origin = process.env.E2E_BASE_URL): Promise<void> {
   if (!origin) throw new Error('E2E_BASE_URL is not set: run the browser tests through playwright.config.ts')
   const link = linkIn(await waitForEmail(email, /^Confirm your email for Momentum Coach$/))
-  const token = new URL(link, origin).searchParams.get('token')
+  const token = tokenOf(link)
   const confirmed = await page.request.post(`${origin}/api/auth/confirm-email`, { headers: { origin }, data: { token } })
   if (confirmed.status() !== 200) throw new Error(`email confirmation failed: ${confirmed.status()} ${await confirmed.text()}`)
 }
