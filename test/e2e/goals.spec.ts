@@ -355,7 +355,7 @@ test.describe('dashboard', () => {
     failing = false
     const callsBefore = callLoads
     await page.getByRole('button', { name: 'Retry', exact: true }).click()
-    await expect(statCard(page, 'Overall Score')).toContainText('4/10')
+    await expect(statCard(page, 'Overall Score')).toContainText('6/10')
     await expect(page.getByText("Some data couldn't be loaded")).toHaveCount(0)
     await expect(page.getByText('Unable to load goals data')).toHaveCount(0)
     await expect(page.getByRole('region', { name: 'Life Areas Progress' }).getByRole('progressbar', { name: 'Faith: 8 out of 10' })).toBeVisible()
