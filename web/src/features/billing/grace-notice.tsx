@@ -5,40 +5,26 @@
  */
 import { useQuery } from '@tanstack/react-query'
 import { AlertTriangleIcon } from 'lucide-react'
-import { useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { toast } from '../../lib/toast'
 import { PendingLabel } from '../auth/components/pending-label'
 import { subscriptionQueryOptions } from './api'
-import { openCustomerPortal } from './api.requests'
-
-const dateFormat = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' })
+import { billingDate, useCustomerPortal } from './use-customer-portal'
 
 export function PaymentGraceNotice() {
   const subscription = useQuery(subscriptionQueryOptions())
-  const [opening, setOpening] = useState(false)
+  const portal = useCustomerPortal()
   const data = subscription.data
   if (!data?.in_grace_period || !data.grace_period_end) return null
-
-  async function fixPayment() {
-    setOpening(true)
-    try {
-      window.location.assign(await openCustomerPortal())
-    } catch (error) {
-      setOpening(false)
-      void toast({ title: 'Payment Error', description: error instanceof Error ? error.message : 'Failed to open the billing portal', variant: 'destructive' })
-    }
-  }
 
   return (
     <div role="status" className="flex flex-col gap-3 rounded-lg border border-destructive/40 bg-destructive/5 p-4 sm:flex-row sm:items-center">
       <AlertTriangleIcon className="size-5 shrink-0 text-destructive" aria-hidden="true" />
       <p className="flex-1 text-sm">
         <strong>Your last payment didn't go through.</strong> Your coaching continues until{' '}
-        {dateFormat.format(new Date(data.grace_period_end))} while we retry it. Update your payment method to keep it going.
+        {billingDate.format(new Date(data.grace_period_end))} while we retry it. Update your payment method to keep it going.
       </p>
-      <Button size="sm" variant="outline" onClick={() => void fixPayment()} disabled={opening}>
-        <PendingLabel pending={opening} idle="Update payment method" busy="Opening..." />
+      <Button size="sm" variant="outline" onClick={() => void portal.open()} disabled={portal.opening}>
+        <PendingLabel pending={portal.opening} idle="Update payment method" busy="Opening..." />
       </Button>
     </div>
   )

@@ -20,7 +20,8 @@ import { PendingLabel } from '../auth/components/pending-label'
 import { plansQueryOptions } from '../plans/api'
 import { PlanList } from '../plans/components/plan-list'
 import { subscriptionQueryOptions } from './api'
-import { activateTestingPlan, fetchCheckoutStatus, openCustomerPortal } from './api.requests'
+import { activateTestingPlan, fetchCheckoutStatus } from './api.requests'
+import { billingDate, useCustomerPortal } from './use-customer-portal'
 import { runSubscriptionCheck } from './subscription-check'
 
 /** Spec 1 §9: after choosing a plan, /opt-in follows 1 s later. */
@@ -29,7 +30,6 @@ export const REDIRECT_DELAY_MS = 1000
 // Stripe.js and the dialog load only in Stripe mode, when a plan is chosen.
 const CheckoutDialog = lazy(() => import('./checkout-dialog').then((module) => ({ default: module.CheckoutDialog })))
 
-const trialDate = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' })
 
 const paymentError = (description: string) => void toast({ title: 'Payment Error', description, variant: 'destructive' })
 
@@ -44,7 +44,7 @@ export function PlanSelection() {
   const subscription = useQuery({ ...subscriptionQueryOptions(), enabled: Boolean(user?.hasCompletedPayment) }).data
   const [activating, setActivating] = useState<PlanId | null>(null)
   const [checkoutPlan, setCheckoutPlan] = useState<Plan | null>(null)
-  const [portalPending, setPortalPending] = useState(false)
+  const portal = useCustomerPortal()
   const redirectTimer = useRef<number | undefined>(undefined)
   useEffect(() => () => window.clearTimeout(redirectTimer.current), [])
 
@@ -120,16 +120,6 @@ export function PlanSelection() {
     else void activateForTesting(plan)
   }
 
-  async function manageBilling() {
-    setPortalPending(true)
-    try {
-      window.location.assign(await openCustomerPortal())
-    } catch (error) {
-      paymentError(error instanceof Error ? error.message : 'Failed to open the billing portal')
-      setPortalPending(false)
-    }
-  }
-
   const mode = plans.data?.paymentMode
   const currentTier = user?.hasCompletedPayment ? (plans.data?.plans.find((plan) => plan.id === user.subscriptionTier)?.name ?? null) : null
 
@@ -155,7 +145,7 @@ export function PlanSelection() {
             <p className="flex-1">
               {currentTier && subscription?.status === 'trialing' && subscription.trial_end ? (
                 <>
-                  Your free trial of the <strong>{currentTier}</strong> plan runs until {trialDate.format(new Date(subscription.trial_end))}.
+                  Your free trial of the <strong>{currentTier}</strong> plan runs until {billingDate.format(new Date(subscription.trial_end))}.
                 </>
               ) : currentTier ? (
                 <>
@@ -167,8 +157,8 @@ export function PlanSelection() {
             </p>
             <div className="flex gap-2">
               {mode === 'stripe' && user.hasSubscription ? (
-                <Button variant="outline" size="sm" onClick={() => void manageBilling()} disabled={portalPending}>
-                  <PendingLabel pending={portalPending} idle="Manage billing" busy="Opening..." />
+                <Button variant="outline" size="sm" onClick={() => void portal.open()} disabled={portal.opening}>
+                  <PendingLabel pending={portal.opening} idle="Manage billing" busy="Opening..." />
                 </Button>
               ) : null}
               <Button asChild size="sm">

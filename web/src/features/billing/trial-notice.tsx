@@ -5,44 +5,30 @@
  */
 import { useQuery } from '@tanstack/react-query'
 import { SparklesIcon } from 'lucide-react'
-import { useState } from 'react'
 import { Button } from '../../components/ui/button'
-import { toast } from '../../lib/toast'
 import { PendingLabel } from '../auth/components/pending-label'
 import { subscriptionQueryOptions } from './api'
-import { openCustomerPortal } from './api.requests'
-
-const dateFormat = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric' })
+import { billingDate, useCustomerPortal } from './use-customer-portal'
 
 export function TrialNotice() {
   const subscription = useQuery(subscriptionQueryOptions())
-  const [opening, setOpening] = useState(false)
+  const portal = useCustomerPortal()
   const data = subscription.data
   if (data?.status !== 'trialing' || !data.trial_end) return null
   const stripe = data.source === 'stripe' && data.payment_mode === 'stripe'
-
-  async function manageBilling() {
-    setOpening(true)
-    try {
-      window.location.assign(await openCustomerPortal())
-    } catch (error) {
-      setOpening(false)
-      void toast({ title: 'Payment Error', description: error instanceof Error ? error.message : 'Failed to open the billing portal', variant: 'destructive' })
-    }
-  }
 
   return (
     <div role="status" className="flex flex-col gap-3 rounded-lg border border-primary/30 bg-primary/5 p-4 sm:flex-row sm:items-center">
       <SparklesIcon className="size-5 shrink-0 text-primary" aria-hidden="true" />
       <p className="flex-1 text-sm">
-        <strong>Your free trial ends on {dateFormat.format(new Date(data.trial_end))}.</strong>{' '}
+        <strong>Your free trial ends on {billingDate.format(new Date(data.trial_end))}.</strong>{' '}
         {stripe
           ? 'After that, your plan continues on the card you gave at checkout. You can change or cancel it before then.'
           : 'After that, your plan simply continues: payments are in testing mode on this server.'}
       </p>
       {stripe ? (
-        <Button size="sm" variant="outline" onClick={() => void manageBilling()} disabled={opening}>
-          <PendingLabel pending={opening} idle="Manage billing" busy="Opening..." />
+        <Button size="sm" variant="outline" onClick={() => void portal.open()} disabled={portal.opening}>
+          <PendingLabel pending={portal.opening} idle="Manage billing" busy="Opening..." />
         </Button>
       ) : null}
     </div>
