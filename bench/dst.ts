@@ -1,6 +1,6 @@
 import { TIMEZONES } from '#common/goals'
 import { fireInstant } from '#server/services/calls'
-import { datesBetween, HALF_HOURS, oracleFireInstant } from '../test/helpers/dst-oracle'
+import { compareWithOracle } from '../test/helpers/dst-oracle'
 
 /**
  * DST: the next-fire instant of every product zone × 48 half-hour call times × every day from
@@ -8,18 +8,8 @@ import { datesBetween, HALF_HOURS, oracleFireInstant } from '../test/helpers/dst
  * each change). Goal: 0 disagreements.
  */
 export function dstAgreement(): boolean {
-  let compared = 0
-  const disagreements: string[] = []
-  for (const zone of TIMEZONES) {
-    for (const date of datesBetween('2026-01-01', '2028-12-31')) {
-      for (const time of HALF_HOURS) {
-        compared += 1
-        const ours = fireInstant(date, time, zone.iana).getTime()
-        const oracle = oracleFireInstant(date, time, zone.iana).getTime()
-        if (ours !== oracle) disagreements.push(`${zone.iana} ${date} ${time}: ${new Date(ours).toISOString()} vs ${new Date(oracle).toISOString()}`)
-      }
-    }
-  }
+  const zones = TIMEZONES.map((zone) => zone.iana)
+  const { compared, disagreements } = compareWithOracle(fireInstant, zones, '2026-01-01', '2028-12-31')
   for (const line of disagreements.slice(0, 5)) console.log(`  disagreement: ${line}`)
   const pass = disagreements.length === 0
   console.log(

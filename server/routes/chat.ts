@@ -20,10 +20,9 @@ import {
 } from '#common/chat'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
 import { AppError } from '../lib/app-error'
-import { clientNetwork } from '../lib/ip'
 
-/** Per signed-in user (the session is loaded by then), so one busy user never slows another. */
-const perUser = (request: FastifyRequest) => request.session?.user.id ?? clientNetwork(request.ip)
+/** Per signed-in user (the guard runs first), so one busy user never slows another. */
+const perUser = (request: FastifyRequest) => request.user.id
 const limit = (groupId: string, max: number) => ({ max, timeWindow: '1 minute', groupId, keyGenerator: perUser, hook: 'preValidation' as const })
 /** Sending asks the assistant (Vapi costs money per chat): 20 a minute per user. */
 const SEND_LIMIT = limit('chat-send', 20)

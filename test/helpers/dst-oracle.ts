@@ -62,6 +62,31 @@ export function oracleFireInstant(date: string, localTime: string, timeZone: str
   return new Date(hit.ms)
 }
 
+/**
+ * `fireInstant` against the oracle for every zone, every half hour and every date from `from` to
+ * `to`: how many instants were compared, and each disagreement.
+ */
+export function compareWithOracle(
+  fireInstant: (date: string, time: string, timeZone: string) => Date,
+  zones: readonly string[],
+  from: string,
+  to: string,
+): { compared: number; disagreements: string[] } {
+  let compared = 0
+  const disagreements: string[] = []
+  for (const zone of zones) {
+    for (const date of datesBetween(from, to)) {
+      for (const time of HALF_HOURS) {
+        compared += 1
+        const ours = fireInstant(date, time, zone).getTime()
+        const oracle = oracleFireInstant(date, time, zone).getTime()
+        if (ours !== oracle) disagreements.push(`${zone} ${date} ${time}: ${new Date(ours).toISOString()} vs ${new Date(oracle).toISOString()}`)
+      }
+    }
+  }
+  return { compared, disagreements }
+}
+
 /** Every local date from `from` to `to` inclusive ('YYYY-MM-DD'). */
 export function* datesBetween(from: string, to: string): Generator<string> {
   for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += 24 * HOUR) {
