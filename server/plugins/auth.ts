@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { sessionCookieName, sessionCookieOptions, type NewSessionCookie, type ValidSession } from '../auth/session'
 import type { User } from '../db/schema'
 import { unauthenticated } from '../lib/app-error'
+import { addRouteHook } from '../lib/route-hooks'
 import { assertPaid, decideAccess, type Access } from '#server/services/billing'
 
 /** Who may call a route. */
@@ -129,8 +130,7 @@ export default fp(
       const guard = auth && GUARDED.has(auth) ? guards[auth as keyof typeof guards] : undefined
       const handler = config?.cache === 'no-store' ? withNoStore(guard) : guard
       if (!handler) return
-      const existing = route.preValidation
-      route.preValidation = existing ? [handler, ...(Array.isArray(existing) ? existing : [existing])] : [handler]
+      addRouteHook(route, 'preValidation', handler, 'first')
     })
   },
   { name: 'auth', dependencies: ['context', 'cookies'] },

@@ -1,13 +1,9 @@
-import type { onRequestHookHandler, RouteOptions } from 'fastify'
+import type { onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { forbidden } from '../lib/app-error'
+import { addRouteHook, isApiPath } from '../lib/route-hooks'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-const append = (route: RouteOptions, hook: onRequestHookHandler) => {
-  const existing = route.onRequest
-  route.onRequest = existing ? [...(Array.isArray(existing) ? existing : [existing]), hook] : [hook]
-}
 
 /**
  * Refuses every state-changing /api request that is not same-origin: by Sec-Fetch-Site when the
@@ -27,9 +23,9 @@ export default fp(
     }
     // Decided once per route: only /api routes that change state (webhooks excepted) are checked.
     app.addHook('onRoute', (route) => {
-      if (!route.url.startsWith('/api/') || route.url.startsWith('/api/webhooks/')) return
+      if (!isApiPath(route.url) || route.url.startsWith('/api/webhooks/')) return
       if ([route.method].flat().every((method) => SAFE_METHODS.has(method))) return
-      append(route, sameOrigin) // after the security headers, so a refusal carries them
+      addRouteHook(route, 'onRequest', sameOrigin, 'last') // after the security headers, so a refusal carries them
     })
   },
   { name: 'csrf', dependencies: ['context'] },

@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { AppError } from '../lib/app-error'
 import { redisWithMemoryFallback } from '../lib/rate-limit-store'
+import { isApiPath } from '../lib/route-hooks'
 
 export type RateLimitOptions = {
   /** Requests per minute per IP for any route without its own limit. */
@@ -30,7 +31,7 @@ export default fp<RateLimitOptions>(
     // runs), not per request. The web app's HTML and hashed assets are static, cheap to serve and
     // fetched ~25 at a time per page; unknown paths have their own limit (web-app plugin).
     app.addHook('onRoute', (route) => {
-      if (!route.url.startsWith('/api/')) route.config = { ...route.config, rateLimit: false }
+      if (!isApiPath(route.url)) route.config = { ...route.config, rateLimit: false }
     })
     await app.register(rateLimit, {
       global: true,

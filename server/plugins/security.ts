@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import helmet, { type HelmetOptions } from 'helmet'
+import { addRouteHook, isApiPath } from '../lib/route-hooks'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -94,8 +95,6 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
   return headers
 }
 
-const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/')
-
 /**
  * Security headers (helmet) on every response: the document set for the web app, the API set for
  * /api. Which set a route sends is decided once, when the route is registered; a path no route
@@ -114,9 +113,7 @@ export default fp(
     const sendDocumentHeaders = sender(documentHeaders)
     app.decorate('securityHeadersFor', (path: string) => (isApiPath(path) ? apiHeaders : documentHeaders))
     app.addHook('onRoute', (route) => {
-      const hook = isApiPath(route.url) ? sendApiHeaders : sendDocumentHeaders
-      const existing = route.onRequest
-      route.onRequest = existing ? [hook, ...(Array.isArray(existing) ? existing : [existing])] : [hook]
+      addRouteHook(route, 'onRequest', isApiPath(route.url) ? sendApiHeaders : sendDocumentHeaders, 'first')
     })
   },
   { name: 'security', dependencies: ['context'] },

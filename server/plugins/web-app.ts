@@ -5,11 +5,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isBrowserRoute } from '#common/routes'
 import { AppError } from '../lib/app-error'
+import { isApiPath } from '../lib/route-hooks'
 
 export type WebAppOptions = {
   /** The built web app (web/dist). */
   root: string
 }
+
+const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '/'
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Momentum Coach</title></head>
 <body><main><h1>The web app is not built</h1><p>Run <code>npm run build</code>, then reload.</p></main></body></html>`
@@ -44,7 +47,7 @@ export default fp<WebAppOptions>(
     }
 
     const sendApp = (request: FastifyRequest, reply: FastifyReply) => {
-      const path = request.url.split('?')[0] ?? '/'
+      const path = pathOf(request)
       if (!indexHtml && built) indexHtml = readFileSync(indexPath, 'utf8')
       return reply
         .code(built ? (isBrowserRoute(path) ? 200 : 404) : 503)
@@ -60,14 +63,14 @@ export default fp<WebAppOptions>(
         // The security headers first, so even a 429 carries them; then the limit for unknown paths.
         preHandler: [
           async (request: FastifyRequest, reply: FastifyReply) => {
-            reply.headers(app.securityHeadersFor(request.url.split('?')[0] ?? '/'))
+            reply.headers(app.securityHeadersFor(pathOf(request)))
           },
           ...(app.rateLimit ? [app.rateLimit({ max: 300, timeWindow: '1 minute' })] : []),
         ],
       },
       (request, reply) => {
-        const path = request.url.split('?')[0] ?? '/'
-        if (path === '/api' || path.startsWith('/api/')) {
+        const path = pathOf(request)
+        if (isApiPath(path)) {
           throw new AppError('NOT_FOUND', `No such API route: ${request.method} ${path}`)
         }
         if (request.method === 'GET' || request.method === 'HEAD') {
