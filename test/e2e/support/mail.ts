@@ -9,7 +9,7 @@ export async function waitForEmail(to: string, subject: RegExp, timeoutMs = 15_0
   if (!dir) throw new Error('E2E_MAIL_DIR is not set: run the browser tests through playwright.config.ts')
   const started = Date.now()
   for (;;) {
-    const files = readdirSync(dir).sort().reverse()
+    const files = readdirSync(dir).filter((file) => file.endsWith('.json')).sort().reverse()
     for (const file of files) {
       const mail = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Email
       if (mail.to.includes(to.toLowerCase()) && subject.test(mail.subject)) return mail

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SMTPServer } from 'smtp-server'
 import { createSmtpServer } from '../../helpers/smtp-sink'
@@ -13,7 +13,10 @@ export function startMailSink(port: number, dir: string): SMTPServer {
   let counter = 0
   const server = createSmtpServer(({ to, subject, text }) => {
     counter += 1
-    writeFileSync(join(dir, `${Date.now()}-${process.pid}-${counter}.json`), JSON.stringify({ to, subject, text }))
+    // Written under a temporary name, then renamed: a reader never sees half a message.
+    const name = `${Date.now()}-${process.pid}-${counter}.json`
+    writeFileSync(join(dir, `.${name}.part`), JSON.stringify({ to, subject, text }))
+    renameSync(join(dir, `.${name}.part`), join(dir, name))
   })
   server.listen(port, '127.0.0.1')
   server.on('error', (error) => console.error('[mail sink]', error))
