@@ -20,17 +20,26 @@ export type GoalRecordKind = (typeof GOAL_RECORD_KINDS)[number]
 export const COURSE_CATEGORIES = ['product_training', 'marketing', 'business'] as const
 export type CourseCategory = (typeof COURSE_CATEGORIES)[number]
 
-export const CALL_STATUSES = [
-  'scheduled',
-  'queued',
-  'in_progress',
-  'completed',
-  'no_answer',
-  'busy',
-  'failed',
-  'cancelled',
-] as const
+/**
+ * A coaching call's status as the dashboard shows it: where a live call is (scheduled → dialling →
+ * queued → ringing → in_progress), then how it ended. Only moves forward (CALL_STATUS_RANK).
+ */
+export const LIVE_CALL_STATUSES = ['scheduled', 'dialling', 'queued', 'ringing', 'in_progress'] as const
+export const FINAL_CALL_STATUSES = ['completed', 'no_answer', 'busy', 'voicemail', 'failed', 'cancelled', 'skipped'] as const
+export const CALL_STATUSES = [...LIVE_CALL_STATUSES, ...FINAL_CALL_STATUSES] as const
+export type FinalCallStatus = (typeof FINAL_CALL_STATUSES)[number]
+/** Outcomes that mean the person was not reached (a retry may follow). */
+export const NOT_REACHED_STATUSES = ['no_answer', 'busy', 'voicemail'] as const satisfies readonly FinalCallStatus[]
+
+/** The calls of a day: the chosen time, the evening check-in, and a test call asked for with "Call me now". */
+export const CALL_SLOTS = ['daily', 'evening', 'test'] as const
+export type CallSlotName = (typeof CALL_SLOTS)[number]
+/** An ordinary check-in, or the monthly goal session (first call of a month on Premium and Elite). */
+export const CALL_KINDS = ['check_in', 'goal_session'] as const
+export type CallKind = (typeof CALL_KINDS)[number]
+
 export type CallStatus = (typeof CALL_STATUSES)[number]
+export const isFinalCallStatus = (status: string): status is FinalCallStatus => (FINAL_CALL_STATUSES as readonly string[]).includes(status)
 
 export const SUBSCRIPTION_STATUSES = [
   'active',

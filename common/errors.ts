@@ -48,6 +48,9 @@ export const ERRORS = {
     status: 409,
     message: 'You have reached the limit of saved conversations. Delete one to start a new chat.',
   },
+  CALLS_NOT_CONFIGURED: { status: 409, message: 'Coaching calls are not set up on this server yet.' },
+  CALL_NOT_ELIGIBLE: { status: 409, message: 'We cannot call you right now. Check your plan, phone number and call settings.' },
+  CALL_IN_PROGRESS: { status: 409, message: 'A call to you is already under way.' },
   // 413, 415, 429
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   CONVERSATION_TOO_LARGE: { status: 413, message: 'This conversation has reached its size limit. Please start a new chat.' },

@@ -1,5 +1,5 @@
 import { relations, sql } from 'drizzle-orm'
-import { boolean, check, index, pgTable, text, time, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, date, index, pgTable, text, time, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
@@ -27,6 +27,12 @@ export const profiles = pgTable(
     timezone: text().notNull().default('America/New_York'),
     /** Local wall-clock time of the daily coaching call, in `timezone`. */
     dailyCallTime: time(),
+    /** The evening check-in's local time (Premium and Elite); 19:00 until the person picks one. */
+    eveningCallTime: time(),
+    /** Calls are paused until this local date (the first day they resume), if set. */
+    callsPausedUntil: date({ mode: 'string' }),
+    /** When the person turned daily calls off (consent to calls withdrawn); null while they are on. */
+    callsConsentRevokedAt: timestamp({ withTimezone: true }),
     activeGoalsSummary: text(),
     /**
      * The program label from /auth?partner=…; any well-formed label is kept as given (the

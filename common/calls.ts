@@ -1,0 +1,101 @@
+/**
+ * The daily coaching calls' API shapes, shared by the server's routes and the web: the next call,
+ * a call's detail and timeline, and the schedule a person controls.
+ */
+import { z } from 'zod'
+import { CALL_KINDS, CALL_SLOTS, CALL_STATUSES } from './domain'
+import { text } from './text'
+
+/** Why no call is scheduled (payment, onboarding, phone, consent, paused, no call time), or calls are not set up on this server. */
+export const NO_CALL_REASONS = ['payment', 'onboarding', 'phone', 'consent', 'paused', 'no_call_time', 'not_configured'] as const
+export type NoCallReason = (typeof NO_CALL_REASONS)[number]
+
+/** A 24-hour local time 'HH:MM'. */
+export const LocalTimeSchema = text().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use a 24-hour time HH:MM')
+/** A calendar date 'YYYY-MM-DD'. */
+export const LocalDateSchema = text().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date YYYY-MM-DD')
+
+export const NextCallResponseSchema = z.object({
+  next: z
+    .object({
+      /** The instant (ISO 8601, UTC). */
+      at: text(),
+      slot: z.enum(CALL_SLOTS),
+      kind: z.enum(CALL_KINDS),
+      /** The person's local date and time of the call, and the zone. */
+      localDate: text(),
+      localTime: text(),
+      timeZone: text(),
+    })
+    .nullable(),
+  /** Set when `next` is null: why none is scheduled. */
+  reason: z.enum(NO_CALL_REASONS).nullable(),
+  /** Set when the reason is 'paused': the first local date calls resume. */
+  pausedUntil: text().nullable(),
+})
+export type NextCallResponse = z.infer<typeof NextCallResponseSchema>
+
+export const CallEventSchema = z.object({
+  /** scheduled, dialled, queued, ringing, answered, ended, report, retry_scheduled, not_retried, skipped, dial_failed, reconciled. */
+  type: text(),
+  at: text(),
+  detail: z.record(text(), z.unknown()).nullable(),
+})
+export type CallEvent = z.infer<typeof CallEventSchema>
+
+export const CallDetailResponseSchema = z.object({
+  id: text(),
+  callDate: text(),
+  slot: z.enum(CALL_SLOTS),
+  kind: z.enum(CALL_KINDS),
+  /** 0 for the first dial of the slot, 1 and 2 for retries. */
+  attempt: z.number().int(),
+  completionStatus: z.enum(CALL_STATUSES),
+  endedReason: text().nullable(),
+  skipReason: text().nullable(),
+  /** Seconds. */
+  callDuration: z.number().int(),
+  areasDiscussed: z.array(text()),
+  summary: text().nullable(),
+  mood: z.number().int().nullable(),
+  energy: z.number().int().nullable(),
+  commitments: z.array(text()),
+  transcript: text().nullable(),
+  startedAt: text().nullable(),
+  endedAt: text().nullable(),
+  timeZone: text().nullable(),
+  events: z.array(CallEventSchema),
+})
+export type CallDetailResponse = z.infer<typeof CallDetailResponseSchema>
+
+export const CallScheduleResponseSchema = z.object({
+  /** 'HH:MM' local, or null before the goal intake chose one. */
+  dailyCallTime: text().nullable(),
+  /** IANA zone. */
+  timeZone: text(),
+  /** The evening check-in's chosen time, or null (the default applies). */
+  eveningCallTime: text().nullable(),
+  /** The evening check-in's time until one is chosen. */
+  eveningDefault: text(),
+  /** Whether the plan has the evening check-in (Premium, Elite). */
+  eveningAvailable: z.boolean(),
+  /** Calls resume on this local date (null: not paused). */
+  pausedUntil: text().nullable(),
+  /** Whether the person has daily calls on (consent given and not withdrawn). */
+  callsEnabled: z.boolean(),
+})
+export type CallScheduleResponse = z.infer<typeof CallScheduleResponseSchema>
+
+export const UpdateCallScheduleSchema = z
+  .object({
+    dailyCallTime: LocalTimeSchema,
+    timeZone: text().min(1).max(64),
+    eveningCallTime: LocalTimeSchema.nullable(),
+    pausedUntil: LocalDateSchema.nullable(),
+    callsEnabled: z.boolean(),
+  })
+  .strict()
+export type UpdateCallSchedule = z.infer<typeof UpdateCallScheduleSchema>
+
+export const CallNowResponseSchema = z.object({ callId: text() })
+export type CallNowResponse = z.infer<typeof CallNowResponseSchema>
