@@ -1,0 +1,113 @@
+/**
+ * What the call scheduler and the dialler read about a person, in one statement: the paid rule's
+ * columns, onboarding, the phone number, consent, the pause and the schedule. Read fresh every
+ * time a call is scheduled, shown or dialled.
+ */
+import { eq, inArray, sql } from 'drizzle-orm'
+import { accessColumns, type AccessRow } from '#server/db/access'
+import type { DbExecutor } from '#server/db/client'
+import { profiles, subscribers, users } from '#server/db/schema'
+import { decideAccess, type Access } from '#server/services/billing'
+import { callEligibility, type CallEligibility } from './entitlements'
+import { fireInstant } from './next-fire'
+
+export type CallPerson = {
+  userId: string
+  access: Access
+  onboardingCompleted: boolean
+  /** Ten digits (the sign-up number, or the profile's when it has one). */
+  phoneNumber: string | null
+  callConsentAt: Date | null
+  callConsentRevokedAt: Date | null
+  timeZone: string
+  /** 'HH:MM' local, or null. */
+  dailyCallTime: string | null
+  eveningCallTime: string | null
+  /** The first local date calls resume ('YYYY-MM-DD'), or null. */
+  pausedUntil: string | null
+}
+
+const personColumns = {
+  userId: users.id,
+  ...accessColumns,
+  onboardingCompleted: profiles.onboardingCompleted,
+  phoneNumber: sql<string | null>`coalesce(${profiles.phoneNumber}, ${users.phoneNumber})`,
+  callConsentAt: users.communicationConsentAt,
+  callConsentRevokedAt: profiles.callsConsentRevokedAt,
+  timeZone: profiles.timezone,
+  dailyCallTime: profiles.dailyCallTime,
+  eveningCallTime: profiles.eveningCallTime,
+  pausedUntil: profiles.callsPausedUntil,
+}
+
+type PersonRow = AccessRow & {
+  userId: string
+  onboardingCompleted: boolean | null
+  phoneNumber: string | null
+  callConsentAt: Date
+  callConsentRevokedAt: Date | null
+  timeZone: string | null
+  dailyCallTime: string | null
+  eveningCallTime: string | null
+  pausedUntil: string | null
+}
+
+const hhmm = (value: string | null) => (value ? value.slice(0, 5) : null)
+
+function toPerson(row: PersonRow, now: Date): CallPerson {
+  return {
+    userId: row.userId,
+    access: decideAccess(row, now),
+    onboardingCompleted: row.onboardingCompleted === true,
+    phoneNumber: row.phoneNumber,
+    callConsentAt: row.callConsentAt,
+    callConsentRevokedAt: row.callConsentRevokedAt,
+    timeZone: row.timeZone ?? 'America/New_York',
+    dailyCallTime: hhmm(row.dailyCallTime),
+    eveningCallTime: hhmm(row.eveningCallTime),
+    pausedUntil: row.pausedUntil,
+  }
+}
+
+function personQuery(db: DbExecutor) {
+  return db
+    .select(personColumns)
+    .from(users)
+    .leftJoin(profiles, eq(profiles.id, users.id))
+    .leftJoin(subscribers, eq(subscribers.userId, users.id))
+}
+
+/** The person as the call scheduler sees them now, or null when the user does not exist. */
+export async function loadCallPerson(db: DbExecutor, userId: string, now: Date): Promise<CallPerson | null> {
+  const [row] = await personQuery(db).where(eq(users.id, userId)).limit(1)
+  return row ? toPerson(row, now) : null
+}
+
+/** Many people at once (the scheduler's tick). */
+export async function loadCallPeople(db: DbExecutor, userIds: readonly string[], now: Date): Promise<CallPerson[]> {
+  if (userIds.length === 0) return []
+  const rows = await personQuery(db).where(inArray(users.id, [...userIds]))
+  return rows.map((row) => toPerson(row, now))
+}
+
+/** The instant a pause ends: midnight starting `pausedUntil` in the person's zone. */
+export function pauseEnd(person: Pick<CallPerson, 'pausedUntil' | 'timeZone'>): Date | null {
+  return person.pausedUntil ? fireInstant(person.pausedUntil, '00:00', person.timeZone) : null
+}
+
+/** Whether the person may be called at `at` (every rule of callEligibility). */
+export function eligibilityOf(person: CallPerson, at: Date): CallEligibility {
+  return callEligibility(
+    {
+      access: person.access,
+      onboardingCompleted: person.onboardingCompleted,
+      phoneNumber: person.phoneNumber,
+      callConsentAt: person.callConsentAt,
+      callConsentRevoked: person.callConsentRevokedAt !== null,
+      pausedUntil: pauseEnd(person),
+      dailyCallTime: person.dailyCallTime,
+      timeZone: person.timeZone,
+    },
+    at,
+  )
+}
