@@ -30,7 +30,7 @@ export const NextCallResponseSchema = z.object({
     .nullable(),
   /** Set when `next` is null: why none is scheduled. */
   reason: z.enum(NO_CALL_REASONS).nullable(),
-  /** Set when the reason is 'paused': the first local date calls resume. */
+  /** Set while calls are paused: the first local date calls resume (`next` is then the first call after the pause). */
   pausedUntil: text().nullable(),
 })
 export type NextCallResponse = z.infer<typeof NextCallResponseSchema>

@@ -5,6 +5,8 @@
 import { z } from 'zod'
 import { text } from './text'
 import {
+  CALL_KINDS,
+  CALL_SLOTS,
   DEFAULT_PARTNER_PROGRAM,
   GOAL_RECORD_KINDS,
   LIFE_AREAS,
@@ -392,6 +394,12 @@ export const CoachingCallSchema = z.object({
   callDuration: z.number().int(),
   areasDiscussed: z.array(text()),
   completionStatus: text(),
+  /** Which call of the day it was (the daily call, the evening check-in, a test call). */
+  slot: z.enum(CALL_SLOTS).optional(),
+  /** A check-in or the monthly goal session. */
+  kind: z.enum(CALL_KINDS).optional(),
+  /** The coach's one-paragraph summary once the call's report arrived. */
+  summary: text().nullable().optional(),
 })
 export type CoachingCallView = z.infer<typeof CoachingCallSchema>
 
@@ -405,6 +413,8 @@ export const DashboardStatsResponseSchema = z.object({
   partnerProgram: text(),
   /** The partner company's name when the program is a partner-company program. */
   partnerCompanyName: text().nullable(),
+  /** Every completed coaching call of the user (not only the recent ones listed). */
+  callsCompleted: z.number().int(),
 })
 export type DashboardStatsResponse = z.infer<typeof DashboardStatsResponseSchema>
 

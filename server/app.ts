@@ -25,6 +25,7 @@ import webApp from './plugins/web-app'
 import websocket from './plugins/websocket'
 import authRoutes from './routes/auth'
 import billingRoutes from './routes/billing'
+import callsRoutes from './routes/calls'
 import chatRoutes from './routes/chat'
 import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
@@ -185,6 +186,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(voiceConfigRoutes)
   await app.register(goalsRoutes)
   await app.register(dashboardRoutes)
+  await app.register(callsRoutes)
   await app.register(coursesRoutes)
   await app.register(chatRoutes)
 

@@ -79,7 +79,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     accounts: createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue }),
     billing,
     goals: createGoals({ db, clock }),
-    calls: createCalls({ db }),
+    calls: createCalls({ db, clock, callsConfigured: Boolean(config.vapi?.assistantId && config.vapi?.phoneNumberId) }),
     chat: createChat({ db, clock, vapiChat, settings: chatSettings }),
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),

@@ -360,14 +360,14 @@ describe('the dashboard loads', () => {
     await recordActivity(app.db, user.user.id, 'call_completed', at('2026-11-16T09:00:00Z')) // Nov 16 01:00
     await recordActivity(app.db, user.user.id, 'sign_in', at('2026-11-18T18:00:00Z')) // Nov 18
     const stats = async () => DashboardStatsResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/dashboard/stats', headers: user.headers })).json())
-    expect(await stats()).toEqual({ daysActive: 3, timezone: 'America/Los_Angeles', partnerProgram: 'GENERAL', partnerCompanyName: 'General' })
+    expect(await stats()).toEqual({ daysActive: 3, timezone: 'America/Los_Angeles', partnerProgram: 'GENERAL', partnerCompanyName: 'General', callsCompleted: 0 })
 
     // Choosing the partner company joins its program; saving counts today as active.
     const form = fullForm()
     form.workCareer.company = PARTNER_COMPANY.id
     form.callTime.timezone = 'pacific'
     expect((await save(user, form)).statusCode).toBe(200)
-    expect(await stats()).toEqual({ daysActive: 4, timezone: 'America/Los_Angeles', partnerProgram: 'NORTHWIND', partnerCompanyName: 'Northwind Traders' })
+    expect(await stats()).toEqual({ daysActive: 4, timezone: 'America/Los_Angeles', partnerProgram: 'NORTHWIND', partnerCompanyName: 'Northwind Traders', callsCompleted: 0 })
   })
 })
 

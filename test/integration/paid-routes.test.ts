@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emptyGoalsForm } from '#common/goals'
 import { optInConsentText } from '#common/opt-in'
-import { conversations, subscribers } from '#server/db/schema'
+import { coachingCalls, conversations, subscribers } from '#server/db/schema'
 import { GRACE_MS } from '#server/services/billing'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -30,14 +30,25 @@ afterAll(async () => {
   await database?.destroy()
 })
 
-/** A valid request for each paid route (the conversation is the user's own). */
-function paidRequests(conversationId: string): Array<{ route: string; request: InjectOptions }> {
+/** A valid request for each paid route (the conversation and the call are the user's own). */
+function paidRequests({ conversationId, callId }: { conversationId: string; callId: string }): Array<{ route: string; request: InjectOptions }> {
   const at = (path: string) => path.replace(':id', conversationId)
   return [
     { route: 'GET /api/goals', request: { method: 'GET', url: '/api/goals' } },
     { route: 'PUT /api/goals', request: { method: 'PUT', url: '/api/goals', payload: emptyGoalsForm() } },
     { route: 'GET /api/calls/recent', request: { method: 'GET', url: '/api/calls/recent' } },
     { route: 'GET /api/dashboard/stats', request: { method: 'GET', url: '/api/dashboard/stats' } },
+    { route: 'GET /api/calls/next', request: { method: 'GET', url: '/api/calls/next' } },
+    { route: 'GET /api/calls/schedule', request: { method: 'GET', url: '/api/calls/schedule' } },
+    {
+      route: 'PUT /api/calls/schedule',
+      request: {
+        method: 'PUT',
+        url: '/api/calls/schedule',
+        payload: { dailyCallTime: '07:30', timeZone: 'America/New_York', eveningCallTime: null, pausedUntil: null, callsEnabled: true },
+      },
+    },
+    { route: 'GET /api/calls/:id', request: { method: 'GET', url: `/api/calls/${callId}` } },
     { route: 'GET /api/opt-in', request: { method: 'GET', url: '/api/opt-in' } },
     {
       route: 'POST /api/opt-in',
@@ -68,8 +79,8 @@ function paidRequests(conversationId: string): Array<{ route: string; request: I
   ]
 }
 
-/** A user whose Stripe subscription became past due `daysAgo` days ago, with one conversation. */
-async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; conversationId: string }> {
+/** A user whose Stripe subscription became past due `daysAgo` days ago, with one conversation and one call. */
+async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; ids: { conversationId: string; callId: string } }> {
   const user = await signedInUser(app)
   const now = app.services.clock.now()
   await database.db.insert(subscribers).values({
@@ -86,7 +97,11 @@ async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; conversat
     .insert(conversations)
     .values({ userId: user.user.id, title: 'Before it lapsed', content: [] })
     .returning({ id: conversations.id })
-  return { user, conversationId: conversation!.id }
+  const [call] = await database.db
+    .insert(coachingCalls)
+    .values({ userId: user.user.id, callDate: now, completionStatus: 'completed' })
+    .returning({ id: coachingCalls.id })
+  return { user, ids: { conversationId: conversation!.id, callId: call!.id } }
 }
 
 const send = (user: SignedIn, request: InjectOptions) =>
@@ -99,14 +114,15 @@ describe('the paid guard', () => {
       .filter((route) => route.auth === 'paid' && route.method !== 'HEAD')
       .map((route) => `${route.method} ${route.url}`)
       .sort()
-    const tested = [...new Set(paidRequests('x').map((entry) => entry.route))].sort()
+    const tested = [...new Set(paidRequests({ conversationId: 'x', callId: 'x' }).map((entry) => entry.route))].sort()
     expect(tested).toEqual(declared)
   })
 
   it('refuses a subscription past due beyond the grace period on every paid route, chat send included', async () => {
     expect(GRACE_MS).toBe(7 * DAY)
-    const { user, conversationId } = await pastDueUser(8)
-    for (const { route, request } of paidRequests(conversationId)) {
+    const { user, ids } = await pastDueUser(8)
+    const { conversationId } = ids
+    for (const { route, request } of paidRequests(ids)) {
       const response = await send(user, request)
       expect({ route, status: response.statusCode, code: response.json().error?.code }).toEqual({ route, status: 403, code: 'PAYMENT_REQUIRED' })
     }
@@ -116,10 +132,10 @@ describe('the paid guard', () => {
   })
 
   it('lets the same subscription through while it is inside the grace period, uncached where the route says so', async () => {
-    const { user, conversationId } = await pastDueUser(6)
+    const { user, ids } = await pastDueUser(6)
     const noStore = new Set(app.routeAccess.filter((r) => r.cache === 'no-store').map((r) => `${r.method} ${r.url}`))
     expect(noStore.has('GET /api/goals')).toBe(true)
-    for (const { route, request } of paidRequests(conversationId)) {
+    for (const { route, request } of paidRequests(ids)) {
       const response = await send(user, request)
       const cache = noStore.has(route) ? 'no-store' : response.headers['cache-control']
       expect({ route, ok: response.statusCode < 300, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })

@@ -72,6 +72,12 @@ const CASES: Case[] = [
       specificGoals: { goal90Days: 'Run a 5k', goal12Months: 'Ship', goal5Years: 'Lead', obstacles: 'Time' },
     },
   },
+  { operation: 'GET /api/calls/{id}', signedIn: true, params: { id: UUID } },
+  {
+    operation: 'PUT /api/calls/schedule',
+    signedIn: true,
+    body: { dailyCallTime: '07:30', timeZone: 'America/New_York', eveningCallTime: '19:30', pausedUntil: null, callsEnabled: true },
+  },
   { operation: 'GET /api/courses/{courseId}', signedIn: true, params: { courseId: 'sales-foundations' } },
   { operation: 'POST /api/courses/{courseId}/enroll', signedIn: true, params: { courseId: 'sales-foundations' } },
   { operation: 'POST /api/lessons/{lessonId}/complete', signedIn: true, params: { lessonId: UUID } },

@@ -14,6 +14,9 @@ const lastCallsOfUser = (db: DbExecutor) =>
         callDuration: coachingCalls.callDuration,
         areasDiscussed: coachingCalls.areasDiscussed,
         completionStatus: coachingCalls.completionStatus,
+        slot: coachingCalls.slot,
+        kind: coachingCalls.kind,
+        summary: coachingCalls.summary,
       })
       .from(coachingCalls)
       .where(eq(coachingCalls.userId, sql.placeholder('userId')))
@@ -29,13 +32,19 @@ export async function recentCalls(db: DbExecutor, userId: string): Promise<Coach
 }
 
 /**
- * The dashboard's figures that are neither goals nor calls: Days Active (distinct days in the
- * user's time zone with a sign-in, a goals save or a completed call, since sign-up) and the
- * partner program with its company's name when it is a partner-company program.
+ * The dashboard's figures that are not goals: Days Active (distinct days in the user's time zone
+ * with a sign-in, a goals save or a completed call, since sign-up), Calls Completed (every
+ * completed call of the user, not only the five listed) and the partner program with its
+ * company's name when it is a partner-company program.
  */
 export async function dashboardStats(db: DbExecutor, user: Pick<User, 'id' | 'createdAt'>): Promise<DashboardStatsResponse> {
   const [row] = await db
-    .select({ timezone: profiles.timezone, partnerProgram: profiles.partnerProgram, companyName: partnerPrograms.companyName })
+    .select({
+      timezone: profiles.timezone,
+      partnerProgram: profiles.partnerProgram,
+      companyName: partnerPrograms.companyName,
+      callsCompleted: sql<number>`(select count(*)::int from ${coachingCalls} where ${coachingCalls.userId} = ${user.id} and ${coachingCalls.completionStatus} = 'completed')`,
+    })
     .from(profiles)
     .leftJoin(partnerPrograms, eq(partnerPrograms.code, profiles.partnerProgram))
     .where(eq(profiles.id, user.id))
@@ -47,5 +56,6 @@ export async function dashboardStats(db: DbExecutor, user: Pick<User, 'id' | 'cr
     timezone,
     partnerProgram: row?.partnerProgram ?? 'GENERAL',
     partnerCompanyName: row?.companyName ?? null,
+    callsCompleted: Number(row?.callsCompleted ?? 0),
   }
 }

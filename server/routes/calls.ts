@@ -1,0 +1,82 @@
+import type { FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { CallDetailResponseSchema, CallScheduleResponseSchema, NextCallResponseSchema, UpdateCallScheduleSchema } from '#common/calls'
+import { ErrorBodySchema } from '#common/errors'
+import { text } from '#common/text'
+
+/** Per signed-in user (the guard runs first), so one busy user never slows another. */
+const perUser = (request: FastifyRequest) => request.user.id
+/** Saving the schedule: 30 a minute per user is far above any person's pace. */
+const SAVE_LIMIT = { max: 30, timeWindow: '1 minute', groupId: 'calls-schedule', keyGenerator: perUser, hook: 'preValidation' as const }
+
+const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
+
+const CallParamsSchema = z.object({ id: text() })
+
+/**
+ * The daily coaching calls as the person sees them: the next call (or why none), one call's
+ * detail and timeline, and the schedule they control. Signed-in, paid users only; every read is
+ * filtered by the session user, so another user's call is a 404.
+ */
+const callsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { calls } = app.services
+
+  app.get(
+    '/api/calls/next',
+    {
+      schema: {
+        tags: ['calls'],
+        summary:
+          "The signed-in user's next coaching call (instant, slot, kind, local date and time, zone), or why none is scheduled: payment, onboarding, phone, consent, paused, no_call_time or not_configured",
+        response: { 200: NextCallResponseSchema, ...errors, 404: ErrorBodySchema },
+      },
+      config: { auth: 'paid', cache: 'no-store' },
+    },
+    async (request) => calls.next(request.user.id),
+  )
+
+  app.get(
+    '/api/calls/schedule',
+    {
+      schema: {
+        tags: ['calls'],
+        summary: "The signed-in user's call schedule: daily call time and zone, evening check-in time (Premium, Elite), pause, calls on or off",
+        response: { 200: CallScheduleResponseSchema, ...errors, 404: ErrorBodySchema },
+      },
+      config: { auth: 'paid', cache: 'no-store' },
+    },
+    async (request) => calls.getSchedule(request.user.id),
+  )
+
+  app.put(
+    '/api/calls/schedule',
+    {
+      schema: {
+        tags: ['calls'],
+        summary:
+          "Save the call schedule (the daily time also becomes the goal intake's preferred call time); 400 naming the field for a zone that is not an IANA zone, a time off the half hour, an evening time without the evening check-in, or a pause not ending after today and within a year",
+        body: UpdateCallScheduleSchema,
+        response: { 200: CallScheduleResponseSchema, 400: ErrorBodySchema, ...errors, 404: ErrorBodySchema },
+      },
+      config: { auth: 'paid', cache: 'no-store', rateLimit: SAVE_LIMIT },
+    },
+    async (request) => calls.updateSchedule(request.user.id, request.body),
+  )
+
+  app.get(
+    '/api/calls/:id',
+    {
+      schema: {
+        tags: ['calls'],
+        summary: "One of the signed-in user's calls with its timeline (events by time); 404 for another user's call or an id that is not a call's",
+        params: CallParamsSchema,
+        response: { 200: CallDetailResponseSchema, 400: ErrorBodySchema, ...errors, 404: ErrorBodySchema },
+      },
+      config: { auth: 'paid', cache: 'no-store' },
+    },
+    async (request) => calls.detail(request.user.id, request.params.id),
+  )
+}
+
+export default callsRoutes

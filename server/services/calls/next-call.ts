@@ -1,0 +1,61 @@
+/**
+ * The dashboard's "Next call": the first call the person can expect by their plan's slots, in
+ * their zone, or why there is none (calls not set up on this server, payment, onboarding, phone,
+ * consent, no call time). A paused person is told when calls resume, and the first call after.
+ */
+import { and, eq, gte, isNotNull, ne, sql } from 'drizzle-orm'
+import type { NextCallResponse } from '#common/calls'
+import type { DbExecutor } from '#server/db/client'
+import { coachingCalls } from '#server/db/schema'
+import { AppError } from '#server/lib/app-error'
+import { localDateOf, localTimeOf } from './next-fire'
+import { loadCallPerson, pauseEnd } from './person'
+import { nextCallOf } from './planner'
+
+/**
+ * The local months ('YYYY-MM') from `fromMonth` on in which a call of the person's day slots was
+ * placed (dialled). A test call ("Call me now") counts against nothing.
+ */
+async function monthsWithPlacedCalls(db: DbExecutor, userId: string, fromDate: string): Promise<Set<string>> {
+  const rows = await db
+    .selectDistinct({ month: sql<string>`left(${coachingCalls.localDate}::text, 7)` })
+    .from(coachingCalls)
+    .where(
+      and(
+        eq(coachingCalls.userId, userId),
+        isNotNull(coachingCalls.dialledAt),
+        ne(coachingCalls.slot, 'test'),
+        isNotNull(coachingCalls.localDate),
+        gte(coachingCalls.localDate, fromDate),
+      ),
+    )
+  return new Set(rows.map((row) => row.month))
+}
+
+export async function nextCall(db: DbExecutor, userId: string, now: Date, callsConfigured: boolean): Promise<NextCallResponse> {
+  if (!callsConfigured) return { next: null, reason: 'not_configured', pausedUntil: null }
+  const person = await loadCallPerson(db, userId, now)
+  if (!person) throw new AppError('NOT_FOUND', 'Your profile could not be found. Please sign in again.')
+  const zone = person.timeZone
+  const monthStart = `${localDateOf(now, zone).slice(0, 7)}-01`
+  const placed = await monthsWithPlacedCalls(db, userId, monthStart)
+  const planned = nextCallOf(person, now, (localDate) => !placed.has(localDate.slice(0, 7)))
+  const resume = pauseEnd(person)
+  const pausedUntil = resume && resume.getTime() > now.getTime() ? person.pausedUntil : null
+  if (planned.call === null) return { next: null, reason: planned.reason, pausedUntil }
+  const { call, kind } = planned
+  return {
+    next: {
+      at: call.at.toISOString(),
+      slot: call.slot,
+      kind,
+      localDate: call.localDate,
+      // The wall-clock time the call really happens at (on a spring-forward day, a time in the
+      // gap is called as the clocks land, e.g. 3:00 for 2:30).
+      localTime: localTimeOf(call.at, zone),
+      timeZone: zone,
+    },
+    reason: null,
+    pausedUntil,
+  }
+}
