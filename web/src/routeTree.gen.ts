@@ -23,6 +23,8 @@ import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authe
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
+import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
+import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
 
 const IndexRoute = IndexRouteImport.update({
   id: '/',
@@ -95,6 +97,18 @@ const AuthenticatedCoursesCourseIdRoute =
     path: '/courses/$courseId',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedPaidCallsCallIdRoute =
+  AuthenticatedPaidCallsCallIdRouteImport.update({
+    id: '/calls/$callId',
+    path: '/calls/$callId',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
+const AuthenticatedPaidCallsScheduleRoute =
+  AuthenticatedPaidCallsScheduleRouteImport.update({
+    id: '/calls/schedule',
+    path: '/calls/schedule',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
@@ -109,6 +123,8 @@ export interface FileRoutesByFullPath {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
+  '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
+  '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
 }
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
@@ -123,6 +139,8 @@ export interface FileRoutesByTo {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
+  '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
+  '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -140,6 +158,8 @@ export interface FileRoutesById {
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
+  '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
+  '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -156,6 +176,8 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/courses/$courseId'
+    | '/calls/$callId'
+    | '/calls/schedule'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
@@ -170,6 +192,8 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/courses/$courseId'
+    | '/calls/$callId'
+    | '/calls/schedule'
   id:
     | '__root__'
     | '/'
@@ -186,6 +210,8 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/home'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/courses/$courseId'
+    | '/_authenticated/_paid/calls/$callId'
+    | '/_authenticated/_paid/calls/schedule'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -297,6 +323,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedCoursesCourseIdRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/_paid/calls/$callId': {
+      id: '/_authenticated/_paid/calls/$callId'
+      path: '/calls/$callId'
+      fullPath: '/calls/$callId'
+      preLoaderRoute: typeof AuthenticatedPaidCallsCallIdRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/_paid/calls/schedule': {
+      id: '/_authenticated/_paid/calls/schedule'
+      path: '/calls/schedule'
+      fullPath: '/calls/schedule'
+      preLoaderRoute: typeof AuthenticatedPaidCallsScheduleRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
   }
 }
 
@@ -306,6 +346,8 @@ interface AuthenticatedPaidRouteChildren {
   AuthenticatedPaidGoalIntakeRoute: typeof AuthenticatedPaidGoalIntakeRoute
   AuthenticatedPaidHomeRoute: typeof AuthenticatedPaidHomeRoute
   AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
+  AuthenticatedPaidCallsCallIdRoute: typeof AuthenticatedPaidCallsCallIdRoute
+  AuthenticatedPaidCallsScheduleRoute: typeof AuthenticatedPaidCallsScheduleRoute
 }
 
 const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
@@ -314,6 +356,8 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
   AuthenticatedPaidGoalIntakeRoute: AuthenticatedPaidGoalIntakeRoute,
   AuthenticatedPaidHomeRoute: AuthenticatedPaidHomeRoute,
   AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
+  AuthenticatedPaidCallsCallIdRoute: AuthenticatedPaidCallsCallIdRoute,
+  AuthenticatedPaidCallsScheduleRoute: AuthenticatedPaidCallsScheduleRoute,
 }
 
 const AuthenticatedPaidRouteWithChildren =

@@ -15,6 +15,7 @@ import { LogoutButton } from '../auth/components/logout-button'
 import { subscriptionQueryOptions } from '../billing/api'
 import { PaymentGraceNotice } from '../billing/grace-notice'
 import { TrialNotice } from '../billing/trial-notice'
+import { NextCallCard } from '../calls/next-call-card'
 import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
 import { StatCard } from './components/stat-card'
@@ -115,13 +116,16 @@ export function DashboardPage() {
             state={statsFailed ? 'failed' : stats.isSuccess ? 'ready' : 'loading'}
             value={stats.data?.daysActive ?? 0}
           />
+          {/* Every completed call, not only the five listed below. */}
           <StatCard
             title="Calls Completed"
-            state={callsFailed ? 'failed' : calls.isSuccess ? 'ready' : 'loading'}
-            value={calls.data?.length ?? 0}
+            state={statsFailed ? 'failed' : stats.isSuccess ? 'ready' : 'loading'}
+            value={stats.data?.callsCompleted ?? 0}
           />
           <StatCard title="Life Areas" state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'} value={goals.data ? lifeAreaCount(goals.data) : 0} />
         </section>
+
+        <NextCallCard />
 
         <div className="grid gap-6 lg:grid-cols-2">
           <LifeAreasPanel goals={goals.data} failed={goalsFailed} onRetry={() => void goals.refetch()} />

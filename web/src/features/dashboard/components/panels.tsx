@@ -1,3 +1,4 @@
+import { Link } from '@tanstack/react-router'
 import { PhoneCallIcon, RotateCwIcon, TargetIcon, TrendingUpIcon } from 'lucide-react'
 import { useId, type ReactNode } from 'react'
 import { SATISFACTION_MAX } from '#common/domain'
@@ -15,6 +16,7 @@ import { Button } from '../../../components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '../../../components/ui/card'
 import { Progress } from '../../../components/ui/progress'
 import { Spinner } from '../../../components/ui/spinner'
+import { callKindLabel, statusText } from '../../calls/format'
 
 type PanelProps = { failed: boolean; onRetry: () => void }
 
@@ -142,9 +144,7 @@ export function FocusPanel({ areas, failed, onRetry }: PanelProps & { areas: Arr
   )
 }
 
-const statusText = (status: string) => status.replace(/_/g, ' ')
-
-/** 'Recent Coaching Calls': the last 5 with date, minutes, areas and status. */
+/** 'Recent Coaching Calls': the last 5 with date, minutes, areas and status; each opens its detail page. */
 export function CallsPanel({
   calls,
   timeZone,
@@ -180,11 +180,25 @@ export function CallsPanel({
       <ul className="divide-y">
         {calls.map((call) => (
           <li key={call.id} className="flex flex-wrap items-center justify-between gap-3 py-3 first:pt-0 last:pb-0" data-testid="call-row">
-            <div className="space-y-1.5">
+            <div className="min-w-0 flex-1 space-y-1.5">
               <p className="font-medium">
-                <time dateTime={call.callDate}>{dateFormat.format(new Date(call.callDate))}</time>
+                <Link
+                  to="/calls/$callId"
+                  params={{ callId: call.id }}
+                  className="rounded-sm underline-offset-4 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring"
+                >
+                  <time dateTime={call.callDate}>{dateFormat.format(new Date(call.callDate))}</time>
+                  <span className="sr-only">: {callKindLabel(call.slot, call.kind)}, view details</span>
+                </Link>
                 <span className="text-muted-foreground"> · {callMinutes(call.callDuration)} min</span>
+                {call.slot === 'evening' || call.slot === 'test' || call.kind === 'goal_session' ? (
+                  <span className="text-muted-foreground" aria-hidden="true">
+                    {' '}
+                    · {callKindLabel(call.slot, call.kind)}
+                  </span>
+                ) : null}
               </p>
+              {call.summary ? <p className="line-clamp-2 text-sm text-muted-foreground">{call.summary}</p> : null}
               {call.areasDiscussed.length > 0 ? (
                 <ul className="flex flex-wrap gap-1.5" aria-label="Areas discussed">
                   {call.areasDiscussed.map((area) => (

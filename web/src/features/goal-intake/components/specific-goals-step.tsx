@@ -1,16 +1,8 @@
 import { useId } from 'react'
-import {
-  CALL_PERIODS,
-  CALL_TIMES,
-  GOAL_TEXT_MAX,
-  NOTES_MAX,
-  TIMEZONES,
-  timezoneDisplay,
-  type GoalsForm,
-} from '#common/goals'
+import { GOAL_TEXT_MAX, NOTES_MAX, type GoalsForm } from '#common/goals'
 import { Label } from '../../../components/ui/label'
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '../../../components/ui/select'
 import { Textarea } from '../../../components/ui/textarea'
+import { CallPeriodSelect, CallTimeSelect, TimezoneSelect } from './call-time-selects'
 
 type SpecificGoals = GoalsForm['specificGoals']
 type CallTime = GoalsForm['callTime']
@@ -59,54 +51,14 @@ export function SpecificGoalsStep({
           Your AI coach calls you every day at this time.
         </p>
         <div className="grid gap-3 sm:grid-cols-[8rem_7rem_1fr]">
-          <div className="space-y-2">
-            <Label htmlFor={ids.time}>Time</Label>
-            <Select value={callTime.time ?? ''} onValueChange={(time) => onCallTimeChange({ ...callTime, time })}>
-              <SelectTrigger id={ids.time}>
-                <SelectValue placeholder="Time" />
-              </SelectTrigger>
-              <SelectContent>
-                {CALL_TIMES.map((time) => (
-                  <SelectItem key={time} value={time}>
-                    {time}
-                  </SelectItem>
-                ))}
-              </SelectContent>
-            </Select>
-          </div>
-          <div className="space-y-2">
-            <Label htmlFor={ids.period}>AM/PM</Label>
-            <Select value={callTime.period ?? ''} onValueChange={(period) => onCallTimeChange({ ...callTime, period: period as CallTime['period'] })}>
-              <SelectTrigger id={ids.period}>
-                <SelectValue placeholder="AM/PM" />
-              </SelectTrigger>
-              <SelectContent>
-                {CALL_PERIODS.map((period) => (
-                  <SelectItem key={period} value={period}>
-                    {period}
-                  </SelectItem>
-                ))}
-              </SelectContent>
-            </Select>
-          </div>
-          <div className="space-y-2">
-            <Label htmlFor={ids.timezone}>Timezone</Label>
-            <Select
-              value={callTime.timezone ?? ''}
-              onValueChange={(timezone) => onCallTimeChange({ ...callTime, timezone: timezone as CallTime['timezone'] })}
-            >
-              <SelectTrigger id={ids.timezone}>
-                <SelectValue placeholder="Timezone" />
-              </SelectTrigger>
-              <SelectContent>
-                {TIMEZONES.map((tz) => (
-                  <SelectItem key={tz.id} value={tz.id}>
-                    {timezoneDisplay(tz)}
-                  </SelectItem>
-                ))}
-              </SelectContent>
-            </Select>
-          </div>
+          <CallTimeSelect id={ids.time} label="Time" value={callTime.time} onChange={(time) => onCallTimeChange({ ...callTime, time })} />
+          <CallPeriodSelect id={ids.period} label="AM/PM" value={callTime.period} onChange={(period) => onCallTimeChange({ ...callTime, period })} />
+          <TimezoneSelect
+            id={ids.timezone}
+            label="Timezone"
+            value={callTime.timezone}
+            onChange={(timezone) => onCallTimeChange({ ...callTime, timezone: timezone as CallTime['timezone'] })}
+          />
         </div>
       </fieldset>
     </div>

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest'
+import {
+  addDays,
+  callKindLabel,
+  clockTime,
+  dayLabel,
+  durationText,
+  endedReasonText,
+  eventText,
+  localDateIn,
+  longDate,
+  nextCallText,
+  noCallExplanation,
+  skipReasonText,
+  zoneLabel,
+} from '../../web/src/features/calls/format'
+import { callNowErrorToast } from '../../web/src/features/calls/call-now'
+import { ApiError } from '../../web/src/lib/api-error'
+
+const next = (localDate: string, localTime: string, timeZone = 'America/New_York') => ({
+  at: '2026-11-22T12:30:00.000Z',
+  slot: 'daily' as const,
+  kind: 'check_in' as const,
+  localDate,
+  localTime,
+  timeZone,
+})
+
+describe('the next call in words', () => {
+  // 2026-11-22T03:00Z: still Saturday the 21st in New York, already Sunday the 22nd in London.
+  const now = new Date('2026-11-22T03:00:00Z')
+
+  it('says Today or Tomorrow by the date in the call\'s zone, then the 12-hour time and the zone\'s name', () => {
+    expect(nextCallText(next('2026-11-22', '07:30'), now)).toBe('Tomorrow, 7:30 AM Eastern')
+    expect(nextCallText(next('2026-11-21', '23:00'), now)).toBe('Today, 11:00 PM Eastern')
+    expect(nextCallText(next('2026-11-22', '12:00', 'Europe/London'), now)).toBe('Today, 12:00 PM Europe/London')
+    expect(nextCallText(next('2026-11-24', '00:30', 'America/St_Johns'), now)).toBe('Tuesday, November 24, 12:30 AM Newfoundland')
+    expect(nextCallText(next('2027-01-04', '19:00'), now)).toBe('Monday, January 4, 2027, 7:00 PM Eastern')
+  })
+
+  it('has the helpers it is made of', () => {
+    expect(localDateIn(now, 'America/Los_Angeles')).toBe('2026-11-21')
+    expect(localDateIn(now, 'Europe/London')).toBe('2026-11-22')
+    expect(addDays('2026-12-31', 1)).toBe('2027-01-01')
+    expect(addDays('2028-02-28', 1)).toBe('2028-02-29')
+    expect(dayLabel('2026-11-23', '2026-11-21')).toBe('Monday, November 23')
+    expect(longDate('2026-12-01')).toBe('Tuesday, December 1, 2026')
+    expect(clockTime('00:00')).toBe('12:00 AM')
+    expect(clockTime('12:30')).toBe('12:30 PM')
+    expect(zoneLabel('Pacific/Honolulu')).toBe('Hawaii')
+    expect(callKindLabel('evening', 'check_in')).toBe('Evening check-in')
+    expect(callKindLabel('daily', 'goal_session')).toBe('Monthly goal session')
+    expect(callKindLabel(undefined, undefined)).toBe('Daily check-in')
+  })
+
+  it('explains every reason there is no call, with where to fix it', () => {
+    expect(noCallExplanation('paused', '2026-12-01', '2026-11-21').description).toBe('Calls are paused until Tuesday, December 1.')
+    expect(noCallExplanation('consent', null, '2026-11-21')).toMatchObject({ title: 'Calls are turned off', action: { to: '/calls/schedule' } })
+    expect(noCallExplanation('payment', null, '2026-11-21').action).toMatchObject({ to: '/payment' })
+    expect(noCallExplanation('onboarding', null, '2026-11-21').action).toMatchObject({ to: '/goal-intake' })
+    expect(noCallExplanation('phone', null, '2026-11-21')).toMatchObject({ action: null, description: 'We do not have a phone number to call you on.' })
+    expect(noCallExplanation('no_call_time', null, '2026-11-21').title).toBe('No call time chosen')
+    expect(noCallExplanation('not_configured', null, '2026-11-21').description).toBe('Coaching calls are not set up on this server yet.')
+  })
+})
+
+describe('a call in words', () => {
+  const call = { endedReason: 'customer-busy', skipReason: 'paused', timeZone: 'America/Chicago' }
+
+  it("puts Vapi's ended reasons and our skip reasons into words", () => {
+    expect(endedReasonText('customer-did-not-answer')).toBe('no answer')
+    expect(endedReasonText('call.in-progress.error-providerfault-outbound-sip-480-temporarily-unavailable')).toBe('no answer')
+    expect(endedReasonText('call.start.error-subscription-insufficient-credits')).toBe('the call could not be started (a problem on our side)')
+    expect(endedReasonText('call.in-progress.error-vapifault-worker-died')).toBe('the calling service had a problem')
+    expect(endedReasonText('some-new-reason')).toBe('some new reason')
+    expect(skipReasonText('consent')).toBe('calls were turned off')
+    expect(skipReasonText('quota_reached')).toBe('quota reached')
+    expect(durationText(0)).toBe('0 s')
+    expect(durationText(312)).toBe('5 min 12 s')
+    expect(durationText(600)).toBe('10 min')
+  })
+
+  it('tells each step of the timeline, times in the call\'s zone', () => {
+    const at = '2026-11-21T13:40:00.000Z'
+    expect(eventText({ type: 'ended', at, detail: { endedReason: 'voicemail' } }, call)).toBe('Ended: it reached voicemail')
+    expect(eventText({ type: 'ended', at, detail: null }, call)).toBe('Ended: the line was busy')
+    expect(eventText({ type: 'retry_scheduled', at, detail: { retryAt: '2026-11-21T13:50:00.000Z', attempt: 1 } }, call)).toBe('Retry scheduled at 7:50 AM')
+    expect(eventText({ type: 'retry_scheduled', at, detail: null }, call)).toBe('Retry scheduled')
+    expect(eventText({ type: 'skipped', at, detail: { reason: 'phone' } }, call)).toBe('Skipped because there was no phone number to call')
+    expect(eventText({ type: 'skipped', at, detail: null }, call)).toBe('Skipped because calls were paused')
+    expect(eventText({ type: 'answered', at, detail: null }, call)).toBe('Answered')
+    expect(eventText({ type: 'something_new', at, detail: null }, call)).toBe('Something new')
+  })
+})
+
+describe('"Call me now" refused', () => {
+  const error = (status: number, code: string, message: string) => new ApiError({ status, code, message })
+
+  it("titles each of the server's answers and keeps its message", () => {
+    expect(callNowErrorToast(error(409, 'CALLS_NOT_CONFIGURED', 'Coaching calls are not set up on this server yet.'))).toEqual({
+      title: 'Calls are not set up',
+      description: 'Coaching calls are not set up on this server yet.',
+      variant: 'destructive',
+    })
+    expect(callNowErrorToast(error(409, 'CALL_NOT_ELIGIBLE', 'x')).title).toBe('We cannot call you right now')
+    expect(callNowErrorToast(error(409, 'CALL_IN_PROGRESS', 'x')).title).toBe('A call is already under way')
+    expect(callNowErrorToast(error(429, 'RATE_LIMITED', 'x')).title).toBe('Too many test calls')
+    expect(callNowErrorToast(new Error('boom'))).toMatchObject({ title: "We couldn't start the call", description: 'boom' })
+  })
+})

@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { SchedulePage } from '../../../features/calls/schedule-page'
+
+export const Route = createFileRoute('/_authenticated/_paid/calls/schedule')({
+  component: SchedulePage,
+})
