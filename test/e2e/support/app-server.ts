@@ -8,12 +8,13 @@ export type AppServer = { baseUrl: string; stop(): Promise<void> }
 
 /**
  * A second production server for specs that need other configuration than the shared one (Stripe
- * or Vapi pointed at a fake): the real entry on a random port, a fresh DATA_DIR, the e2e mail sink.
+ * or Vapi pointed at a fake): the real entry on a random port, a fresh DATA_DIR (or the given one,
+ * which a spec may have seeded and then owns), the e2e mail sink.
  */
-export async function startAppServer(env: Record<string, string>): Promise<AppServer> {
+export async function startAppServer(env: Record<string, string>, options: { dataDir?: string } = {}): Promise<AppServer> {
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
-  const dataDir = mkdtempSync(join(tmpdir(), 'mc-e2e-server-'))
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mc-e2e-server-'))
   let stderr = ''
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
     cwd: ROOT,
@@ -52,7 +53,7 @@ export async function startAppServer(env: Record<string, string>): Promise<AppSe
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))])
         if (child.exitCode === null) child.kill('SIGKILL')
       }
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

@@ -190,10 +190,14 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
           </div>
           <Section title="Timeline">
             {call.events.length > 0 ? (
-              <ol className="space-y-3 border-l pl-4" data-testid="call-timeline">
+              <ol className="space-y-3" data-testid="call-timeline">
                 {call.events.map((event, index) => (
-                  <li key={`${index}-${event.type}`} className="relative">
-                    <span className="absolute top-1.5 -left-[1.3rem] size-2.5 rounded-full bg-primary" aria-hidden="true" />
+                  <li key={`${index}-${event.type}`} className="relative pl-5">
+                    {/* The dot, and the line down to the next step. */}
+                    <span className="absolute top-1.5 left-0 size-2.5 rounded-full bg-primary" aria-hidden="true" />
+                    {index < call.events.length - 1 ? (
+                      <span className="absolute top-5 -bottom-3 left-[0.25rem] w-px bg-border" aria-hidden="true" />
+                    ) : null}
                     <p className="font-medium">{eventText(event, call)}</p>
                     <p className="text-sm text-muted-foreground">
                       <time dateTime={event.at}>{preciseTimeIn(event.at, zone)}</time>

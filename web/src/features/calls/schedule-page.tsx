@@ -203,10 +203,10 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
             {schedule.eveningAvailable ? (
               <>
                 <p id={`${ids.eveningTime}-hint`} className="text-sm text-muted-foreground">
-                  A second, shorter call to close your day.{' '}
+                  A second call, to close your day.{' '}
                   {schedule.eveningCallTime === null ? `Until you choose, it is at ${clockTime(schedule.eveningDefault)}.` : null}
                 </p>
-                <div className="grid gap-3 sm:grid-cols-[8rem_7rem_1fr]">
+                <div className="grid gap-3 sm:grid-cols-[12rem_9rem]">
                   <CallTimeSelect
                     id={ids.eveningTime}
                     label="Evening check-in time"

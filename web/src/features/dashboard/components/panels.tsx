@@ -185,7 +185,7 @@ export function CallsPanel({
                 <Link
                   to="/calls/$callId"
                   params={{ callId: call.id }}
-                  className="rounded-sm underline-offset-4 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring"
+                  className="rounded-sm text-primary underline-offset-4 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring"
                 >
                   <time dateTime={call.callDate}>{dateFormat.format(new Date(call.callDate))}</time>
                   <span className="sr-only">: {callKindLabel(call.slot, call.kind)}, view details</span>
