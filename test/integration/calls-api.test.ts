@@ -184,17 +184,21 @@ describe('GET /api/calls/next', () => {
     expect((await nextOf(user)).next).toMatchObject({ at: '2026-11-22T12:30:00.000Z', localDate: '2026-11-22' })
   })
 
-  it("on Premium: the month's first placed call is a goal session; after one, the evening check-in is a check-in", async () => {
-    const user = await person({ plan: 'premium', dailyCallTime: '06:00:00' })
-    // 7:00 AM: the daily call has passed; next is the evening check-in at the 7:00 PM default.
-    expect((await nextOf(user)).next).toMatchObject({ slot: 'evening', kind: 'goal_session', localTime: '19:00', at: '2026-11-22T00:00:00.000Z' })
-    // A call placed last month changes nothing; one placed this month does. A test call counts against nothing.
+  it("on Premium: the month's first daily call is a goal session until a call of the month was placed", async () => {
+    const user = await person({ plan: 'premium' })
+    expect((await nextOf(user)).next).toMatchObject({ slot: 'daily', kind: 'goal_session', localTime: '07:30' })
+    // A call placed last month changes nothing, nor one never dialled; a test call counts against nothing.
     await insertCall(user.user.id, { slot: 'daily', localDate: '2026-10-31', dialledAt: new Date('2026-10-31T10:00:00Z') })
-    await insertCall(user.user.id, { slot: 'test', localDate: '2026-11-20', dialledAt: new Date('2026-11-20T15:00:00Z') })
+    await insertCall(user.user.id, { slot: 'test', localDate: null, dialledAt: new Date('2026-11-20T15:00:00Z') })
     await insertCall(user.user.id, { slot: 'daily', localDate: '2026-11-20', dialledAt: null, completionStatus: 'skipped' })
-    expect((await nextOf(user)).next).toMatchObject({ slot: 'evening', kind: 'goal_session' })
-    await insertCall(user.user.id, { slot: 'daily', localDate: '2026-11-21', dialledAt: new Date('2026-11-21T11:00:00Z'), completionStatus: 'no_answer' })
-    expect((await nextOf(user)).next).toMatchObject({ slot: 'evening', kind: 'check_in' })
+    expect((await nextOf(user)).next).toMatchObject({ slot: 'daily', kind: 'goal_session' })
+    await insertCall(user.user.id, { slot: 'evening', localDate: '2026-11-20', dialledAt: new Date('2026-11-21T00:00:00Z'), completionStatus: 'no_answer' })
+    expect((await nextOf(user)).next).toMatchObject({ slot: 'daily', kind: 'check_in' })
+  })
+
+  it('on Premium: after the daily call, the evening check-in (7:00 PM by default), never a goal session', async () => {
+    const user = await person({ plan: 'premium', dailyCallTime: '06:00:00' })
+    expect((await nextOf(user)).next).toMatchObject({ slot: 'evening', kind: 'check_in', localTime: '19:00', at: '2026-11-22T00:00:00.000Z' })
   })
 
   it('gives each reason there is no call', async () => {

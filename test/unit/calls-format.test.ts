@@ -90,6 +90,15 @@ describe('a call in words', () => {
     expect(eventText({ type: 'skipped', at, detail: null }, call)).toBe('Skipped because calls were paused')
     expect(eventText({ type: 'answered', at, detail: null }, call)).toBe('Answered')
     expect(eventText({ type: 'something_new', at, detail: null }, call)).toBe('Something new')
+    // The detail the record writes (docs/decisions/039): the retry's instant under `at`, reasons under `reason`.
+    expect(eventText({ type: 'retry_scheduled', at, detail: { at: '2026-11-21T14:10:00.000Z', attempt: 1, source: 'webhook' } }, call)).toBe('Retry scheduled at 8:10 AM')
+    expect(eventText({ type: 'not_retried', at, detail: { reason: 'outside_allowed_hours' } }, call)).toBe(
+      'Not retried because it would have been outside the hours we call at (8 AM to 9 PM)',
+    )
+    expect(eventText({ type: 'not_retried', at, detail: { reason: 'no_attempts_left' } }, call)).toBe('Not retried because both retries were used')
+    expect(eventText({ type: 'dial_failed', at, detail: { reason: 'not-eligible-consent' } }, call)).toBe('Not placed: we could not call you: calls were turned off')
+    expect(eventText({ type: 'dial_failed', at, detail: { reason: 'vapi-refused-402' } }, call)).toBe('Not placed: the calling service refused the call')
+    expect(eventText({ type: 'ringing', at, detail: { late: true } }, call)).toBe('Ringing (reported late)')
   })
 })
 

@@ -43,12 +43,13 @@ export async function nextCall(db: DbExecutor, userId: string, now: Date, callsC
   const resume = pauseEnd(person)
   const pausedUntil = resume && resume.getTime() > now.getTime() ? person.pausedUntil : null
   if (planned.call === null) return { next: null, reason: planned.reason, pausedUntil }
-  const { call, kind } = planned
+  const { call } = planned
   return {
     next: {
       at: call.at.toISOString(),
       slot: call.slot,
-      kind,
+      // The dialler makes only the daily call a goal session (an evening check-in never is one).
+      kind: call.slot === 'daily' ? planned.kind : 'check_in',
       localDate: call.localDate,
       // The wall-clock time the call really happens at (on a spring-forward day, a time in the
       // gap is called as the clocks land, e.g. 3:00 for 2:30).

@@ -135,13 +135,20 @@ const CONVERSATION_ENDINGS: Record<string, string> = {
   'assistant-not-valid': 'the call could not be started (a problem on our side)',
   'worker-shutdown': 'the calling service had a problem',
   'phone-call-provider-closed-websocket': 'the calling service had a problem',
+  // Ours, for a call that could not be placed or was lost.
+  'no-phone-number': 'there was no phone number to call',
+  'vapi-unconfirmed': 'the calling service did not confirm the call',
+  'dial-abandoned': 'the call could not be placed',
+  'call-not-found': 'the calling service has no record of the call',
 }
 
-/** Vapi's ended reason in words ('customer-busy' → 'the line was busy'). */
+/** Why the call ended: Vapi's ended reason, or ours for a call that was never placed, in words ('customer-busy' → 'the line was busy'). */
 export function endedReasonText(reason: string | null | undefined): string {
   if (!reason) return 'the call ended'
   const known = CONVERSATION_ENDINGS[reason]
   if (known) return known
+  if (reason.startsWith('not-eligible-')) return `we could not call you: ${skipReasonText(reason.slice('not-eligible-'.length).replace(/-/g, '_'))}`
+  if (reason.startsWith('vapi-refused-')) return 'the calling service refused the call'
   if (/sip-(480|408)/.test(reason)) return 'no answer'
   if (reason.startsWith('call.start.error')) return 'the call could not be started (a problem on our side)'
   if (reason.includes('providerfault')) return 'the phone provider had a problem'
@@ -157,9 +164,11 @@ const SKIP_REASONS: Record<string, string> = {
   paused: 'calls were paused',
   no_call_time: 'no call time was chosen',
   not_configured: 'calls were not set up on this server',
-  outside_window: 'it was outside the hours we call at (8 AM to 9 PM)',
-  window: 'it was outside the hours we call at (8 AM to 9 PM)',
-  in_progress: 'another call was under way',
+  outside_allowed_hours: 'it would have been outside the hours we call at (8 AM to 9 PM)',
+  // Why a call that was not answered was not tried again.
+  not_a_daily_call: 'only the daily calls are tried again',
+  no_attempts_left: 'both retries were used',
+  not_eligible: 'we could not call you then',
 }
 
 /** Why a call was skipped or not retried, in words. */
@@ -200,11 +209,11 @@ export function eventText(event: CallEvent, call: { endedReason: string | null; 
     case 'dialled':
       return 'Dialled'
     case 'queued':
-      return 'Queued by the phone service'
+      return detail?.late === true ? 'Queued (reported late)' : 'Queued by the phone service'
     case 'ringing':
-      return 'Ringing'
+      return detail?.late === true ? 'Ringing (reported late)' : 'Ringing'
     case 'answered':
-      return 'Answered'
+      return detail?.late === true ? 'Answered (reported late)' : 'Answered'
     case 'ended':
       return `Ended: ${endedReasonText(stringIn(detail, ['endedReason', 'reason']) ?? call.endedReason)}`
     case 'report':
@@ -217,8 +226,10 @@ export function eventText(event: CallEvent, call: { endedReason: string | null; 
       return `Not retried because ${skipReasonText(stringIn(detail, ['reason', 'skipReason']))}`
     case 'skipped':
       return `Skipped because ${skipReasonText(stringIn(detail, ['reason', 'skipReason']) ?? call.skipReason)}`
-    case 'dial_failed':
-      return 'The call could not be placed'
+    case 'dial_failed': {
+      const reason = stringIn(detail, ['reason'])
+      return reason ? `Not placed: ${endedReasonText(reason)}` : 'The call could not be placed'
+    }
     case 'reconciled':
       return 'Checked with the phone service'
     default: {
