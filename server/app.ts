@@ -34,6 +34,7 @@ import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
+import vapiWebhookRoutes from './routes/webhooks-vapi'
 
 export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
 
@@ -181,6 +182,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(authRoutes)
   await app.register(billingRoutes)
   await app.register(stripeWebhookRoutes)
+  await app.register(vapiWebhookRoutes)
   await app.register(optInRoutes)
   await app.register(voiceConfigRoutes)
   await app.register(goalsRoutes)

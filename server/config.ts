@@ -98,6 +98,8 @@ export const EnvSchema = z.object({
   VAPI_ASSISTANT_ID: optionalString,
   VAPI_PHONE_NUMBER_ID: optionalString,
   VAPI_WEBHOOK_SECRET: optionalString,
+  /** How /api/webhooks/vapi authenticates Vapi: the X-Vapi-Secret header (default) or an HMAC of the body. */
+  VAPI_WEBHOOK_AUTH: z.preprocess(emptyToUndefined, z.enum(['secret', 'hmac'], { error: 'must be "secret" or "hmac"' }).optional()),
   VAPI_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
   SMS_OPT_IN_NUMBER: z.preprocess(
     emptyToUndefined,
@@ -130,6 +132,7 @@ export type Config = {
         assistantId: string | undefined
         phoneNumberId: string | undefined
         webhookSecret: string | undefined
+        webhookAuth: 'secret' | 'hmac'
         apiUrl: string | undefined
       }
     | undefined
@@ -177,6 +180,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   // Without Stripe keys anyone gets any plan free (testing mode): production must say it means that.
   const production = env.NODE_ENV === 'production'
+  if (env.VAPI_API_KEY && env.VAPI_PHONE_NUMBER_ID && !env.VAPI_WEBHOOK_SECRET) {
+    throw new ConfigError('VAPI_WEBHOOK_SECRET', 'is required when VAPI_PHONE_NUMBER_ID is set (daily calls report back through the authenticated webhook)')
+  }
   if (stripeSet === 0 && production && env.PAYMENT_MODE !== 'testing') {
     throw new ConfigError(
       'PAYMENT_MODE',
@@ -214,6 +220,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           assistantId: env.VAPI_ASSISTANT_ID,
           phoneNumberId: env.VAPI_PHONE_NUMBER_ID,
           webhookSecret: env.VAPI_WEBHOOK_SECRET,
+          webhookAuth: env.VAPI_WEBHOOK_AUTH ?? 'secret',
           apiUrl: env.VAPI_API_URL,
         }
       : undefined,
