@@ -67,7 +67,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -98,9 +98,9 @@ export const EnvSchema = z.object({
   VAPI_ASSISTANT_ID: optionalString,
   VAPI_PHONE_NUMBER_ID: optionalString,
   VAPI_WEBHOOK_SECRET: optionalString,
-  /** How /api/webhooks/vapi authenticates Vapi: the X-Vapi-Secret header (default) or an HMAC of the body. */
-  VAPI_WEBHOOK_AUTH: z.preprocess(emptyToUndefined, z.enum(['secret', 'hmac'], { error: 'must be "secret" or "hmac"' }).optional()),
   VAPI_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  /** How POST /api/webhooks/vapi verifies Vapi: the X-Vapi-Secret header (default) or an HMAC signature. */
+  VAPI_WEBHOOK_AUTH: z.preprocess(emptyToUndefined, z.enum(['secret', 'hmac'], { error: 'must be "secret" or "hmac"' }).optional()),
   SMS_OPT_IN_NUMBER: z.preprocess(
     emptyToUndefined,
     z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, e.g. +15551234567').optional(),
@@ -132,6 +132,10 @@ export type Config = {
         assistantId: string | undefined
         phoneNumberId: string | undefined
         webhookSecret: string | undefined
+        /**
+         * How Vapi authenticates its webhooks (VAPI_WEBHOOK_AUTH): 'secret' sends VAPI_WEBHOOK_SECRET
+         * in the X-Vapi-Secret header; 'hmac' signs `${x-timestamp}.${rawBody}` with it (x-signature).
+         */
         webhookAuth: 'secret' | 'hmac'
         apiUrl: string | undefined
       }

@@ -31,6 +31,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { registerVapiResources } from './vapi-resources'
 
 export type RecordedRequest = {
   method: string
@@ -266,6 +267,7 @@ export class FakeVapi {
       if (!chat) return reply.code(404).send(vapiError(404, 'Chat not found'))
       return chat
     })
+    registerVapiResources(app)
 
     // Test control (for a test in another process than the fake).
     app.get('/__fake/requests', async () => ({ requests: this.requests }))
