@@ -15,6 +15,7 @@ import { coachingCalls, type CoachingCall } from '#server/db/schema'
 import type { DialRequest, VapiCallRecord, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
 import { loadCoachContext } from '#server/services/chat'
+import type { CallVariables } from './assistant'
 import { callDurationLimit, type CallSlot } from './entitlements'
 import { insideAllowedWindow } from './next-fire'
 import { eligibilityOf, loadCallPerson, type CallPerson } from './person'
@@ -74,7 +75,7 @@ export async function callVariables(
   person: CallPerson,
   call: Pick<CoachingCall, 'id' | 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
   now: Date,
-): Promise<{ values: Record<string, string>; firstName: string; phone: string | null }> {
+): Promise<{ values: CallVariables; firstName: string; phone: string | null }> {
   const context = await loadCoachContext(db, person.userId, now)
   const [previous] = await db
     .select({ summary: coachingCalls.summary })
@@ -82,7 +83,7 @@ export async function callVariables(
     .where(and(eq(coachingCalls.userId, person.userId), eq(coachingCalls.completionStatus, 'completed'), isNotNull(coachingCalls.summary)))
     .orderBy(desc(coachingCalls.callDate))
     .limit(1)
-  const focus = (context?.lowestAreas ?? []).map((area: { title: string }) => area.title)
+  const focus = (context?.lowestAreas ?? []).map((area) => area.title)
   const callKind = call.kind === 'goal_session' ? 'monthly goal session' : call.slot === 'evening' ? 'evening check-in' : 'daily check-in'
   return {
     firstName: context?.firstName ?? '',

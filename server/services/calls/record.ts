@@ -6,7 +6,7 @@
  * a call that did not reach the person.
  */
 import { eq, or } from 'drizzle-orm'
-import { CALL_STATUSES, isFinalCallStatus, LIFE_AREAS, type CallStatus, type FinalCallStatus, type LifeArea } from '#common/domain'
+import { CALL_STATUSES, isFinalCallStatus, type CallStatus, type FinalCallStatus, type LifeArea } from '#common/domain'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, type CoachingCall } from '#server/db/schema'
 import { insideAllowedWindow, localDateOf } from './next-fire'
@@ -237,11 +237,4 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
 /** Appends one entry to a call's timeline. */
 export async function addCallEvent(tx: DbExecutor, call: Pick<CoachingCall, 'id' | 'userId'>, type: string, at: Date, detail: Record<string, unknown> | null = null): Promise<void> {
   await tx.insert(coachingCallEvents).values({ callId: call.id, userId: call.userId, type, at, detail })
-}
-
-/** The structured output's areas, as life-area ids (anything else dropped). */
-export function lifeAreasOf(values: unknown): LifeArea[] {
-  if (!Array.isArray(values)) return []
-  const areas = values.filter((value): value is LifeArea => typeof value === 'string' && (LIFE_AREAS as readonly string[]).includes(value))
-  return [...new Set(areas)]
 }

@@ -12,7 +12,8 @@ import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import type { VapiCallRecord } from '#server/integrations/vapi-calls'
 import { vapiWebhookEvents } from '#server/db/schema'
-import { lifeAreasOf, type CallObservation, type CallReport } from './record'
+import { CallReportResult, findCallReport } from './assistant'
+import type { CallObservation, CallReport } from './record'
 
 export type WebhookAuth = { mode: 'secret' | 'hmac'; secret: string }
 
@@ -90,34 +91,26 @@ const isoDate = (value: unknown): Date | null => {
   return Number.isNaN(date.getTime()) ? null : date
 }
 const str = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null)
-const score = (value: unknown): number | null => {
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN
-  return Number.isFinite(n) ? Math.min(10, Math.max(1, Math.round(n))) : null
-}
 const obj = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {})
-
-/** The structured output the assistant returns (vapi:setup names it), found by name. */
-export const CALL_REPORT_OUTPUT_NAME = 'coaching_call_report'
 
 /** The end-of-call report of a message or of a call fetched from Vapi (same field names). */
 export function reportOf(source: Record<string, unknown>): CallReport {
   const artifact = obj(source.artifact)
   const analysis = obj(source.analysis)
-  const outputs = Object.values(obj(artifact.structuredOutputs)).map(obj)
-  const result = obj(outputs.find((output) => output.name === CALL_REPORT_OUTPUT_NAME)?.result ?? obj(analysis.structuredData))
+  // The structured output (found by name), else the deprecated analysis.structuredData.
+  const result = findCallReport(artifact.structuredOutputs) ?? (analysis.structuredData ? CallReportResult.parse(analysis.structuredData) : null)
   const durationSeconds = typeof source.durationSeconds === 'number' ? source.durationSeconds : typeof source.durationMs === 'number' ? source.durationMs / 1000 : null
-  const commitments = Array.isArray(result.commitments) ? result.commitments.map(str).filter((c): c is string => c !== null).map((c) => c.slice(0, 500)).slice(0, 10) : []
   return {
     endedReason: str(source.endedReason),
-    summary: str(analysis.summary) ?? str(result.summary) ?? str(source.summary),
+    summary: str(analysis.summary) ?? result?.summary ?? str(source.summary),
     transcript: str(artifact.transcript) ?? str(source.transcript),
     durationSeconds,
     startedAt: isoDate(source.startedAt),
     endedAt: isoDate(source.endedAt),
-    areasDiscussed: lifeAreasOf(result.areasDiscussed),
-    mood: score(result.mood),
-    energy: score(result.energy),
-    commitments,
+    areasDiscussed: result?.areasDiscussed ?? [],
+    mood: result?.mood ?? null,
+    energy: result?.energy ?? null,
+    commitments: result?.commitments ?? [],
   }
 }
 
