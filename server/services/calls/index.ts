@@ -54,7 +54,7 @@ export {
 export { callDurationLimit, callEligibility, DEFAULT_EVENING_CALL_TIME, PLAN_CALLS, slotTimes, type CallEligibility, type CallEligibilityInput, type CallSlot, type NotCalledReason, type PlanCalls } from './entitlements'
 export { DialLater, PLACE_CALL_ATTEMPTS, type PlaceCallRequest, type PlaceOutcome } from './dialler'
 export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
-export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS } from './webhooks'
+export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
 export { dueCalls, dueRetries, placeCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 
 export type Calls = ReturnType<typeof createCalls>
