@@ -182,6 +182,11 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
       events.push({ type: EVENT_OF[target] ?? target, at: observation.at, detail: null })
     }
   }
+  // A status that arrives late (ringing after answered) moves nothing, but it happened: the
+  // timeline keeps it, once (the webhook inbox applies each call's status once).
+  if (target && !isFinalCallStatus(target) && RANK[target] <= RANK[current] && observation.source === 'webhook' && target !== 'dialling' && target !== 'scheduled') {
+    events.push({ type: EVENT_OF[target] ?? target, at: observation.at, detail: { late: true } })
+  }
   if (observation.startedAt && !call.startedAt && !set.startedAt) set.startedAt = observation.startedAt
 
   const report = observation.report
@@ -225,9 +230,11 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
     }
   }
 
-  if (Object.keys(set).length === 0) return { call, ended: null, retry: null }
-  set.updatedAt = deps.now
-  const [updated] = await tx.update(coachingCalls).set(set).where(eq(coachingCalls.id, call.id)).returning()
+  let updated: CoachingCall | undefined = call
+  if (Object.keys(set).length > 0) {
+    set.updatedAt = deps.now
+    ;[updated] = await tx.update(coachingCalls).set(set).where(eq(coachingCalls.id, call.id)).returning()
+  }
   if (events.length > 0) {
     await tx.insert(coachingCallEvents).values(events.map((event) => ({ callId: call.id, userId: call.userId, type: event.type, at: event.at, detail: { ...event.detail, source: observation.source } })))
   }
