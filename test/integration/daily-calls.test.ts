@@ -17,6 +17,7 @@ import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
+import { signedInUser } from '../helpers/users'
 
 const SECRET = 'whsec-test-vapi-0123456789'
 const at = (iso: string) => new Date(iso)
@@ -285,6 +286,54 @@ describe('faults', () => {
     expect(dialsTo(phone)).toHaveLength(0)
     const [call] = await callsOf(user.id)
     expect(call).toMatchObject({ completionStatus: 'failed', endedReason: 'vapi-refused-400' })
+  })
+})
+
+describe('"Call me now"', () => {
+  it('places a test call at once, one at a time, counted against nothing, and rate-limited', async () => {
+    const signed = await signedInUser(app, { paid: 'basic' })
+    await database.db.update(profiles).set({ onboardingCompleted: true }).where(eq(profiles.id, signed.user.id))
+    fake.calls.setScenario(`+1${signed.user.phoneNumber}`, 'no-answer')
+    const callNow = () => app.inject({ method: 'POST', url: '/api/calls/test', headers: signed.headers })
+
+    const first = await callNow()
+    expect(first.statusCode).toBe(202)
+    const { callId } = first.json() as { callId: string }
+    // While it is under way, another is refused.
+    const during = await callNow()
+    expect(during.statusCode).toBe(409)
+    expect(during.json()).toMatchObject({ error: { code: 'CALL_IN_PROGRESS' } })
+    await settle()
+    const [call] = await callsOf(signed.user.id)
+    expect(call).toMatchObject({ id: callId, slot: 'test', completionStatus: 'no_answer', localDate: null })
+    expect(dialsTo(`+1${signed.user.phoneNumber}`)[0]!.assistantOverrides?.metadata).toMatchObject({ callId, slot: 'test' })
+    // No retry for a test call.
+    await advanceTo(new Date(clock.now().getTime() + 60 * 60_000))
+    expect(dialsTo(`+1${signed.user.phoneNumber}`)).toHaveLength(1)
+
+    // Three an hour (the refused one counted too).
+    expect((await callNow()).statusCode).toBe(202)
+    await settle()
+    const limited = await callNow()
+    expect(limited.statusCode).toBe(429)
+  })
+
+  it('answers 409 for a person who may not be called, and when calls are not configured', async () => {
+    const unconsented = await signedInUser(app, { paid: 'basic' })
+    await database.db.update(profiles).set({ onboardingCompleted: true, callsConsentRevokedAt: clock.now() }).where(eq(profiles.id, unconsented.user.id))
+    const refused = await app.inject({ method: 'POST', url: '/api/calls/test', headers: unconsented.headers })
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json()).toMatchObject({ error: { code: 'CALL_NOT_ELIGIBLE', field: 'consent' } })
+
+    const plain = await buildTestApp({ database })
+    try {
+      const signed = await signedInUser(plain, { paid: 'basic' })
+      const response = await plain.inject({ method: 'POST', url: '/api/calls/test', headers: signed.headers })
+      expect(response.statusCode).toBe(409)
+      expect(response.json()).toMatchObject({ error: { code: 'CALLS_NOT_CONFIGURED' } })
+    } finally {
+      await plain.close()
+    }
   })
 })
 
