@@ -39,6 +39,7 @@ ALTER TABLE "coaching_calls" ADD COLUMN "mood" smallint;--> statement-breakpoint
 ALTER TABLE "coaching_calls" ADD COLUMN "energy" smallint;--> statement-breakpoint
 ALTER TABLE "coaching_calls" ADD COLUMN "commitments" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "coaching_calls" ADD COLUMN "transcript" text;--> statement-breakpoint
+ALTER TABLE "coaching_calls" ADD COLUMN "retry_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "coaching_calls" ADD COLUMN "report_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "coaching_call_events" ADD CONSTRAINT "coaching_call_events_call_id_coaching_calls_id_fk" FOREIGN KEY ("call_id") REFERENCES "public"."coaching_calls"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "coaching_call_events" ADD CONSTRAINT "coaching_call_events_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -46,6 +47,7 @@ CREATE INDEX "coaching_call_events_call_idx" ON "coaching_call_events" USING btr
 CREATE UNIQUE INDEX "vapi_webhook_events_dedupe_key" ON "vapi_webhook_events" USING btree ("dedupe_key");--> statement-breakpoint
 CREATE INDEX "vapi_webhook_events_pending_idx" ON "vapi_webhook_events" USING btree ("received_at") WHERE "vapi_webhook_events"."processed_at" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX "coaching_calls_claim_key" ON "coaching_calls" USING btree ("user_id","slot","local_date","attempt");--> statement-breakpoint
+CREATE INDEX "coaching_calls_retry_idx" ON "coaching_calls" USING btree ("retry_at") WHERE "coaching_calls"."retry_at" is not null;--> statement-breakpoint
 CREATE INDEX "coaching_calls_live_idx" ON "coaching_calls" USING btree ("call_date") WHERE "coaching_calls"."completion_status" in ('scheduled', 'dialling', 'queued', 'ringing', 'in_progress');--> statement-breakpoint
 ALTER TABLE "coaching_calls" ADD CONSTRAINT "coaching_calls_slot_check" CHECK ("coaching_calls"."slot" in ('daily', 'evening', 'test'));--> statement-breakpoint
 ALTER TABLE "coaching_calls" ADD CONSTRAINT "coaching_calls_kind_check" CHECK ("coaching_calls"."kind" in ('check_in', 'goal_session'));--> statement-breakpoint

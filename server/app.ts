@@ -35,6 +35,8 @@ import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
+import vapiWebhookRoutes from './routes/webhooks-vapi'
+import callNowRoutes from './routes/call-now'
 
 export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
 
@@ -182,6 +184,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(authRoutes)
   await app.register(billingRoutes)
   await app.register(stripeWebhookRoutes)
+  await app.register(vapiWebhookRoutes)
+  await app.register(callNowRoutes)
   await app.register(optInRoutes)
   await app.register(voiceConfigRoutes)
   await app.register(goalsRoutes)

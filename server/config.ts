@@ -67,7 +67,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -99,6 +99,8 @@ export const EnvSchema = z.object({
   VAPI_PHONE_NUMBER_ID: optionalString,
   VAPI_WEBHOOK_SECRET: optionalString,
   VAPI_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  /** How POST /api/webhooks/vapi verifies Vapi: the X-Vapi-Secret header (default) or an HMAC signature. */
+  VAPI_WEBHOOK_AUTH: z.preprocess(emptyToUndefined, z.enum(['secret', 'hmac'], { error: 'must be "secret" or "hmac"' }).optional()),
   SMS_OPT_IN_NUMBER: z.preprocess(
     emptyToUndefined,
     z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, e.g. +15551234567').optional(),
@@ -130,6 +132,11 @@ export type Config = {
         assistantId: string | undefined
         phoneNumberId: string | undefined
         webhookSecret: string | undefined
+        /**
+         * How Vapi authenticates its webhooks (VAPI_WEBHOOK_AUTH): 'secret' sends VAPI_WEBHOOK_SECRET
+         * in the X-Vapi-Secret header; 'hmac' signs `${x-timestamp}.${rawBody}` with it (x-signature).
+         */
+        webhookAuth: 'secret' | 'hmac'
         apiUrl: string | undefined
       }
     | undefined
@@ -177,6 +184,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   // Without Stripe keys anyone gets any plan free (testing mode): production must say it means that.
   const production = env.NODE_ENV === 'production'
+  if (env.VAPI_API_KEY && env.VAPI_PHONE_NUMBER_ID && !env.VAPI_WEBHOOK_SECRET) {
+    throw new ConfigError('VAPI_WEBHOOK_SECRET', 'is required when VAPI_PHONE_NUMBER_ID is set (daily calls report back through the authenticated webhook)')
+  }
   if (stripeSet === 0 && production && env.PAYMENT_MODE !== 'testing') {
     throw new ConfigError(
       'PAYMENT_MODE',
@@ -214,6 +224,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           assistantId: env.VAPI_ASSISTANT_ID,
           phoneNumberId: env.VAPI_PHONE_NUMBER_ID,
           webhookSecret: env.VAPI_WEBHOOK_SECRET,
+          webhookAuth: env.VAPI_WEBHOOK_AUTH ?? 'secret',
           apiUrl: env.VAPI_API_URL,
         }
       : undefined,

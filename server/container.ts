@@ -11,6 +11,7 @@ import type { Db } from './db/client'
 import { createMailer } from './integrations/mailer'
 import { createStripeClient } from './integrations/stripe'
 import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
+import { VapiCallsClient } from './integrations/vapi-calls'
 import type { Clock } from './lib/clock'
 import { memoryCounters, redisCounters, withMemoryFallback } from './lib/counters'
 import { createAccounts, type JobQueue } from '#server/services/accounts'
@@ -56,6 +57,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const vapiChat = vapiChatConfig
     ? new VapiChatClient(vapiChatConfig, { timeoutMs: () => chatSettings.replyTimeoutMs, log })
     : undefined
+  const vapiCalls =
+    config.vapi?.assistantId && config.vapi.phoneNumberId
+      ? new VapiCallsClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, phoneNumberId: config.vapi.phoneNumberId, apiUrl: config.vapi.apiUrl })
+      : undefined
   let countersWarnedAt = 0
   const counters = deps.redis
     ? withMemoryFallback(redisCounters(deps.redis, `${prefix}ct:`, now), memoryCounters(now), (error) => {
@@ -79,7 +84,15 @@ export function createServices(config: Config, deps: ServiceDeps) {
     accounts: createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue }),
     billing,
     goals: createGoals({ db, clock }),
-    calls: createCalls({ db, clock, callsConfigured: Boolean(config.vapi?.assistantId && config.vapi?.phoneNumberId) }),
+    calls: createCalls({
+      db,
+      clock,
+      log,
+      vapi: vapiCalls,
+      webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
+      appUrl: config.appUrl,
+      jobs: deps.jobs ?? noJobQueue,
+    }),
     chat: createChat({ db, clock, vapiChat, settings: chatSettings }),
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),

@@ -67,7 +67,7 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
         const attempt = run.attemptsMade + 1
         return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt })
       },
-      { connection, prefix, concurrency: 1 },
+      { connection, prefix, concurrency: Math.max(1, ...jobs.filter((job) => job.queue === name).map((job) => job.concurrency ?? 1)) },
     )
     worker.on('failed', (run, err) => log.error({ queue: name, job: run?.name, jobId: run?.id, err }, 'job failed'))
     worker.on('error', (err) => log.error({ queue: name, err }, 'worker error'))

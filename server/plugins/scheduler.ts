@@ -1,7 +1,14 @@
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { JOBS } from '../jobs/index'
-import { startInProcessRunner, type DeferredQueue, type Timers } from '../jobs/in-process'
+import { startInProcessRunner, type DeferredQueue, type JobRunner, type Timers } from '../jobs/in-process'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The embedded job runner (no REDIS_URL), or null when BullMQ workers run the jobs. */
+    jobRunner: JobRunner | null
+  }
+}
 
 export type SchedulerOptions = {
   timers?: Timers | undefined
@@ -15,9 +22,13 @@ export type SchedulerOptions = {
  */
 export default fp<SchedulerOptions>(
   async (app, options) => {
-    if (app.redis) return
+    if (app.redis) {
+      app.decorate('jobRunner', null)
+      return
+    }
     const runner = startInProcessRunner({ jobs: JOBS, services: app.services, log: app.log as Logger, timers: options.timers })
     options.queue?.bind(runner)
+    app.decorate('jobRunner', runner)
     app.addHook('onClose', async () => runner.stop())
   },
   { name: 'scheduler', dependencies: ['context'] },

@@ -194,7 +194,13 @@ test.describe('coaching calls: next call, call detail, schedule', () => {
     await seed()
     fake = await FakeVapi.start()
     server = await startAppServer(
-      { VAPI_API_KEY: fake.apiKey, VAPI_ASSISTANT_ID: 'asst_e2e_calls', VAPI_PHONE_NUMBER_ID: 'phone_e2e_calls', VAPI_API_URL: fake.url },
+      {
+        VAPI_API_KEY: fake.apiKey,
+        VAPI_ASSISTANT_ID: 'asst_e2e_calls',
+        VAPI_PHONE_NUMBER_ID: 'phone_e2e_calls',
+        VAPI_WEBHOOK_SECRET: 'e2e-calls-webhook-secret',
+        VAPI_API_URL: fake.url,
+      },
       { dataDir },
     )
     base = server.baseUrl
@@ -306,8 +312,12 @@ test.describe('coaching calls: next call, call detail, schedule', () => {
     await page.goto(`${base}/calls/schedule`)
     await page.getByRole('switch', { name: 'Daily coaching calls' }).click()
     await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).toBeChecked()
-    await expect(page.getByRole('button', { name: 'Call me now' })).toBeEnabled()
     await expect(toast(page, 'Calls turned on')).toBeVisible()
+
+    // "Call me now": the test call is placed (with the fake Vapi).
+    await page.getByRole('button', { name: 'Call me now' }).click()
+    await expect(toast(page, 'Calling you now')).toBeVisible()
+    await expect.poll(() => fake.requestsTo('POST', '/call').length).toBe(1)
     await closeToasts(page)
     expect(await seriousA11yViolations(page)).toEqual([])
   })

@@ -1,53 +1,108 @@
 /**
- * A local fake of Vapi's REST API for tests and benchmarks: a real
- * HTTP server on 127.0.0.1 that the app reaches through VAPI_API_URL, holding to Vapi's wire
- * formats. This part covers what the chat needs: `POST /chat` (JSON, or server-sent events with
- * `stream: true`) and `GET /chat/:id`. The voice and calls issues add their routes to `fake.app`
- * and reuse the shared rules below (Bearer auth, Vapi's error shape, recording, fault injection).
+ * A local fake of Vapi's REST API and server messages for tests and benchmarks: a real HTTP server
+ * on 127.0.0.1 that the app reaches through VAPI_API_URL (the official SDK with `baseUrl`), holding
+ * to Vapi's wire formats (brief: vapi.md §1, §3–§5, §10). Route modules: this file (shared rules,
+ * chat, test control), vapi-calls.ts (phone calls and their scripted scenarios), vapi-webhooks.ts
+ * (the webhook sender), vapi-shared.ts (the host interface a route module gets). Another module
+ * registers with one call in the constructor, e.g. `registerX(this)` taking a `FakeVapiHost`; it
+ * may plug its stores into `calls.resolveAssistant` (server URL, serverMessages of an assistantId)
+ * and `calls.resolveCredential` (the webhook auth of a server.credentialId).
  *
- * Behaviour:
+ * Shared rules:
  * - Every REST route needs `Authorization: Bearer <apiKey>`; otherwise 401.
- * - Errors use Vapi's shape: {"message": ["…"] | "…", "error": "Bad Request", "statusCode": 400}.
- * - `POST /chat` validation: unknown top-level properties ("property X should not exist"); `input`
- *   required (a non-empty string or array); `sessionId` and `previousChatId` are mutually exclusive;
- *   `sessionId` with `assistantId` is refused; one of assistantId, assistant, squadId, squad,
- *   sessionId or previousChatId is required. An unknown `previousChatId` (or `sessionId`, since the
- *   fake has no sessions) is a **404** Not Found: Vapi's real status is unconfirmed (400 or 404);
- *   this fake picks 404.
- * - The reply is deterministic and reflects the input and the received variableValues:
- *   `echo:<input>|name:<firstName>|goals:<goalsSummary or goals>|turn:<position in the chain>`.
- *   Each chat gets a new id; `messages` holds the chained history (previousChatId) plus the input.
- * - Streaming answers `text/event-stream` with `data: {"id","path":"chat.output[0].content","delta"}`
- *   lines, one per word, then closes.
- * - Faults (per route, for the next N requests): a status (with an optional body, Retry-After, and
- *   `commit` to create the chat anyway, "succeeded server-side but answered 5xx"), latency before
- *   the answer, a hang (never answers until reset/close), a dropped connection, and a stream that
- *   stalls after some deltas. `holdStreams()` holds every stream after its first delta until released.
- * - Every request is recorded (method, path, headers, body) for assertions.
- * - A test-control API under `/__fake/*` (no auth; the fake listens on loopback only) does the same
- *   from another process: GET requests, POST faults, POST settings, POST reset.
+ * - Errors use Vapi's shape: {"message": ["…"] | "…", "error": "Bad Request", "statusCode": 400};
+ *   unknown top-level properties are refused as "property X should not exist" (nested ones as
+ *   "customer.property X should not exist", class-validator's wording).
+ * - Faults (per route such as 'POST /call', for the next N requests, first queued first served):
+ *   a status (optional body and Retry-After), latency, a hang (never answers until reset/close), a
+ *   dropped connection, a stalled stream (chat), and `pass` (answer normally: a placeholder in a
+ *   sequence). `commit: true` creates the resource first, then fails the answer: "created
+ *   server-side, but the client saw a 5xx / timeout / network error" (POST /call: on a status,
+ *   hang or drop; POST /chat: on a status).
+ * - Every request is recorded (method, path, headers, body). Time comes from `options.clock`.
+ *
+ * Chat: `POST /chat` (JSON, or server-sent events with `stream: true`) and `GET /chat/:id`.
+ * - Validation: unknown top-level properties; `input` required (a non-empty string or array);
+ *   `sessionId` and `previousChatId` are mutually exclusive; `sessionId` with `assistantId` is
+ *   refused; one of assistantId, assistant, squadId, squad, sessionId or previousChatId is required.
+ *   An unknown `previousChatId` (or `sessionId`: the fake has no sessions) is a **404** (Vapi's real
+ *   status is unconfirmed, 400 or 404; this fake picks 404).
+ * - The reply is deterministic: `echo:<input>|name:<firstName>|goals:<goalsSummary or goals>|turn:<n>`;
+ *   each chat gets a new id; `messages` holds the chained history plus the input. Streaming answers
+ *   `data: {"id","path":"chat.output[0].content","delta"}` lines, one per word. `holdStreams()`
+ *   holds every stream after its first delta until released.
+ *
+ * Calls (vapi-calls.ts):
+ * - `POST /call` → 201 Call: validation per CreateCallDTO (exactly one of assistantId, assistant,
+ *   squadId, squad, workflowId, workflow; name ≤ 40; a phone call needs phoneNumberId (or
+ *   phoneNumber) and customer.number in E.164 unless numberE164CheckEnabled is false, 3–40 chars;
+ *   assistantOverrides.maxDurationSeconds 10–43200; serverMessages from the SDK's enum;
+ *   server.url a URL, server.timeoutSeconds 1–300; schedulePlan dates). The Call has id, orgId,
+ *   type 'outboundPhoneCall', status 'queued' ('scheduled' with schedulePlan), createdAt/updatedAt,
+ *   the echoed request fields, monitor {listenUrl, controlUrl} on the fake's host, and
+ *   subscriptionLimits (concurrencyLimit 10; remaining = limit − calls queued/ringing/in progress).
+ *   `customers[]` answers {results, errors: [], subscriptionLimits}. `transport` (the WebSocket
+ *   call) is refused with a 400 until the voice issue adds it; the monitor URLs are not served yet.
+ * - `GET /call`: filters id, assistantId, phoneNumberId, createdAt{Gt,Lt,Ge,Le}, updatedAt{…};
+ *   limit (default 100, at most 1000: the fake's choice). Unknown query properties are refused.
+ *   Order: newest createdAt first (UNCONFIRMED: the brief does not say; ties newest-created first).
+ * - `GET /call/:id`: the current record, moving with the scenario (status, endedReason, startedAt,
+ *   endedAt, cost, costs, artifact, analysis, messages); 404 {"message":"Call not found"}.
+ * - `DELETE /call/:id`: 200 with the call as deleted; a call not yet ended ends first (scheduled →
+ *   scheduled-call-deleted, queued → manually-canceled, ringing/in progress → call-deleted, the last
+ *   UNCONFIRMED) with a status-update; afterwards the data is gone (GET 404; `calls.get` keeps it).
+ * - Scenarios by customer number (default 'answered'): answered (queued → ringing → in-progress →
+ *   5 utterances as speech-update/transcript partial+final/conversation-update → ended
+ *   customer-ended-call → end-of-call-report with artifact {transcript, messages,
+ *   messagesOpenAIFormatted, structuredOutputs {<id>: {name: 'coaching_call_report', result}},
+ *   variableValues}, analysis {summary}, startedAt, endedAt, durationSeconds, durationMs, cost,
+ *   costs); no-answer (ringing → customer-did-not-answer); busy (customer-busy); voicemail
+ *   (in-progress → voicemail, the voicemailMessage as the only utterance); start-error (only a
+ *   status-update ended call.start.error-subscription-concurrency-limit-reached, no report); stuck
+ *   (stays in-progress forever). UNCONFIRMED choices: calls that never connect still get an
+ *   end-of-call-report (empty artifact, no summary) except start-error; the call record gets its
+ *   artifact, analysis and cost only with the report (Vapi's record lags at teardown);
+ *   assistant turns in artifact.messages have role 'bot' (`botRole` option); no legacy top-level
+ *   summary/transcript fields; `timestamp` is epoch ms; each scripted step has its own instant from
+ *   createdAt (ringing +1 s, answer +6 s, talk 150 s, report 4 s after the end), used for
+ *   timestamps, startedAt/endedAt and updatedAt, independent of real time. The default result is
+ *   deterministic: areasDiscussed = the variableValues.focusAreas labels as LIFE_AREAS ids
+ *   (['fitness', 'family'] when none parse), mood 7, energy 6, a summary and one commitment built
+ *   from firstName and the areas; result, summary, endedReason, talk time and cost are settable
+ *   per number.
+ * - Server messages go to assistantOverrides.server.url (else an inline assistant's, a resolved
+ *   assistant's, or the configured default URL) as {message: {type, timestamp, call, customer, …}},
+ *   only types in serverMessages (else the default list of brief §3.1; transcript[transcriptType=
+ *   "final"] gets finals only), with the static server.headers plus the auth mode (none, X-Vapi-Secret,
+ *   Bearer, HMAC of `${timestamp}.${rawBody}` in x-signature/x-timestamp, the clock's time at send,
+ *   in seconds or ms), or a credential resolved from server.credentialId. Knobs (vapi-webhooks.ts): duplicates, order
+ *   (timeline | shuffle | reverse), delay, drop rate (seeded) or types, per-delivery timeout,
+ *   backoffPlan retries (delays × retryDelayScale, 0 by default); every attempt recorded (dropped
+ *   ones too). A reordered stream is built whole first, so the record is final before its first
+ *   delivery. Drops and shuffles draw from a PRNG per call, seeded by `seed` and the call's
+ *   position since the last reset: the same test gives the same result. Pacing 'auto' plays a
+ *   call right after its 201 (each delivery awaited, in order; the script, hence the scenario, is
+ *   fixed at creation); 'manual' waits for `play(callId)` / `advance()` (the earliest scripted
+ *   step of any call); a scheduled call always waits for those. `settled()` waits for everything
+ *   scheduled.
+ *
+ * Test control over HTTP under `/__fake/*` (no auth; loopback only), for another process:
+ * GET requests, POST faults ({route, fault, times} or {route, sequence}), POST settings, POST reset,
+ * GET calls, GET calls/:id, POST calls/:id/play, POST advance, POST settled, GET deliveries
+ * (?callId=), POST scenarios ({scenarios, default}), POST webhooks (knobs, url, pacing,
+ * concurrencyLimit), POST webhooks/auth.
  */
 import { randomUUID } from 'node:crypto'
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { FakeCalls, type FakeCallsOptions, type StepInfo } from './vapi-calls'
+import { registerVapiResources } from './vapi-resources'
+import { ORG_ID, sleep, vapiError, type FakeVapiHost, type Fault, type RecordedRequest } from './vapi-shared'
 
-export type RecordedRequest = {
-  method: string
-  /** The path without the query string. */
-  path: string
-  headers: IncomingHttpHeaders
-  body: unknown
-  /** Milliseconds since the fake started. */
-  at: number
-}
-
-export type Fault =
-  | { kind: 'status'; status: number; body?: unknown; retryAfterSeconds?: number; commit?: boolean }
-  | { kind: 'latency'; ms: number }
-  | { kind: 'hang' }
-  | { kind: 'drop' }
-  | { kind: 'stall-stream'; afterDeltas: number }
+export { vapiError, type Fault, type FakeVapiHost, type RecordedRequest } from './vapi-shared'
+export type { FakeCall, Scenario, ScenarioInput, ScenarioName, CoachingCallReport, StepInfo } from './vapi-calls'
+export type { Delivery, EmitterSettings, WebhookAuth } from './vapi-webhooks'
 
 export type FakeChat = {
   id: string
@@ -68,8 +123,10 @@ export type FakeChat = {
 
 export type ReplyInput = { input: string; variableValues: Record<string, unknown>; turn: number; history: FakeChat[] }
 
-export type FakeVapiOptions = {
+export type FakeVapiOptions = FakeCallsOptions & {
   apiKey?: string
+  /** The fake's time source (the app's test clock); the system clock by default. */
+  clock?: { now(): Date }
   /** Delay between streamed deltas (default 0). */
   deltaDelayMs?: number
   /** Delay before the first streamed delta or the JSON answer (default 0). */
@@ -79,26 +136,6 @@ export type FakeVapiOptions = {
 }
 
 const CHAT_FIELDS = new Set(['assistantId', 'assistant', 'assistantOverrides', 'squadId', 'squad', 'name', 'sessionId', 'input', 'stream', 'previousChatId', 'transport'])
-const ORG_ID = 'org-fake-0001'
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  408: 'Request Timeout',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-}
-
-/** Vapi's error body. */
-export function vapiError(status: number, message: string | string[]) {
-  return { message, error: REASONS[status] ?? 'Error', statusCode: status }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export function defaultReply({ input, variableValues, turn }: ReplyInput): string {
   const name = String(variableValues.firstName ?? '')
@@ -118,15 +155,19 @@ const inputText = (input: unknown): string =>
       ? input.map((item) => (item && typeof item === 'object' ? String((item as { content?: unknown }).content ?? '') : String(item))).join('\n')
       : ''
 
-export class FakeVapi {
+export class FakeVapi implements FakeVapiHost {
   readonly app: FastifyInstance
   readonly apiKey: string
   readonly requests: RecordedRequest[] = []
   readonly chats = new Map<string, FakeChat>()
+  /** Phone calls: records, scenarios, webhook knobs and deliveries (vapi-calls.ts). */
+  readonly calls: FakeCalls
   deltaDelayMs: number
   firstTokenDelayMs: number
   reply: (input: ReplyInput) => string
+  readonly #clock: { now(): Date }
   #faults: Array<{ route: string; fault: Fault; remaining: number }> = []
+  #resets: Array<() => void> = []
   #hanging = new Set<ServerResponse>()
   #held: { promise: Promise<void>; release: () => void } | null = null
   #startedAt = performance.now()
@@ -134,11 +175,17 @@ export class FakeVapi {
 
   private constructor(options: FakeVapiOptions) {
     this.apiKey = options.apiKey ?? `fake-vapi-key-${randomUUID()}`
+    this.#clock = options.clock ?? { now: () => new Date() }
     this.deltaDelayMs = options.deltaDelayMs ?? 0
     this.firstTokenDelayMs = options.firstTokenDelayMs ?? 0
     this.reply = options.reply ?? defaultReply
     this.app = Fastify({ logger: false, forceCloseConnections: true })
-    this.#routes()
+    // Route registration: the shared rules first, then each route module, then the test controls.
+    this.#sharedRules()
+    this.#chatRoutes()
+    this.calls = new FakeCalls(this, options)
+    registerVapiResources(this.app)
+    this.#controlRoutes()
   }
 
   /** Starts a fake on a random loopback port. */
@@ -154,6 +201,10 @@ export class FakeVapi {
     return this.#url
   }
 
+  now(): Date {
+    return this.#clock.now()
+  }
+
   /** Requests received on a route, e.g. `requestsTo('POST', '/chat')`. */
   requestsTo(method: string, path: string): RecordedRequest[] {
     return this.requests.filter((request) => request.method === method && request.path === path)
@@ -164,9 +215,19 @@ export class FakeVapi {
     return this.requestsTo('POST', '/chat').map((request) => request.body as Record<string, unknown>)
   }
 
-  /** Applies a fault to the next `times` requests of a route such as 'POST /chat' (Infinity for all). */
+  /** Applies a fault to the next `times` requests of a route such as 'POST /call' (Infinity for all). */
   inject(route: string, fault: Fault, times = 1): void {
     this.#faults.push({ route, fault, remaining: times })
+  }
+
+  /**
+   * Queues one fault per request, in order: a number is a status (2xx = answer normally), e.g.
+   * `injectSequence('POST /call', [503, 201])`; a Fault object is used as is.
+   */
+  injectSequence(route: string, sequence: Array<number | Fault>): void {
+    for (const item of sequence) {
+      this.inject(route, typeof item !== 'number' ? item : item >= 200 && item < 300 ? { kind: 'pass' } : { kind: 'status', status: item })
+    }
   }
 
   /** Holds every stream after its first delta until `release()` (to observe a reply mid-stream). */
@@ -184,13 +245,29 @@ export class FakeVapi {
     return { release: held.release }
   }
 
-  /** Forgets recorded requests and faults, ends hanging answers, releases held streams. */
+  /** Resolves when every scheduled call play and webhook delivery has finished. */
+  settled(): Promise<void> {
+    return this.calls.settled()
+  }
+
+  /** Plays the rest of a call's scenario (manual pacing, or a scheduled call). */
+  play(callId: string): Promise<void> {
+    return this.calls.play(callId)
+  }
+
+  /** Plays the next scripted step among all calls (manual pacing). */
+  advance(): Promise<StepInfo | undefined> {
+    return this.calls.advance()
+  }
+
+  /** Forgets recorded requests, faults, calls and deliveries; ends hanging answers, releases held streams. */
   reset(): void {
     this.requests.length = 0
     this.#faults = []
     this.#held?.release()
     for (const response of this.#hanging) response.destroy()
     this.#hanging.clear()
+    for (const reset of this.#resets) reset()
   }
 
   async close(): Promise<void> {
@@ -198,7 +275,11 @@ export class FakeVapi {
     await this.app.close()
   }
 
-  #takeFault(route: string): Fault | undefined {
+  onReset(reset: () => void): void {
+    this.#resets.push(reset)
+  }
+
+  takeFault(route: string): Fault | undefined {
     const index = this.#faults.findIndex((entry) => entry.route === route && entry.remaining > 0)
     if (index === -1) return undefined
     const entry = this.#faults[index]!
@@ -207,40 +288,32 @@ export class FakeVapi {
     return entry.fault
   }
 
-  /** Applies latency, hang and drop; answers a status fault. Returns the fault left for the route to act on. */
-  async #before(route: string, reply: FastifyReply): Promise<{ done: boolean; fault: Fault | undefined }> {
-    const fault = this.#takeFault(route)
-    if (!fault) return { done: false, fault }
-    if (fault.kind === 'latency') {
-      await sleep(fault.ms)
-      return { done: false, fault }
+  async answerFault(reply: FastifyReply, fault: Fault): Promise<boolean> {
+    switch (fault.kind) {
+      case 'latency':
+        await sleep(fault.ms)
+        return false
+      case 'hang':
+        reply.hijack()
+        this.#hanging.add(reply.raw)
+        reply.raw.once('close', () => this.#hanging.delete(reply.raw))
+        return true
+      case 'drop':
+        reply.hijack()
+        reply.raw.socket?.destroy()
+        return true
+      case 'status':
+        if (fault.retryAfterSeconds !== undefined) reply.header('retry-after', String(fault.retryAfterSeconds))
+        reply.code(fault.status).send(fault.body ?? vapiError(fault.status, fault.status >= 500 ? 'Internal server error (injected)' : 'Injected error'))
+        return true
+      case 'pass':
+      case 'stall-stream':
+        return false
     }
-    if (fault.kind === 'hang') {
-      reply.hijack()
-      this.#hanging.add(reply.raw)
-      reply.raw.once('close', () => this.#hanging.delete(reply.raw))
-      return { done: true, fault }
-    }
-    if (fault.kind === 'drop') {
-      reply.hijack()
-      reply.raw.socket?.destroy()
-      return { done: true, fault }
-    }
-    if (fault.kind === 'status' && !fault.commit) {
-      this.#sendStatusFault(reply, fault)
-      return { done: true, fault }
-    }
-    return { done: false, fault }
   }
 
-  #sendStatusFault(reply: FastifyReply, fault: Extract<Fault, { kind: 'status' }>) {
-    if (fault.retryAfterSeconds !== undefined) reply.header('retry-after', String(fault.retryAfterSeconds))
-    reply.code(fault.status).send(fault.body ?? vapiError(fault.status, fault.status >= 500 ? 'Internal server error (injected)' : 'Injected error'))
-  }
-
-  #routes() {
+  #sharedRules() {
     const app = this.app
-
     app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
       const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
       reply.code(status).send(vapiError(status, status === 400 ? [error.message] : error.message))
@@ -248,7 +321,6 @@ export class FakeVapi {
     app.setNotFoundHandler((request, reply) => {
       reply.code(404).send(vapiError(404, `Cannot ${request.method} ${request.url.split('?')[0]}`))
     })
-
     app.addHook('preHandler', async (request, reply) => {
       const path = request.url.split('?')[0] ?? '/'
       if (path.startsWith('/__fake/')) return
@@ -259,19 +331,25 @@ export class FakeVapi {
           .send(vapiError(401, 'Invalid Key. Hot tip, you may be using the private key instead of the public key, or vice versa.'))
       }
     })
+  }
 
-    app.post('/chat', async (request, reply) => this.#createChat(request, reply))
-    app.get('/chat/:id', async (request, reply) => {
+  #chatRoutes() {
+    this.app.post('/chat', async (request, reply) => this.#createChat(request, reply))
+    this.app.get('/chat/:id', async (request, reply) => {
       const chat = this.chats.get((request.params as { id: string }).id)
       if (!chat) return reply.code(404).send(vapiError(404, 'Chat not found'))
       return chat
     })
+  }
 
-    // Test control (for a test in another process than the fake).
+  /** Test control (for a test in another process than the fake); vapi-calls.ts adds its own. */
+  #controlRoutes() {
+    const app = this.app
     app.get('/__fake/requests', async () => ({ requests: this.requests }))
     app.post('/__fake/faults', async (request) => {
-      const { route, fault, times } = request.body as { route: string; fault: Fault; times?: number }
-      this.inject(route, fault, times ?? 1)
+      const { route, fault, times, sequence } = request.body as { route: string; fault?: Fault; times?: number; sequence?: Array<number | Fault> }
+      if (sequence) this.injectSequence(route, sequence)
+      if (fault) this.inject(route, fault, times ?? 1)
       return { ok: true }
     })
     app.post('/__fake/settings', async (request) => {
@@ -308,8 +386,9 @@ export class FakeVapi {
   }
 
   async #createChat(request: FastifyRequest, reply: FastifyReply) {
-    const before = await this.#before('POST /chat', reply)
-    if (before.done) return reply
+    const fault = this.takeFault('POST /chat')
+    const commit = fault?.kind === 'status' && fault.commit === true
+    if (fault && !commit && (await this.answerFault(reply, fault))) return reply
     const body = request.body
     if (!body || typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send(vapiError(400, ['body must be a JSON object']))
     const fields = body as Record<string, unknown>
@@ -326,7 +405,7 @@ export class FakeVapi {
     const input = inputText(fields.input)
     const variableValues = ((fields.assistantOverrides as { variableValues?: Record<string, unknown> } | undefined)?.variableValues ?? {}) as Record<string, unknown>
     const content = this.reply({ input, variableValues, turn: history.length + 1, history })
-    const now = new Date().toISOString()
+    const now = this.now().toISOString()
     const chat: FakeChat = {
       id: randomUUID(),
       orgId: ORG_ID,
@@ -345,14 +424,14 @@ export class FakeVapi {
     }
     this.chats.set(chat.id, chat)
 
-    if (before.fault?.kind === 'status') {
+    if (fault && commit) {
       // Committed: the chat exists, but the answer says it failed.
-      this.#sendStatusFault(reply, before.fault)
+      await this.answerFault(reply, fault)
       return reply
     }
     if (this.firstTokenDelayMs > 0) await sleep(this.firstTokenDelayMs)
     if (!chat.stream) return reply.code(201).send(chat)
-    return this.#stream(reply, chat, before.fault?.kind === 'stall-stream' ? before.fault.afterDeltas : undefined)
+    return this.#stream(reply, chat, fault?.kind === 'stall-stream' ? fault.afterDeltas : undefined)
   }
 
   async #stream(reply: FastifyReply, chat: FakeChat, stallAfter: number | undefined) {

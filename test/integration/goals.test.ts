@@ -13,7 +13,7 @@ import {
 } from '#common/goals'
 import { coachingCalls, goals, profiles, userActivity, users } from '#server/db/schema'
 import { recordActivity } from '#server/db/activity'
-import { getCallSchedule, listUsersDueForCall } from '#server/services/calls'
+import { dueCalls, getCallSchedule } from '#server/services/calls'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -372,7 +372,7 @@ describe('the dashboard loads', () => {
 })
 
 describe('the daily-call schedule', () => {
-  it('finds the users whose local call time falls in a window, in their own time zone, across midnight', async () => {
+  it("the tick finds each user's call at their local time, in their own zone, across midnight", async () => {
     const mountain = await paidUser()
     const eastern = await paidUser()
     const notOnboarded = await paidUser()
@@ -383,22 +383,22 @@ describe('the daily-call schedule', () => {
     expect((await save(eastern, b)).statusCode).toBe(200)
     await database.db.update(profiles).set({ dailyCallTime: '07:30:00', timezone: 'America/Denver' }).where(eq(profiles.id, notOnboarded.user.id))
 
-    const ids = async (from: string, to: string) =>
-      (await listUsersDueForCall(app.db, new Date(from), new Date(to))).map((s) => s.userId).filter((id) => [mountain.user.id, eastern.user.id, notOnboarded.user.id].includes(id))
+    // The tick looks TICK_LOOKAHEAD_MS ahead and TICK_LOOKBACK_MS back from now.
+    const ours = [mountain.user.id, eastern.user.id, notOnboarded.user.id]
+    const due = async (now: string) => (await dueCalls(app.db, new Date(now))).filter((call) => ours.includes(call.userId))
 
-    expect(await ids('2026-11-21T14:29:00Z', '2026-11-21T14:31:00Z')).toEqual([mountain.user.id])
-    expect(await ids('2026-11-21T14:30:00Z', '2026-11-21T14:31:00Z')).toEqual([mountain.user.id])
-    expect(await ids('2026-11-21T14:31:00Z', '2026-11-21T15:31:00Z')).toEqual([])
-    expect(await ids('2026-11-21T04:55:00Z', '2026-11-21T05:05:00Z')).toEqual([eastern.user.id])
-    expect(await ids('2026-11-21T05:00:01Z', '2026-11-21T05:05:00Z')).toEqual([])
-    await expect(listUsersDueForCall(app.db, new Date('2026-11-21T05:00:00Z'), new Date('2026-11-22T05:00:00Z'))).rejects.toThrow(RangeError)
+    expect(await due('2026-11-21T14:26:00Z')).toEqual([{ userId: mountain.user.id, slot: 'daily', localDate: '2026-11-21', attempt: 0, dueAt: new Date('2026-11-21T14:30:00Z') }])
+    expect(await due('2026-11-21T14:44:00Z')).toHaveLength(1)
+    expect(await due('2026-11-21T14:46:00Z')).toEqual([])
+    expect(await due('2026-11-21T14:24:00Z')).toEqual([])
+    expect(await due('2026-11-21T04:58:00Z')).toEqual([{ userId: eastern.user.id, slot: 'daily', localDate: '2026-11-21', attempt: 0, dueAt: new Date('2026-11-21T05:00:00Z') }])
 
     // Edit Goals moves the call: the scheduler sees it at once.
     const moved = fullForm()
     moved.callTime = { time: '8:00', period: 'AM', timezone: 'mountain' }
     expect((await save(mountain, moved)).statusCode).toBe(200)
-    expect(await ids('2026-11-21T14:29:00Z', '2026-11-21T14:31:00Z')).toEqual([])
-    expect(await ids('2026-11-21T14:59:00Z', '2026-11-21T15:01:00Z')).toEqual([mountain.user.id])
+    expect(await due('2026-11-21T14:26:00Z')).toEqual([])
+    expect((await due('2026-11-21T14:59:00Z')).map((call) => call.dueAt)).toEqual([new Date('2026-11-21T15:00:00Z')])
     const [row] = await database.db.select().from(goals).where(and(eq(goals.userId, mountain.user.id), eq(goals.lifeArea, 'specific_goals')))
     expect(row!.specificGoals!.preferred_call_time).toBe('8:00 AM Mountain (MT)')
   })

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app'
@@ -26,7 +26,10 @@ describe('GET /api/openapi.json', () => {
   it('is the committed document', async () => {
     const response = await app.inject({ method: 'GET', url: '/api/openapi.json' })
     expect(response.statusCode).toBe(200)
-    const committed = JSON.parse(readFileSync(new URL('../fixtures/openapi.json', import.meta.url), 'utf8')) as unknown
+    const fixture = new URL('../fixtures/openapi.json', import.meta.url)
+    // A deliberate API change: UPDATE_OPENAPI_FIXTURE=1 npx vitest run test/integration/openapi.test.ts
+    if (process.env.UPDATE_OPENAPI_FIXTURE === '1') writeFileSync(fixture, `${JSON.stringify(response.json(), null, 2)}\n`)
+    const committed = JSON.parse(readFileSync(fixture, 'utf8')) as unknown
     expect(response.json()).toEqual(committed)
   })
 

@@ -49,6 +49,8 @@ function paidRequests({ conversationId, callId }: { conversationId: string; call
       },
     },
     { route: 'GET /api/calls/:id', request: { method: 'GET', url: `/api/calls/${callId}` } },
+    // Vapi is not configured here: through the guard, "Call me now" answers 409 CALLS_NOT_CONFIGURED.
+    { route: 'POST /api/calls/test', request: { method: 'POST', url: '/api/calls/test' } },
     { route: 'GET /api/opt-in', request: { method: 'GET', url: '/api/opt-in' } },
     {
       route: 'POST /api/opt-in',
@@ -138,7 +140,8 @@ describe('the paid guard', () => {
     for (const { route, request } of paidRequests(ids)) {
       const response = await send(user, request)
       const cache = noStore.has(route) ? 'no-store' : response.headers['cache-control']
-      expect({ route, ok: response.statusCode < 300, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
+      const through = response.statusCode < 300 || (route === 'POST /api/calls/test' && response.json().error?.code === 'CALLS_NOT_CONFIGURED')
+      expect({ route, ok: through, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
     }
   })
 })

@@ -102,7 +102,7 @@ const CASES: Case[] = [
 ]
 
 /** Operations authenticated by a signature over the raw body: no parsed text reaches a schema. */
-const RAW_BODY_WEBHOOKS = new Set(['POST /api/webhooks/stripe'])
+const RAW_BODY_WEBHOOKS = new Set(['POST /api/webhooks/stripe', 'POST /api/webhooks/vapi'])
 
 /** Every string in a JSON value, by its path ("content.0.text"). */
 function stringPaths(value: unknown, path: string[] = []): string[][] {

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['SMS_OPT_IN_NUMBER', '555-1234'],
     ['STRIPE_SECRET_KEY', 'nope'],
+    ['VAPI_WEBHOOK_AUTH', 'bearer'],
   ])('refuses a bad %s (%s) with an error naming it', (name, value) => {
     let caught: unknown
     try {
@@ -60,6 +61,12 @@ describe('loadConfig', () => {
       webhookSecret: 'whsec_abc',
       apiUrl: 'http://127.0.0.1:12111',
     })
+  })
+
+  it("reads how Vapi's webhooks are verified: the X-Vapi-Secret header unless VAPI_WEBHOOK_AUTH=hmac", () => {
+    expect(loadConfig({ VAPI_API_KEY: 'vapi-key' }).vapi?.webhookAuth).toBe('secret')
+    expect(loadConfig({ VAPI_API_KEY: 'vapi-key', VAPI_WEBHOOK_AUTH: 'hmac' }).vapi?.webhookAuth).toBe('hmac')
+    expect(() => loadConfig({ VAPI_WEBHOOK_AUTH: 'bearer' })).toThrow(/VAPI_WEBHOOK_AUTH must be "secret" or "hmac" \(got "bearer"\)/)
   })
 
   it('treats empty values as unset', () => {

@@ -47,6 +47,8 @@ export const coachingCalls = pgTable(
     energy: smallint(),
     commitments: jsonb().$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     transcript: text(),
+    /** When the next attempt is due, for a call that did not reach the person (null: none). */
+    retryAt: timestamp({ withTimezone: true }),
     /** When the end-of-call report was applied (it may come before or after the final status). */
     reportAt: timestamp({ withTimezone: true }),
     ...timestamps,
@@ -55,6 +57,10 @@ export const coachingCalls = pgTable(
     index('coaching_calls_user_call_date_idx').on(t.userId, t.callDate.desc()),
     uniqueIndex('coaching_calls_vapi_call_id_key').on(t.vapiCallId),
     uniqueIndex('coaching_calls_claim_key').on(t.userId, t.slot, t.localDate, t.attempt),
+    // The tick finds retries that are due.
+    index('coaching_calls_retry_idx')
+      .on(t.retryAt)
+      .where(sql`${t.retryAt} is not null`),
     // The sweep looks for calls that are not final yet.
     index('coaching_calls_live_idx')
       .on(t.callDate)

@@ -17,7 +17,8 @@ import type { Counters } from '#server/lib/counters'
 import { clientNetwork } from '#server/lib/ip'
 
 /** Where the accounts put the emails they send: the job registry's queue (in-process or BullMQ). */
-export type JobQueue = { enqueue(name: string, payload: unknown): Promise<string> }
+/** Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id waits. */
+export type JobQueue = { enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string> }
 
 export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger; jobs: JobQueue }
 export type RequestMeta = { ip: string; userAgent?: string | undefined }

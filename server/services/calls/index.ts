@@ -1,43 +1,275 @@
 /**
- * Coaching calls: the user's recent calls and the dashboard's figures, a call's detail, the next
- * call, the schedule the person controls, and the daily call schedule the scheduler reads.
+ * Coaching calls: the daily calls' whole loop (the tick that schedules them, the dialler, Vapi's
+ * webhooks, the record, the retry ladder and the sweep), the user's recent calls and the
+ * dashboard's figures, a call's detail, the next call, and the schedule the person controls.
  */
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { UpdateCallSchedule } from '#common/calls'
-import type { User } from '#server/db/schema'
+import type { Logger } from 'pino'
 import type { Db } from '#server/db/client'
+import { coachingCalls, type User } from '#server/db/schema'
+import type { VapiCallsClient } from '#server/integrations/vapi-calls'
+import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
+import type { JobQueue } from '#server/services/accounts'
 import { dashboardStats, recentCalls } from './calls'
 import { callDetail } from './detail'
+import { PLAN_CALLS } from './entitlements'
+import { placeCall, type DiallerDeps, type PlaceCallRequest } from './dialler'
 import { nextCall } from './next-call'
-import { getCallSchedule, listUsersDueForCall } from './schedule'
+import { eligibilityOf, loadCallPerson } from './person'
+import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
+import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
+import { abandonedClaims, overdueCalls } from './sweep'
+import { dueCalls, dueRetries, placeCallJobId, type DueCall } from './tick'
+import { markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
 
 export { dashboardStats, recentCalls } from './calls'
-export { getCallSchedule, listUsersDueForCall, type CallSchedule } from './schedule'
+export { getCallSchedule, type CallSchedule } from './schedule'
 export { ALLOWED_WINDOW, fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
+export {
+  CALL_KINDS,
+  CALL_REPORT_DESCRIPTION,
+  CALL_REPORT_LIMITS,
+  CALL_REPORT_OUTPUT,
+  CALL_REPORT_SCHEMA,
+  CALL_SERVER_MESSAGES,
+  CALL_VARIABLES,
+  COACH_ASSISTANT_NAME,
+  COACH_FIRST_MESSAGE,
+  COACH_MODEL,
+  COACH_PROMPT,
+  COACH_VOICEMAIL_MESSAGE,
+  CallReportResult,
+  coachAssistant,
+  DEFAULT_MAX_DURATION_SECONDS,
+  findCallReport,
+  VAPI_WEBHOOK_PATH,
+  WEBHOOK_HMAC,
+  WEBHOOK_SECRET_HEADER,
+  WEBHOOK_TIMEOUT_SECONDS,
+  type CallKindLabel,
+  type CallReport,
+  type CallVariable,
+  type CallVariables,
+  type WebhookServer,
+} from './assistant'
 export { callDurationLimit, callEligibility, DEFAULT_EVENING_CALL_TIME, PLAN_CALLS, slotTimes, type CallEligibility, type CallEligibilityInput, type CallSlot, type NotCalledReason, type PlanCalls } from './entitlements'
-
+export { DialLater, PLACE_CALL_ATTEMPTS, type PlaceCallRequest, type PlaceOutcome } from './dialler'
+export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
+export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
+export { dueCalls, dueRetries, placeCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
 
 export type Calls = ReturnType<typeof createCalls>
 
-export function createCalls(deps: {
+export type CallsDeps = {
   db: Db
   clock: Clock
-  /** Whether this server can place calls (Vapi's assistant and phone number are configured). */
-  callsConfigured: boolean
-}) {
-  const { db, clock, callsConfigured } = deps
+  log: Logger
+  /** The phone-call client, when Vapi is configured for calls (key, assistant and phone number). */
+  vapi: VapiCallsClient | undefined
+  /** How the webhook authenticates Vapi (undefined: every delivery is refused). */
+  webhookAuth: WebhookAuth | undefined
+  /** APP_URL: the webhook's address is APP_URL/api/webhooks/vapi. */
+  appUrl: string
+  jobs: JobQueue
+}
+
+/** A place-call job's payload (the job registry checks it with its schema). */
+export type PlaceCallPayload = { userId: string; slot: PlaceCallRequest['slot']; localDate: string | null; attempt: number; dueAt: string; callId?: string | undefined }
+
+/** How many enqueues the tick runs at once. */
+const ENQUEUE_CONCURRENCY = 50
+
+export function createCalls(deps: CallsDeps) {
+  const { db, clock, log, jobs } = deps
+  const eligibleAt = async (userId: string, at: Date) => {
+    const person = await loadCallPerson(db, userId, clock.now())
+    return person !== null && eligibilityOf(person, at).eligible
+  }
+
+  async function enqueueCall(call: DueCall | RetryPlan, now: Date): Promise<void> {
+    const dueAt = 'dueAt' in call ? call.dueAt : call.at
+    const payload: PlaceCallPayload = { userId: call.userId, slot: call.slot as PlaceCallPayload['slot'], localDate: call.localDate, attempt: call.attempt, dueAt: dueAt.toISOString() }
+    await jobs.enqueue('place-call', payload, {
+      delayMs: Math.max(0, dueAt.getTime() - now.getTime()),
+      jobId: placeCallJobId({ userId: call.userId, slot: call.slot as DueCall['slot'], localDate: call.localDate, attempt: call.attempt }),
+    })
+  }
+
+  async function afterApply(applied: Applied): Promise<void> {
+    const { call, ended, retry } = applied
+    if (ended && call && isOurSideFailure(call.endedReason)) {
+      log.error({ callId: call.id, vapiCallId: call.vapiCallId, endedReason: call.endedReason }, 'calls: Vapi could not start the call (check the account, its credits and concurrency, and the assistant)')
+    }
+    if (retry) {
+      // If this enqueue is lost, the tick enqueues the retry from the call's retry_at.
+      await enqueueCall(retry, clock.now()).catch((error: unknown) => log.warn({ err: error, userId: retry.userId }, 'calls: could not enqueue a retry now; the tick will'))
+    }
+  }
+
+  const webhookServer = deps.webhookAuth?.mode === 'secret' ? { url: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': deps.webhookAuth.secret } } : undefined
+  const diallerDeps: DiallerDeps = { db, clock, log, vapi: deps.vapi, server: webhookServer, afterApply, eligibleAt }
+
+  async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<number> {
+    let failed = 0
+    for (let i = 0; i < items.length; i += ENQUEUE_CONCURRENCY) {
+      const results = await Promise.allSettled(items.slice(i, i + ENQUEUE_CONCURRENCY).map(fn))
+      failed += results.filter((result) => result.status === 'rejected').length
+    }
+    return failed
+  }
+
+  /** Applies one stored webhook message (a job, or the sweep for a lost job). */
+  async function processEvent(id: number): Promise<'applied' | 'done' | 'unknown_call'> {
+    const now = clock.now()
+    const result = await db.transaction(async (tx) => {
+      const event = await takeVapiEvent(tx, id)
+      if (!event) return null
+      const applied = await applyObservation(tx, observationOf(event.payload as VapiMessage, event.receivedAt), { now, eligibleAt })
+      await markVapiEvent(tx, id, now)
+      return applied
+    })
+    if (!result) return 'done'
+    await afterApply(result)
+    return result.call ? 'applied' : 'unknown_call'
+  }
+
   return {
+    /** Whether calls can be placed on this server (Vapi key, assistant and phone number). */
+    configured: deps.vapi !== undefined,
     recent: (userId: string) => recentCalls(db, userId),
     dashboardStats: (user: Pick<User, 'id' | 'createdAt'>) => dashboardStats(db, user),
     /** One of the user's calls with its timeline (404 for anyone else's). */
     detail: (userId: string, callId: string) => callDetail(db, userId, callId),
     /** The first call the user can expect, or why there is none. */
-    next: (userId: string) => nextCall(db, userId, clock.now(), callsConfigured),
+    next: (userId: string) => nextCall(db, userId, clock.now(), deps.vapi !== undefined),
     getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
     updateSchedule: (userId: string, input: UpdateCallSchedule) => updateCallScheduleSettings(db, userId, input, clock.now()),
     schedule: (userId: string) => getCallSchedule(db, userId),
-    dueBetween: (from: Date, to: Date) => listUsersDueForCall(db, from, to),
+
+    /** The tick: enqueues the calls and retries due soon (or missed). */
+    async tick(): Promise<{ calls: number; retries: number; failed: number }> {
+      if (!deps.vapi) return { calls: 0, retries: 0, failed: 0 }
+      const now = clock.now()
+      const calls = await dueCalls(db, now)
+      const retries = await dueRetries(db, now)
+      const failed = await runAll([...calls, ...retries], (call) => enqueueCall(call, now))
+      if (failed > 0) log.warn({ failed }, 'calls: some calls could not be enqueued; the next tick tries again')
+      return { calls: calls.length, retries: retries.length, failed }
+    },
+
+    /** One try of a place-call job. */
+    place: (payload: PlaceCallPayload, lastTry: boolean) =>
+      placeCall(diallerDeps, { ...payload, dueAt: new Date(payload.dueAt), callId: payload.callId }, lastTry),
+
+    /**
+     * POST /api/webhooks/vapi: authenticates, stores the message once, enqueues its processing,
+     * and answers. Messages the product does not use are acknowledged and dropped.
+     */
+    async receiveWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<{ stored: boolean; duplicate: boolean }> {
+      const now = clock.now()
+      if (!verifyVapiWebhook(deps.webhookAuth, headers, rawBody, now)) throw new AppError('UNAUTHENTICATED', 'The webhook could not be authenticated.')
+      let body: unknown
+      try {
+        body = JSON.parse(rawBody.toString('utf8'))
+      } catch {
+        throw new AppError('BAD_REQUEST', 'The body must be JSON.', { field: 'message' })
+      }
+      const message = (body as { message?: unknown } | null)?.message
+      if (!message || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') {
+        throw new AppError('VALIDATION_FAILED', 'The body must be {"message": {"type": ...}}.', { field: 'message.type' })
+      }
+      const stored = await storeVapiMessage(db, message as VapiMessage, now)
+      if (stored.id !== null) {
+        // If this is lost (Redis down), the sweep applies the stored message.
+        await jobs.enqueue('vapi-event', { id: stored.id }, { jobId: `vapi-event-${stored.id}` }).catch((error: unknown) => log.warn({ err: error, eventId: stored.id }, 'calls: could not enqueue a webhook message; the sweep will apply it'))
+      }
+      return { stored: stored.id !== null, duplicate: stored.duplicate }
+    },
+
+    processEvent,
+
+    /** The sweep: lost webhook jobs, calls past their end, abandoned claims. */
+    async sweep(): Promise<{ events: number; asked: number; finished: number; settled: number }> {
+      const now = clock.now()
+      const pending = await pendingVapiEvents(db, new Date(now.getTime() - 60_000), 500)
+      for (const id of pending) await processEvent(id).catch((error: unknown) => log.warn({ err: error, eventId: id }, 'calls: a stored webhook message could not be applied'))
+      let asked = 0
+      let finished = 0
+      let settled = 0
+      const vapi = deps.vapi
+      if (!vapi) return { events: pending.length, asked, finished, settled }
+      for (const call of await overdueCalls(db, now)) {
+        asked++
+        try {
+          const record = await vapi.get(call.vapiCallId!)
+          const observation = record
+            ? observationOfRecord(record, call.id, now)
+            : { vapiCallId: call.vapiCallId!, callId: call.id, status: 'ended', endedReason: 'call-not-found', at: now, startedAt: null, endedAt: now, report: null, source: 'sweep' as const }
+          const applied = await db.transaction((tx) => applyObservation(tx, observation, { now, eligibleAt }))
+          if (applied.ended) finished++
+          await afterApply(applied)
+        } catch (error) {
+          log.warn({ err: error, callId: call.id }, 'calls: could not ask Vapi about a call; the next sweep tries again')
+        }
+      }
+      for (const call of await abandonedClaims(db, now)) {
+        try {
+          const found = call.dialledAt ? await vapi.findPlaced(call.id, new Date(call.dialledAt.getTime() - 5_000), new Date(call.dialledAt.getTime() + 60_000)) : null
+          await db.transaction(async (tx) => {
+            if (found) {
+              await tx.update(coachingCalls).set({ vapiCallId: found.id, completionStatus: 'queued', updatedAt: now }).where(and(eq(coachingCalls.id, call.id), isNull(coachingCalls.vapiCallId)))
+              await addCallEvent(tx, call, 'reconciled', now, { vapiCallId: found.id })
+              const applied = await applyObservation(tx, observationOfRecord(found, call.id, now), { now, eligibleAt })
+              if (applied.ended) finished++
+            } else {
+              const [failed] = await tx
+                .update(coachingCalls)
+                .set({ completionStatus: 'failed', endedReason: 'dial-abandoned', endedAt: now, updatedAt: now })
+                .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+                .returning({ id: coachingCalls.id })
+              if (failed) await addCallEvent(tx, call, 'dial_failed', now, { reason: 'dial-abandoned' })
+            }
+          })
+          settled++
+        } catch (error) {
+          log.warn({ err: error, callId: call.id }, 'calls: could not settle an abandoned claim')
+        }
+      }
+      return { events: pending.length, asked, finished, settled }
+    },
+
+    /** "Call me now": a test call, placed at once (rate-limited by its route). */
+    async callNow(userId: string): Promise<{ callId: string }> {
+      if (!deps.vapi) throw new AppError('CALLS_NOT_CONFIGURED')
+      const now = clock.now()
+      const person = await loadCallPerson(db, userId, now)
+      const eligibility = person ? eligibilityOf(person, now) : null
+      if (!person || (!eligibility?.eligible && eligibility?.reason !== 'paused' && eligibility?.reason !== 'no_call_time')) {
+        throw new AppError('CALL_NOT_ELIGIBLE', undefined, { field: eligibility && !eligibility.eligible ? eligibility.reason : undefined })
+      }
+      const callId = await db.transaction(async (tx) => {
+        // One call at a time: a person with a call under way is not dialled again.
+        const [live] = await tx
+          .select({ id: coachingCalls.id })
+          .from(coachingCalls)
+          .where(and(eq(coachingCalls.userId, userId), inArray(coachingCalls.completionStatus, ['dialling', 'queued', 'ringing', 'in_progress'])))
+          .limit(1)
+          .for('update')
+        if (live) throw new AppError('CALL_IN_PROGRESS')
+        const plan = person.access.tier ?? 'basic'
+        const [call] = await tx
+          .insert(coachingCalls)
+          .values({ userId, slot: 'test', localDate: null, attempt: 0, callDate: now, timeZone: person.timeZone, kind: 'check_in', maxDurationSeconds: PLAN_CALLS[plan].maxDurationSeconds, completionStatus: 'dialling' })
+          .returning()
+        await addCallEvent(tx, call!, 'scheduled', now, { requested: true })
+        return call!.id
+      })
+      await jobs.enqueue('place-call', { userId, slot: 'test', localDate: null, attempt: 0, dueAt: now.toISOString(), callId } satisfies PlaceCallPayload, { jobId: `call-test-${callId}` })
+      return { callId }
+    },
   }
 }

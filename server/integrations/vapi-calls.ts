@@ -1,0 +1,182 @@
+import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+
+/**
+ * The app's client of Vapi's phone calls: the official SDK with `baseUrl` from VAPI_API_URL,
+ * **no retries** (the SDK repeats a `POST /call` on 408/429/5xx by default, and a repeated POST
+ * places a second call), a 15 s limit, and the outcome of a dial sorted into what the dialler can
+ * act on: placed, refused (nothing was created), or unknown (the request may have created a call:
+ * reconcile by listing before dialling again).
+ */
+
+export type VapiCallSettings = {
+  apiKey: string
+  assistantId: string
+  phoneNumberId: string
+  apiUrl?: string | undefined
+}
+
+export type DialRequest = {
+  /** Our call id: sent as the call's name (`mc <id>`) and in the metadata, to find the call again. */
+  callId: string
+  /** E.164. */
+  customerNumber: string
+  customerName: string
+  variableValues: Record<string, string>
+  maxDurationSeconds: number
+  metadata: Record<string, string | number>
+  server: { url: string; headers?: Record<string, string> }
+}
+
+export type DialOutcome =
+  | { kind: 'placed'; vapiCallId: string; status: string }
+  /** Vapi answered and created nothing. `retryable`: waiting can help (rate or concurrency limit, credits being topped up). */
+  | { kind: 'refused'; status: number; message: string; retryable: boolean; retryAfterMs: number | null }
+  /** No answer, a timeout or a 5xx after the request left: a call may exist. */
+  | { kind: 'unknown'; status: number | undefined; message: string }
+
+/** What the record needs of a call fetched from Vapi (GET /call/{id}). */
+export type VapiCallRecord = {
+  id: string
+  name: string | undefined
+  status: string | undefined
+  endedReason: string | undefined
+  startedAt: string | undefined
+  endedAt: string | undefined
+  createdAt: string | undefined
+  metadata: Record<string, unknown> | undefined
+  artifact: unknown
+  analysis: unknown
+}
+
+/** The call's name in Vapi: at most 40 characters, and unique to our call id. */
+export const vapiCallName = (callId: string) => `mc ${callId}`
+
+/** Calls Vapi serves in answer to a list query. */
+const LIST_LIMIT = 100
+
+function messageOf(body: unknown): string {
+  if (body && typeof body === 'object') {
+    const message = (body as { message?: unknown }).message
+    if (Array.isArray(message)) return message.map(String).join('; ')
+    if (typeof message === 'string') return message
+  }
+  return typeof body === 'string' ? body.slice(0, 500) : 'no details'
+}
+
+function retryAfterMs(error: VapiError): number | null {
+  const header = error.rawResponse?.headers?.get?.('retry-after')
+  if (!header) return null
+  const seconds = Number(header)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const date = Date.parse(header)
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now())
+}
+
+/** Refusals where waiting helps: rate and concurrency limits, and an account being topped up (402). */
+const RETRYABLE_REFUSALS = new Set([402, 429])
+
+export function toCallRecord(call: Vapi.Call): VapiCallRecord {
+  const raw = call as Vapi.Call & { metadata?: Record<string, unknown> }
+  return {
+    id: call.id,
+    name: call.name,
+    status: call.status,
+    endedReason: call.endedReason,
+    startedAt: call.startedAt,
+    endedAt: call.endedAt,
+    createdAt: call.createdAt,
+    metadata: (call.assistantOverrides?.metadata as Record<string, unknown> | undefined) ?? raw.metadata,
+    artifact: call.artifact,
+    analysis: call.analysis,
+  }
+}
+
+export class VapiCallsClient {
+  readonly client: VapiClient
+  readonly settings: VapiCallSettings
+
+  constructor(settings: VapiCallSettings, options: { fetch?: typeof fetch } = {}) {
+    this.settings = settings
+    this.client = new VapiClient({
+      token: settings.apiKey,
+      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+      maxRetries: 0,
+      timeoutInSeconds: 15,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })
+  }
+
+  /** `POST /call`, once. */
+  async dial(request: DialRequest): Promise<DialOutcome> {
+    const body: Vapi.CreateCallDto = {
+      assistantId: this.settings.assistantId,
+      phoneNumberId: this.settings.phoneNumberId,
+      name: vapiCallName(request.callId),
+      customer: { number: request.customerNumber, name: request.customerName },
+      assistantOverrides: {
+        variableValues: request.variableValues,
+        maxDurationSeconds: request.maxDurationSeconds,
+        metadata: request.metadata,
+        server: { url: request.server.url, timeoutSeconds: 20, ...(request.server.headers ? { headers: request.server.headers } : {}) },
+        serverMessages: ['status-update', 'end-of-call-report'],
+      },
+    }
+    try {
+      const call = await this.client.calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })
+      if (!call || typeof (call as Vapi.Call).id !== 'string') return { kind: 'unknown', status: 201, message: 'the answer named no call id' }
+      return { kind: 'placed', vapiCallId: (call as Vapi.Call).id, status: (call as Vapi.Call).status ?? 'queued' }
+    } catch (error) {
+      return this.#outcomeOf(error)
+    }
+  }
+
+  #outcomeOf(error: unknown): DialOutcome {
+    if (error instanceof VapiError && error.statusCode !== undefined) {
+      const status = error.statusCode
+      const message = messageOf(error.body)
+      if (status === 408 || status >= 500) return { kind: 'unknown', status, message }
+      return { kind: 'refused', status, message, retryable: RETRYABLE_REFUSALS.has(status), retryAfterMs: retryAfterMs(error) }
+    }
+    const message = error instanceof VapiTimeoutError ? 'timeout' : error instanceof Error ? error.message : String(error)
+    return { kind: 'unknown', status: undefined, message }
+  }
+
+  /**
+   * Finds the call we placed for `callId`, created between `from` and `to` (Vapi's list has no
+   * filter by name or customer: it lists our assistant's calls in that window, page by page, and
+   * matches the name or the metadata). Null when Vapi has no such call.
+   */
+  async findPlaced(callId: string, from: Date, to: Date): Promise<VapiCallRecord | null> {
+    const name = vapiCallName(callId)
+    let lower = from
+    let upper = to
+    const seen = new Set<string>()
+    for (let page = 0; page < 50; page++) {
+      const calls = await this.client.calls.list(
+        { assistantId: this.settings.assistantId, createdAtGe: lower.toISOString(), createdAtLe: upper.toISOString(), limit: LIST_LIMIT },
+        { maxRetries: 2, timeoutInSeconds: 15 },
+      )
+      const found = calls.find((call) => call.name === name || (call.assistantOverrides?.metadata as { callId?: unknown } | undefined)?.callId === callId)
+      if (found) return toCallRecord(found)
+      const fresh = calls.filter((call) => !seen.has(call.id))
+      if (calls.length < LIST_LIMIT || fresh.length === 0) return null
+      for (const call of calls) seen.add(call.id)
+      // A full page: narrow the window past what it held (Vapi does not document its order), keeping
+      // the boundary instant (calls created in the same millisecond), the ids seen are skipped.
+      const times = calls.map((call) => Date.parse(call.createdAt))
+      if (times[0]! >= times[times.length - 1]!) upper = new Date(Math.min(...times))
+      else lower = new Date(Math.max(...times))
+    }
+    return null
+  }
+
+  /** `GET /call/{id}`, or null when Vapi does not know the call. */
+  async get(vapiCallId: string): Promise<VapiCallRecord | null> {
+    try {
+      return toCallRecord(await this.client.calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return null
+      throw error
+    }
+  }
+}

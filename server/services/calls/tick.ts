@@ -1,0 +1,108 @@
+/**
+ * The scheduler's tick (every minute): finds the calls that fall in the next few minutes, and the
+ * ones of the last few minutes that were never claimed (a tick or a worker was down, Redis lost its
+ * delayed jobs), and enqueues one place-call job for each, delayed to the exact instant, its job id
+ * derived from the claim key. Retries that come due are enqueued the same way. Enqueuing twice is
+ * harmless: the job id dedupes in the queue and the claim dedupes in the database.
+ */
+import { and, eq, gte, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import type { DbExecutor } from '#server/db/client'
+import { coachingCalls, profiles, subscribers, users } from '#server/db/schema'
+import { paidUserCondition } from '#server/services/billing'
+import type { CallSlot } from './entitlements'
+import { callsBetween } from './planner'
+import { eligibilityOf, loadCallPeople } from './person'
+
+/** How far ahead the tick enqueues (delayed jobs), and how far back it catches up. */
+export const TICK_LOOKAHEAD_MS = 5 * 60_000
+export const TICK_LOOKBACK_MS = 15 * 60_000
+/** Slack for the SQL prefilter: a DST jump moves a local time by up to an hour. */
+const PREFILTER_SLACK_S = 3600
+
+export type DueCall = { userId: string; slot: CallSlot; localDate: string; attempt: number; dueAt: Date }
+
+/** The place-call job id of a claim key (BullMQ ids may not contain ':'). */
+export const placeCallJobId = (call: Pick<DueCall, 'userId' | 'slot' | 'localDate' | 'attempt'>) => `call-${call.userId}-${call.slot}-${call.localDate}-${call.attempt}`
+
+/**
+ * People with a call time that may fall in [now − lookback, now + lookahead], by a coarse SQL
+ * filter on the local time of day (the exact instants are computed per zone afterwards).
+ */
+async function candidateUserIds(db: DbExecutor, now: Date): Promise<string[]> {
+  const localNow = sql`(${now.toISOString()}::timestamptz at time zone ${profiles.timezone})::time`
+  const ahead = (time: unknown) => sql`mod((extract(epoch from (${time} - ${localNow}))::int + 86400), 86400)`
+  const near = (time: unknown) =>
+    sql`(${ahead(time)} <= ${Math.ceil(TICK_LOOKAHEAD_MS / 1000) + PREFILTER_SLACK_S} or ${ahead(time)} >= ${86400 - Math.ceil(TICK_LOOKBACK_MS / 1000) - PREFILTER_SLACK_S})`
+  const evening = sql`coalesce(${profiles.eveningCallTime}, '19:00'::time)`
+  const rows = await db
+    .select({ id: profiles.id })
+    .from(profiles)
+    .innerJoin(users, eq(users.id, profiles.id))
+    .leftJoin(subscribers, eq(subscribers.userId, profiles.id))
+    .where(
+      and(
+        isNotNull(profiles.dailyCallTime),
+        eq(profiles.onboardingCompleted, true),
+        isNull(profiles.callsConsentRevokedAt),
+        paidUserCondition(now),
+        or(near(profiles.dailyCallTime), and(inArray(subscribers.tier, ['premium', 'elite']), near(evening))),
+      ),
+    )
+  return rows.map((row) => row.id)
+}
+
+/** The daily calls due in the tick's window that have no claim yet, or whose claim was left undialled. */
+export async function dueCalls(db: DbExecutor, now: Date): Promise<DueCall[]> {
+  const from = new Date(now.getTime() - TICK_LOOKBACK_MS)
+  const to = new Date(now.getTime() + TICK_LOOKAHEAD_MS)
+  const ids = await candidateUserIds(db, now)
+  if (ids.length === 0) return []
+  const planned: DueCall[] = []
+  for (let i = 0; i < ids.length; i += 1000) {
+    const people = await loadCallPeople(db, ids.slice(i, i + 1000), now)
+    for (const person of people) {
+      for (const call of callsBetween(person, from, to)) {
+        // Eligibility is decided again at dial time; a pause that is on at the call's instant skips it here.
+        if (!eligibilityOf(person, call.at).eligible) continue
+        planned.push({ userId: person.userId, slot: call.slot, localDate: call.localDate, attempt: 0, dueAt: call.at })
+      }
+    }
+  }
+  if (planned.length === 0) return []
+  // Drop the ones already claimed, unless the claim is a dial that was never made and no one holds it.
+  const dates = [...new Set(planned.map((call) => call.localDate))]
+  const claimed = new Set<string>()
+  const userIds = [...new Set(planned.map((call) => call.userId))]
+  for (let i = 0; i < userIds.length; i += 1000) {
+    const rows = await db
+      .select({ userId: coachingCalls.userId, slot: coachingCalls.slot, localDate: coachingCalls.localDate })
+      .from(coachingCalls)
+      .where(
+        and(
+          inArray(coachingCalls.userId, userIds.slice(i, i + 1000)),
+          inArray(coachingCalls.localDate, dates),
+          eq(coachingCalls.attempt, 0),
+          or(
+            sql`${coachingCalls.completionStatus} <> 'dialling'`,
+            isNotNull(coachingCalls.vapiCallId),
+            and(isNotNull(coachingCalls.dialLeaseUntil), gte(coachingCalls.dialLeaseUntil, now)),
+          ),
+        ),
+      )
+    for (const row of rows) claimed.add(`${row.userId}|${row.slot}|${row.localDate}`)
+  }
+  return planned.filter((call) => !claimed.has(`${call.userId}|${call.slot}|${call.localDate}`))
+}
+
+/** Retries that come due in the tick's window and have not been claimed yet. */
+export async function dueRetries(db: DbExecutor, now: Date): Promise<DueCall[]> {
+  const from = new Date(now.getTime() - TICK_LOOKBACK_MS)
+  const to = new Date(now.getTime() + TICK_LOOKAHEAD_MS)
+  const rows = await db
+    .select({ userId: coachingCalls.userId, slot: coachingCalls.slot, localDate: coachingCalls.localDate, attempt: coachingCalls.attempt, retryAt: coachingCalls.retryAt })
+    .from(coachingCalls)
+    .where(and(isNotNull(coachingCalls.retryAt), gte(coachingCalls.retryAt, from), lt(coachingCalls.retryAt, to)))
+  return rows
+    .filter((row): row is typeof row & { localDate: string; retryAt: Date } => row.localDate !== null && row.retryAt !== null && row.slot !== 'test')
+    .map((row) => ({ userId: row.userId, slot: row.slot as CallSlot, localDate: row.localDate, attempt: row.attempt + 1, dueAt: row.retryAt }))
+}

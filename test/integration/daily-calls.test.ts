@@ -1,0 +1,357 @@
+/**
+ * The daily calls' whole loop in the embedded mode, on a test clock: the tick enqueues, the
+ * dialler places through the official SDK against the Vapi fake, the fake plays its scenario and
+ * posts its webhooks to the listening app, the job applies them; retries, the sweep and faults.
+ */
+import { createServer, type AddressInfo } from 'node:net'
+import { and, asc, eq, isNull } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { PlanId } from '#common/plans'
+import { coachingCallEvents, coachingCalls, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
+import { activateTestingPlan } from '#server/services/billing'
+import { FakeVapi } from '../fakes/vapi'
+import type { ScenarioInput } from '../fakes/vapi-calls'
+import { buildTestApp } from '../helpers/app'
+import { fakeClock } from '../helpers/clock'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { insertUser } from '../helpers/factories'
+import { manualTimers } from '../helpers/timers'
+import { signedInUser } from '../helpers/users'
+
+const SECRET = 'whsec-test-vapi-0123456789'
+const at = (iso: string) => new Date(iso)
+
+let database: TestDatabase
+let fake: FakeVapi
+let app: FastifyInstance
+let clock: ReturnType<typeof fakeClock>
+let timers: ReturnType<typeof manualTimers>
+let port: number
+let phoneCounter = 1000
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  port = await freePort()
+})
+
+afterAll(async () => {
+  await database?.destroy()
+})
+
+beforeEach(async () => {
+  // Monday 15 June 2026, 13:50 UTC = 9:50 AM in New York (EDT).
+  clock = fakeClock(at('2026-06-15T13:50:00Z'))
+  timers = manualTimers(clock)
+  fake = await FakeVapi.start({ clock })
+  app = await buildTestApp({
+    database,
+    clock,
+    timers: timers.timers,
+    env: {
+      APP_URL: `http://127.0.0.1:${port}`,
+      VAPI_API_KEY: fake.apiKey,
+      VAPI_API_URL: fake.url,
+      VAPI_ASSISTANT_ID: 'asst-coach',
+      VAPI_PHONE_NUMBER_ID: 'pn-coach',
+      VAPI_WEBHOOK_SECRET: SECRET,
+    },
+  })
+  await app.listen({ port, host: '127.0.0.1' })
+})
+
+afterEach(async () => {
+  await app.close()
+  await fake.close()
+})
+
+/** Runs everything due up to now: armed jobs, the fake's webhooks, the jobs they enqueue. */
+async function settle(): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    await fake.settled()
+    timers.advanceTo(clock.now())
+    await app.jobRunner!.drain()
+    await fake.settled()
+    const due = timers.armed().some((instant) => instant.getTime() <= clock.now().getTime())
+    const pending = await database.db.select({ id: vapiWebhookEvents.id }).from(vapiWebhookEvents).where(isNull(vapiWebhookEvents.processedAt))
+    if (!due && pending.length === 0) return
+  }
+}
+
+/** Moves the test clock to `to`, running what comes due on the way. */
+async function advanceTo(to: Date): Promise<void> {
+  while (true) {
+    const next = timers.armed().find((instant) => instant.getTime() > clock.now().getTime() && instant.getTime() <= to.getTime())
+    if (!next) break
+    timers.advanceTo(next)
+    await settle()
+  }
+  timers.advanceTo(to)
+  await settle()
+}
+
+type PersonOptions = { plan?: PlanId; time?: string; zone?: string; scenario?: ScenarioInput; evening?: string | null }
+
+async function person(options: PersonOptions = {}) {
+  const phone = `555${String(phoneCounter++).padStart(7, '0')}`
+  const user = await insertUser(database.db, { phoneNumber: phone })
+  await database.db
+    .update(profiles)
+    .set({ onboardingCompleted: true, dailyCallTime: options.time ?? '10:00', timezone: options.zone ?? 'America/New_York', eveningCallTime: options.evening ?? null })
+    .where(eq(profiles.id, user.id))
+  await activateTestingPlan(database.db, user.id, options.plan ?? 'basic', clock.now())
+  if (options.scenario) fake.calls.setScenario(`+1${phone}`, options.scenario)
+  return { user, phone: `+1${phone}` }
+}
+
+const callsOf = (userId: string) => database.db.select().from(coachingCalls).where(eq(coachingCalls.userId, userId)).orderBy(asc(coachingCalls.callDate), asc(coachingCalls.attempt))
+const timelineOf = async (callId: string) =>
+  (await database.db.select().from(coachingCallEvents).where(eq(coachingCallEvents.callId, callId)).orderBy(asc(coachingCallEvents.at), asc(coachingCallEvents.id))).map((event) => event.type)
+const dialsTo = (number: string) => fake.calls.list().filter((call) => call.customer?.number === number)
+
+describe('a daily call', () => {
+  it('is placed at the person’s local time, answered, and recorded with its report and timeline', async () => {
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T13:59:59Z'))
+    expect(dialsTo(phone)).toHaveLength(0)
+
+    await advanceTo(at('2026-06-15T14:00:00Z'))
+    const [dial] = dialsTo(phone)
+    expect(dial).toBeDefined()
+    // Placed through the SDK once, with the plan's limit, our call id and the person's context.
+    expect(dial!.assistantId).toBe('asst-coach')
+    expect(dial!.assistantOverrides?.maxDurationSeconds).toBe(300)
+    expect(dial!.assistantOverrides?.serverMessages).toEqual(['status-update', 'end-of-call-report'])
+    expect(dial!.assistantOverrides?.variableValues).toMatchObject({ callKind: 'daily check-in', timezone: 'America/New_York', localDate: '2026-06-15' })
+    const [call] = await callsOf(user.id)
+    expect(dial!.assistantOverrides?.metadata).toMatchObject({ callId: call!.id, userId: user.id, slot: 'daily', localDate: '2026-06-15', attempt: 0 })
+    expect(dial!.name).toBe(`mc ${call!.id}`)
+
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    const [done] = await callsOf(user.id)
+    expect(done).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call', vapiCallId: dial!.id, slot: 'daily', localDate: '2026-06-15', attempt: 0 })
+    expect(done!.callDuration).toBeGreaterThan(0)
+    expect(done!.summary).toEqual(expect.any(String))
+    expect(done!.areasDiscussed.length).toBeGreaterThan(0)
+    expect(done!.transcript).toEqual(expect.any(String))
+    expect(await timelineOf(done!.id)).toEqual(['scheduled', 'dialled', 'queued', 'ringing', 'answered', 'ended', 'report'])
+    // Exactly one dial, one call, one record.
+    expect(dialsTo(phone)).toHaveLength(1)
+    expect(await callsOf(user.id)).toHaveLength(1)
+  })
+
+  it('gives Premium two calls a day (the evening check-in at 7:00 PM by default) and a goal session first in the month', async () => {
+    const { user, phone } = await person({ plan: 'premium', time: '10:00' })
+    await advanceTo(at('2026-06-15T23:30:00Z'))
+    const dials = dialsTo(phone)
+    expect(dials.map((dial) => dial.assistantOverrides?.metadata?.slot)).toEqual(['daily', 'evening'])
+    // 7:00 PM EDT = 23:00 UTC.
+    expect(dials[1]!.createdAt).toBe('2026-06-15T23:00:00.000Z')
+    // The month's first call is the 30-minute goal session; the evening one is an ordinary 10.
+    expect(dials.map((dial) => dial.assistantOverrides?.maxDurationSeconds)).toEqual([1800, 600])
+    expect((await callsOf(user.id)).map((call) => call.kind)).toEqual(['goal_session', 'check_in'])
+  })
+
+  it('is checked again just before dialling: a person who stopped paying in between is skipped, with why', async () => {
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T13:58:00Z')) // the tick has enqueued the 10:00 call
+    await database.db.update(subscribers).set({ subscribed: false }).where(eq(subscribers.userId, user.id))
+    await advanceTo(at('2026-06-15T14:05:00Z'))
+    expect(dialsTo(phone)).toHaveLength(0)
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'skipped', skipReason: 'payment' })
+  })
+
+  it('is not scheduled for a person without consent, with calls paused, or without onboarding', async () => {
+    const noConsent = await person({ time: '10:00' })
+    await database.db.update(profiles).set({ callsConsentRevokedAt: clock.now() }).where(eq(profiles.id, noConsent.user.id))
+    const paused = await person({ time: '10:00' })
+    await database.db.update(profiles).set({ callsPausedUntil: '2026-06-16' }).where(eq(profiles.id, paused.user.id))
+    const notOnboarded = await person({ time: '10:00' })
+    await database.db.update(profiles).set({ onboardingCompleted: false }).where(eq(profiles.id, notOnboarded.user.id))
+    await advanceTo(at('2026-06-15T14:05:00Z'))
+    for (const who of [noConsent, paused, notOnboarded]) expect(dialsTo(who.phone)).toHaveLength(0)
+    // The pause ends: the next day's call goes out.
+    await advanceTo(at('2026-06-16T14:05:00Z'))
+    expect(dialsTo(paused.phone)).toHaveLength(1)
+    expect(dialsTo(noConsent.phone)).toHaveLength(0)
+  })
+})
+
+describe('the retry ladder', () => {
+  it('retries a call that was not answered after 10 then 30 minutes, at most twice, and records each', async () => {
+    const { user, phone } = await person({ time: '10:00', scenario: 'no-answer' })
+    await advanceTo(at('2026-06-15T15:00:00Z'))
+    const dials = dialsTo(phone)
+    expect(dials).toHaveLength(3)
+    const calls = await callsOf(user.id)
+    expect(calls.map((call) => [call.attempt, call.completionStatus])).toEqual([
+      [0, 'no_answer'],
+      [1, 'no_answer'],
+      [2, 'no_answer'],
+    ])
+    // Each retry 10, then 30 minutes after the previous call ended.
+    expect(calls[1]!.callDate.getTime() - calls[0]!.endedAt!.getTime()).toBe(10 * 60_000)
+    expect(calls[2]!.callDate.getTime() - calls[1]!.endedAt!.getTime()).toBe(30 * 60_000)
+    expect(await timelineOf(calls[0]!.id)).toContain('retry_scheduled')
+    expect(await timelineOf(calls[2]!.id)).toContain('not_retried')
+  })
+
+  it('never places a retry outside 8 AM–9 PM local', async () => {
+    const { user, phone } = await person({ time: '20:55', scenario: 'busy' })
+    await advanceTo(at('2026-06-16T02:00:00Z'))
+    expect(dialsTo(phone)).toHaveLength(1)
+    const [call] = await callsOf(user.id)
+    expect(call!.completionStatus).toBe('busy')
+    const [event] = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, call!.id), eq(coachingCallEvents.type, 'not_retried')))
+    expect(event!.detail).toMatchObject({ reason: 'outside_allowed_hours' })
+  })
+})
+
+describe('webhooks', () => {
+  const post = (body: unknown, headers: Record<string, string> = { 'x-vapi-secret': SECRET }) =>
+    app.inject({ method: 'POST', url: '/api/webhooks/vapi', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
+
+  it('answers 401 without the secret, with a wrong one, or with one of another length', async () => {
+    const message = { message: { type: 'status-update', status: 'ringing', call: { id: 'x' } } }
+    for (const headers of [{} as Record<string, string>, { 'x-vapi-secret': `${SECRET.slice(0, -1)}X` }, { 'x-vapi-secret': SECRET.slice(1) }]) {
+      const response = await post(message, headers)
+      expect(response.statusCode).toBe(401)
+      expect(response.json()).toMatchObject({ error: { code: 'UNAUTHENTICATED' } })
+    }
+    expect((await post(message)).statusCode).toBe(200)
+    expect((await post({ nothing: true })).statusCode).toBe(400)
+  })
+
+  it('gives one record in its final state when every message comes three times, in shuffled order', async () => {
+    fake.calls.configureWebhooks({ duplicates: 3, order: 'shuffle', seed: 7 })
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    expect(dialsTo(phone)).toHaveLength(1)
+    const calls = await callsOf(user.id)
+    expect(calls).toHaveLength(1)
+    expect(calls[0]).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call' })
+    expect(calls[0]!.summary).toEqual(expect.any(String))
+    const timeline = await timelineOf(calls[0]!.id)
+    expect(timeline.filter((type) => type === 'ended')).toHaveLength(1)
+    expect(timeline.filter((type) => type === 'report')).toHaveLength(1)
+  })
+
+  it('finishes a call whose webhooks were all lost, through the sweep', async () => {
+    fake.calls.configureWebhooks({ dropRate: 1 })
+    const { user } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    expect((await callsOf(user.id))[0]!.completionStatus).toBe('queued')
+    // Basic's 5 minutes + 2 minutes of ringing + the 5-minute grace: the 14:15 sweep asks Vapi.
+    await advanceTo(at('2026-06-15T14:15:00Z'))
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call' })
+    expect(call!.summary).toEqual(expect.any(String))
+  })
+})
+
+describe('faults', () => {
+  it('reconciles a call Vapi created but answered with a 5xx: one call, no second dial', async () => {
+    fake.inject('POST /call', { kind: 'status', status: 503, commit: true }, 1)
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    expect(dialsTo(phone)).toHaveLength(1)
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'completed', vapiCallId: dialsTo(phone)[0]!.id })
+    expect(await timelineOf(call!.id)).toContain('reconciled')
+  })
+
+  it('dials again after a 503 that created nothing, once the next try has looked', async () => {
+    fake.inject('POST /call', { kind: 'status', status: 503 }, 1)
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    expect(dialsTo(phone)).toHaveLength(1)
+    const [call] = await callsOf(user.id)
+    expect(call!.completionStatus).toBe('completed')
+    expect(await timelineOf(call!.id)).toContain('dial_unconfirmed')
+  })
+
+  it('records a refusal on our side (assistant not found) as failed, without retrying', async () => {
+    fake.inject('POST /call', { kind: 'status', status: 400, body: { message: ['assistant not found'], error: 'Bad Request', statusCode: 400 } }, 1)
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T15:00:00Z'))
+    expect(dialsTo(phone)).toHaveLength(0)
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'failed', endedReason: 'vapi-refused-400' })
+  })
+})
+
+describe('"Call me now"', () => {
+  it('places a test call at once, one at a time, counted against nothing, and rate-limited', async () => {
+    const signed = await signedInUser(app, { paid: 'basic' })
+    await database.db.update(profiles).set({ onboardingCompleted: true }).where(eq(profiles.id, signed.user.id))
+    fake.calls.setScenario(`+1${signed.user.phoneNumber}`, 'no-answer')
+    const callNow = () => app.inject({ method: 'POST', url: '/api/calls/test', headers: signed.headers })
+
+    const first = await callNow()
+    expect(first.statusCode).toBe(202)
+    const { callId } = first.json() as { callId: string }
+    // While it is under way, another is refused.
+    const during = await callNow()
+    expect(during.statusCode).toBe(409)
+    expect(during.json()).toMatchObject({ error: { code: 'CALL_IN_PROGRESS' } })
+    await settle()
+    const [call] = await callsOf(signed.user.id)
+    expect(call).toMatchObject({ id: callId, slot: 'test', completionStatus: 'no_answer', localDate: null })
+    expect(dialsTo(`+1${signed.user.phoneNumber}`)[0]!.assistantOverrides?.metadata).toMatchObject({ callId, slot: 'test' })
+    // No retry for a test call.
+    await advanceTo(new Date(clock.now().getTime() + 60 * 60_000))
+    expect(dialsTo(`+1${signed.user.phoneNumber}`)).toHaveLength(1)
+
+    // Three an hour (the refused one counted too).
+    expect((await callNow()).statusCode).toBe(202)
+    await settle()
+    const limited = await callNow()
+    expect(limited.statusCode).toBe(429)
+  })
+
+  it('answers 409 for a person who may not be called, and when calls are not configured', async () => {
+    const unconsented = await signedInUser(app, { paid: 'basic' })
+    await database.db.update(profiles).set({ onboardingCompleted: true, callsConsentRevokedAt: clock.now() }).where(eq(profiles.id, unconsented.user.id))
+    const refused = await app.inject({ method: 'POST', url: '/api/calls/test', headers: unconsented.headers })
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json()).toMatchObject({ error: { code: 'CALL_NOT_ELIGIBLE', field: 'consent' } })
+
+    const plain = await buildTestApp({ database })
+    try {
+      const signed = await signedInUser(plain, { paid: 'basic' })
+      const response = await plain.inject({ method: 'POST', url: '/api/calls/test', headers: signed.headers })
+      expect(response.statusCode).toBe(409)
+      expect(response.json()).toMatchObject({ error: { code: 'CALLS_NOT_CONFIGURED' } })
+    } finally {
+      await plain.close()
+    }
+  })
+})
+
+describe('a second server', () => {
+  it('never dials twice: two apps over one database each run the tick and the job', async () => {
+    const { phone } = await person({ time: '10:00' })
+    const second = await buildTestApp({
+      database,
+      clock,
+      timers: timers.timers,
+      env: { VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach', VAPI_PHONE_NUMBER_ID: 'pn-coach', VAPI_WEBHOOK_SECRET: SECRET, APP_URL: `http://127.0.0.1:${port}` },
+    })
+    try {
+      await advanceTo(at('2026-06-15T14:10:00Z'))
+      await second.jobRunner!.drain()
+      expect(dialsTo(phone)).toHaveLength(1)
+    } finally {
+      await second.close()
+    }
+  })
+})
