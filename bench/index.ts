@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { chatFirstToken } from './chat'
+import { webhookBench } from './calls-webhooks'
 import { dstAgreement } from './dst'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -209,7 +210,7 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -217,6 +218,10 @@ const results: boolean[] = []
 if (wanted('dst')) {
   console.log('\nBenchmark: daily call times across DST changes vs an independent oracle')
   results.push(dstAgreement())
+}
+if (wanted('webhooks')) {
+  console.log('\nBenchmark: Vapi webhooks duplicated, shuffled and dropped vs in-order delivery; the sweep; acknowledgement latency')
+  results.push(await webhookBench())
 }
 const serverBenchmarks = ['health', 'me', 'dashboard', 'sessions', 'hashing', 'chat']
 if (only.length > 0 && !serverBenchmarks.some((name) => only.includes(name))) {

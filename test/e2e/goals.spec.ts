@@ -404,6 +404,11 @@ test.describe('dashboard', () => {
       await new Promise((resolve) => setTimeout(resolve, 800))
       await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ calls }) })
     })
+    // Calls Completed counts every completed call, not only the five listed.
+    await page.route('**/api/dashboard/stats', async (route) => {
+      const response = await route.fetch()
+      await route.fulfill({ response, json: { ...(await response.json()), callsCompleted: 12 } })
+    })
     await page.goto('/dashboard')
     await expect(page.getByText('Loading your dashboard...')).toBeVisible()
 
@@ -423,7 +428,7 @@ test.describe('dashboard', () => {
     expect(await completed.evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe(
       await noAnswer.evaluate((el) => getComputedStyle(el).backgroundColor),
     )
-    await expect(statCard(page, 'Calls Completed')).toContainText('5')
+    await expect(statCard(page, 'Calls Completed')).toContainText('12')
     // No goals yet: nothing to focus on, and every area at 0.
     await expect(page.getByText('Great job! All areas are well balanced.')).toBeVisible()
     await expect(statCard(page, 'Overall Score')).toContainText('0/10')

@@ -182,10 +182,11 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
       events.push({ type: EVENT_OF[target] ?? target, at: observation.at, detail: null })
     }
   }
-  // A status that arrives late (ringing after answered) moves nothing, but it happened: the
-  // timeline keeps it, once (the webhook inbox applies each call's status once).
+  // A status that arrives late (ringing after answered), or that the dialler already recorded
+  // (queued), moves nothing, but it happened: the timeline keeps it, once (the webhook inbox
+  // applies each call's status once).
   if (target && !isFinalCallStatus(target) && RANK[target] <= RANK[current] && observation.source === 'webhook' && target !== 'dialling' && target !== 'scheduled') {
-    events.push({ type: EVENT_OF[target] ?? target, at: observation.at, detail: { late: true } })
+    events.push({ type: EVENT_OF[target] ?? target, at: observation.at, detail: RANK[target] < RANK[current] ? { late: true } : null })
   }
   if (observation.startedAt && !call.startedAt && !set.startedAt) set.startedAt = observation.startedAt
 

@@ -116,10 +116,10 @@ export function DashboardPage() {
             state={statsFailed ? 'failed' : stats.isSuccess ? 'ready' : 'loading'}
             value={stats.data?.daysActive ?? 0}
           />
-          {/* Every completed call, not only the five listed below. */}
+          {/* Every completed call, not only the five listed below; a dash while the calls cannot be loaded. */}
           <StatCard
             title="Calls Completed"
-            state={statsFailed ? 'failed' : stats.isSuccess ? 'ready' : 'loading'}
+            state={statsFailed || callsFailed ? 'failed' : stats.isSuccess ? 'ready' : 'loading'}
             value={stats.data?.callsCompleted ?? 0}
           />
           <StatCard title="Life Areas" state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'} value={goals.data ? lifeAreaCount(goals.data) : 0} />
