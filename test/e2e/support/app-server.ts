@@ -11,12 +11,20 @@ export type AppServer = { baseUrl: string; stop(): Promise<void> }
  * or Vapi pointed at a fake): the real entry on a random port, a fresh DATA_DIR (or the given one,
  * which a spec may have seeded and then owns), the e2e mail sink.
  */
-export async function startAppServer(env: Record<string, string>, options: { dataDir?: string } = {}): Promise<AppServer> {
+export function startAppServer(env: Record<string, string>, options: { dataDir?: string } = {}): Promise<AppServer> {
+  return spawnAppServer('server/index.ts', env, options)
+}
+
+/**
+ * Runs `entry` (server/index.ts, or a test-support entry that builds the same app) with the e2e
+ * environment on a random port, and resolves once its /api/health answers.
+ */
+export async function spawnAppServer(entry: string, env: Record<string, string>, options: { dataDir?: string } = {}): Promise<AppServer> {
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mc-e2e-server-'))
   let stderr = ''
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/index.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -21,16 +21,16 @@ export async function confirmEmailViaApi(page: Page, email: string, origin = pro
  * Signs a new user up through the API from the page's own context (so the browser holds the
  * session cookie), optionally with the email confirmed and paid through testing mode (which the
  * server allows only for a confirmed email, so `paid` confirms it). For tests whose subject is
- * not sign-up.
+ * not sign-up. `origin` names another server than the suite's (a spec's own).
  */
 export async function signUpViaApi(
   page: Page,
-  options: { paid?: PlanId; confirmed?: boolean; fullName?: string; partnerProgram?: string } = {},
+  options: { paid?: PlanId; confirmed?: boolean; fullName?: string; partnerProgram?: string; origin?: string } = {},
 ): Promise<TestUser> {
-  const origin = process.env.E2E_BASE_URL
+  const origin = options.origin ?? process.env.E2E_BASE_URL
   if (!origin) throw new Error('E2E_BASE_URL is not set: run the browser tests through playwright.config.ts')
   const user = { email: uniqueEmail(), password: 'steady-maple-lantern-42', fullName: options.fullName ?? 'Jordan Rivera' }
-  const signup = await page.request.post('/api/auth/signup', {
+  const signup = await page.request.post(`${origin}/api/auth/signup`, {
     headers: { origin },
     data: {
       fullName: user.fullName,
@@ -46,7 +46,7 @@ export async function signUpViaApi(
   if (signup.status() !== 201) throw new Error(`sign-up failed: ${signup.status()} ${await signup.text()}`)
   if (options.confirmed ?? Boolean(options.paid)) await confirmEmailViaApi(page, user.email, origin)
   if (options.paid) {
-    const paid = await page.request.post('/api/billing/testing-activation', { headers: { origin }, data: { plan: options.paid } })
+    const paid = await page.request.post(`${origin}/api/billing/testing-activation`, { headers: { origin }, data: { plan: options.paid } })
     if (paid.status() !== 200) throw new Error(`testing activation failed: ${paid.status()} ${await paid.text()}`)
   }
   return user
