@@ -258,6 +258,21 @@ describe('webhooks', () => {
   })
 })
 
+describe('a lost end-of-call report', () => {
+  it('is fetched by the sweep once the call has ended', async () => {
+    fake.calls.configureWebhooks({ dropTypes: ['end-of-call-report'] })
+    const { user } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:05:00Z'))
+    const [ended] = await callsOf(user.id)
+    expect(ended).toMatchObject({ completionStatus: 'completed', summary: null, reportAt: null })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    const [call] = await callsOf(user.id)
+    expect(call!.summary).toEqual(expect.any(String))
+    expect(call!.areasDiscussed.length).toBeGreaterThan(0)
+    expect(await timelineOf(call!.id)).toContain('report')
+  })
+})
+
 describe('faults', () => {
   it('reconciles a call Vapi created but answered with a 5xx: one call, no second dial', async () => {
     fake.inject('POST /call', { kind: 'status', status: 503, commit: true }, 1)

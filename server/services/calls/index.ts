@@ -21,7 +21,7 @@ import { eligibilityOf, loadCallPerson } from './person'
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
 import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
-import { abandonedClaims, overdueCalls } from './sweep'
+import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, type DueCall } from './tick'
 import { markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
 
@@ -202,7 +202,7 @@ export function createCalls(deps: CallsDeps) {
       let settled = 0
       const vapi = deps.vapi
       if (!vapi) return { events: pending.length, asked, finished, settled }
-      for (const call of await overdueCalls(db, now)) {
+      for (const call of [...(await overdueCalls(db, now)), ...(await callsMissingReport(db, now))]) {
         asked++
         try {
           const record = await vapi.get(call.vapiCallId!)

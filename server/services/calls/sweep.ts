@@ -34,6 +34,31 @@ export async function overdueCalls(db: DbExecutor, now: Date): Promise<CoachingC
     .limit(SWEEP_BATCH)
 }
 
+/** How long after a call ended the sweep keeps asking Vapi for a report that never came. */
+export const REPORT_WAIT_MS = 60 * 60_000
+
+/**
+ * Calls that ended (their status came) but whose end-of-call report did not, 5 minutes to an hour
+ * after they ended: the report's webhook may have been lost (a call that never connected may have
+ * none; the sweep stops asking after the hour).
+ */
+export async function callsMissingReport(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
+  return db
+    .select()
+    .from(coachingCalls)
+    .where(
+      and(
+        inArray(coachingCalls.completionStatus, ['completed', 'no_answer', 'busy', 'voicemail', 'failed']),
+        isNotNull(coachingCalls.vapiCallId),
+        isNull(coachingCalls.reportAt),
+        lt(coachingCalls.endedAt, new Date(now.getTime() - SWEEP_GRACE_MS)),
+        sql`${coachingCalls.endedAt} > ${new Date(now.getTime() - REPORT_WAIT_MS).toISOString()}::timestamptz`,
+      ),
+    )
+    .orderBy(asc(coachingCalls.endedAt))
+    .limit(SWEEP_BATCH)
+}
+
 /** Claims left dialling with no call id, no holder, and older than the tick's catch-up window. */
 export async function abandonedClaims(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
   const before = new Date(now.getTime() - TICK_LOOKBACK_MS - SWEEP_GRACE_MS)
