@@ -99,3 +99,17 @@ export type UpdateCallSchedule = z.infer<typeof UpdateCallScheduleSchema>
 
 export const CallNowResponseSchema = z.object({ callId: text() })
 export type CallNowResponse = z.infer<typeof CallNowResponseSchema>
+
+/** The diagnostics page's daily-calls section: whether calls can be placed, and provider problems. */
+export const CallsDiagnosticsResponseSchema = z.object({
+  configured: z.boolean(),
+  /** Where Vapi must send its server messages. */
+  webhookUrl: text(),
+  /** How the webhook authenticates Vapi. */
+  webhookAuth: z.enum(['secret', 'hmac']).nullable(),
+  /** Calls that could not be placed or started for a reason on our side (account, assistant, number) in the last 24 hours, across all members, by reason. */
+  problems: z.array(z.object({ reason: text(), count: z.number().int(), lastAt: text() })),
+  /** The signed-in person's latest call. */
+  lastCall: z.object({ id: text(), callDate: text(), completionStatus: text(), endedReason: text().nullable() }).nullable(),
+})
+export type CallsDiagnosticsResponse = z.infer<typeof CallsDiagnosticsResponseSchema>

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { CallDetailResponseSchema, CallScheduleResponseSchema, NextCallResponseSchema, UpdateCallScheduleSchema } from '#common/calls'
+import { CallDetailResponseSchema, CallScheduleResponseSchema, CallsDiagnosticsResponseSchema, NextCallResponseSchema, UpdateCallScheduleSchema } from '#common/calls'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
 
@@ -21,6 +21,20 @@ const CallParamsSchema = z.object({ id: text() })
  */
 const callsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls } = app.services
+
+  app.get(
+    '/api/calls/diagnostics',
+    {
+      schema: {
+        tags: ['calls'],
+        summary:
+          "The diagnostics page's daily-calls section: whether calls can be placed, the webhook URL, failures on our side in the last 24 hours by reason, and the user's latest call",
+        response: { 200: CallsDiagnosticsResponseSchema, ...errors },
+      },
+      config: { auth: 'paid', cache: 'no-store' },
+    },
+    async (request) => calls.diagnostics(request.user.id),
+  )
 
   app.get(
     '/api/calls/next',

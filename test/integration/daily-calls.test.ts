@@ -301,6 +301,19 @@ describe('faults', () => {
     expect(dialsTo(phone)).toHaveLength(0)
     const [call] = await callsOf(user.id)
     expect(call).toMatchObject({ completionStatus: 'failed', endedReason: 'vapi-refused-400' })
+
+    // The diagnostics page shows it: counted by reason, with no one's data; and the viewer's own last call.
+    const viewer = await signedInUser(app, { paid: 'basic' })
+    const response = await app.inject({ method: 'GET', url: '/api/calls/diagnostics', headers: viewer.headers })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({
+      configured: true,
+      webhookUrl: `http://127.0.0.1:${port}/api/webhooks/vapi`,
+      webhookAuth: 'secret',
+      problems: [{ reason: 'vapi-refused-400', count: 1 }],
+      lastCall: null,
+    })
+    expect(JSON.stringify(response.json())).not.toContain(user.id)
   })
 })
 

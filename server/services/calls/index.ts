@@ -13,6 +13,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
 import { dashboardStats, recentCalls } from './calls'
+import { callsDiagnostics } from './diagnostics'
 import { callDetail } from './detail'
 import { PLAN_CALLS } from './entitlements'
 import { placeCall, type DiallerDeps, type PlaceCallRequest } from './dialler'
@@ -149,6 +150,13 @@ export function createCalls(deps: CallsDeps) {
     getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
     updateSchedule: (userId: string, input: UpdateCallSchedule) => updateCallScheduleSettings(db, userId, input, clock.now()),
     schedule: (userId: string) => getCallSchedule(db, userId),
+    /** The diagnostics page's daily-calls section. */
+    diagnostics: (userId: string) =>
+      callsDiagnostics(db, userId, clock.now(), {
+        configured: deps.vapi !== undefined && deps.webhookAuth !== undefined,
+        webhookUrl: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`,
+        webhookAuth: deps.webhookAuth?.mode ?? null,
+      }),
 
     /** The tick: enqueues the calls and retries due soon (or missed). */
     async tick(): Promise<{ calls: number; retries: number; failed: number }> {

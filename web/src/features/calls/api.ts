@@ -7,6 +7,7 @@ import {
   CallDetailResponseSchema,
   CallNowResponseSchema,
   CallScheduleResponseSchema,
+  CallsDiagnosticsResponseSchema,
   NextCallResponseSchema,
   type CallNowResponse,
   type CallScheduleResponse,
@@ -22,6 +23,15 @@ export const callsKeys = {
 }
 
 const withRetry = { retry: shouldRetryDashboardLoad, retryDelay: (failureCount: number) => dashboardRetryDelay(failureCount) }
+
+/** The diagnostics page's daily-calls section. */
+export const callsDiagnosticsQueryOptions = () =>
+  queryOptions({
+    queryKey: ['calls', 'diagnostics'] as const,
+    queryFn: ({ signal }) => api.get('/api/calls/diagnostics', CallsDiagnosticsResponseSchema, { signal }),
+    staleTime: 0,
+    retry: false,
+  })
 
 export const nextCallQueryOptions = () =>
   queryOptions({

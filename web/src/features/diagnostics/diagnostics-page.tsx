@@ -19,6 +19,7 @@ import { toast } from '../../lib/toast'
 import { meQueryOptions, type SessionUser } from '../auth/api'
 import { LogoutButton } from '../auth/components/logout-button'
 import { SessionGate } from '../auth/components/session-gate'
+import { callsDiagnosticsQueryOptions } from '../calls/api'
 import { callFunction, FUNCTION_TESTS, type FunctionResult, type FunctionTest } from './api'
 
 type Result = { state: 'idle' } | { state: 'loading' } | FunctionResult
@@ -128,7 +129,62 @@ function Diagnostics({ user }: { user: SessionUser }) {
           </li>
         ))}
       </ul>
+
+      {user.hasSubscription ? <DailyCallsCard /> : null}
     </>
+  )
+}
+
+/** Whether daily calls can be placed here, and what failed on our side (Vapi account, assistant, number) in the last day. */
+function DailyCallsCard() {
+  const diagnostics = useQuery(callsDiagnosticsQueryOptions())
+  return (
+    <Card className="mt-8" role="region" aria-labelledby="daily-calls-title">
+      <CardHeader>
+        <CardTitle as="h2" id="daily-calls-title">
+          Daily calls
+        </CardTitle>
+        <CardDescription>Whether coaching calls can be placed, and problems with the voice provider in the last 24 hours.</CardDescription>
+      </CardHeader>
+      <CardContent aria-live="polite">
+        {diagnostics.isPending ? (
+          <Spinner label="Loading daily calls" showLabel />
+        ) : diagnostics.isError ? (
+          <p className="text-sm text-destructive" role="alert">
+            Unable to load the daily calls' status.
+          </p>
+        ) : (
+          <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+            <dt className="font-medium">Configured</dt>
+            <dd>{diagnostics.data.configured ? 'Yes' : 'No: calls are not placed on this server'}</dd>
+            <dt className="font-medium">Webhook URL</dt>
+            <dd className="break-all font-mono">{diagnostics.data.webhookUrl}</dd>
+            <dt className="font-medium">Webhook authentication</dt>
+            <dd>{diagnostics.data.webhookAuth === 'hmac' ? 'HMAC signature' : diagnostics.data.webhookAuth === 'secret' ? 'X-Vapi-Secret header' : 'Not set'}</dd>
+            <dt className="font-medium">Problems (24 hours)</dt>
+            <dd>
+              {diagnostics.data.problems.length === 0 ? (
+                'None'
+              ) : (
+                <ul className="grid gap-1">
+                  {diagnostics.data.problems.map((problem) => (
+                    <li key={problem.reason}>
+                      <span className="font-mono">{problem.reason}</span>: {problem.count}, last at {new Date(problem.lastAt).toLocaleString()}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </dd>
+            <dt className="font-medium">Your last call</dt>
+            <dd>
+              {diagnostics.data.lastCall
+                ? `${new Date(diagnostics.data.lastCall.callDate).toLocaleString()}: ${diagnostics.data.lastCall.completionStatus.replaceAll('_', ' ')}${diagnostics.data.lastCall.endedReason ? ` (${diagnostics.data.lastCall.endedReason})` : ''}`
+                : 'None yet'}
+            </dd>
+          </dl>
+        )}
+      </CardContent>
+    </Card>
   )
 }
 

@@ -1,0 +1,44 @@
+/**
+ * What the diagnostics page shows of the daily calls: whether they can be placed here, and the
+ * failures on our side (Vapi account, assistant, phone number) of the last day, counted by reason
+ * across all members (no one's data but counts), plus the signed-in person's own latest call.
+ */
+import { and, desc, eq, gte, max, or, sql, count } from 'drizzle-orm'
+import type { CallsDiagnosticsResponse } from '#common/calls'
+import type { DbExecutor } from '#server/db/client'
+import { coachingCalls } from '#server/db/schema'
+
+const DAY_MS = 86_400_000
+
+/** Ended reasons that mean our side failed: Vapi refused the dial, never confirmed it, or could not start the call. */
+const OUR_SIDE = or(
+  sql`${coachingCalls.endedReason} like 'call.start.error-%'`,
+  sql`${coachingCalls.endedReason} like 'vapi-refused-%'`,
+  sql`${coachingCalls.endedReason} in ('assistant-not-found', 'assistant-not-valid', 'vapi-unconfirmed', 'dial-abandoned', 'call-not-found')`,
+)
+
+export async function callsDiagnostics(
+  db: DbExecutor,
+  userId: string,
+  now: Date,
+  settings: Pick<CallsDiagnosticsResponse, 'configured' | 'webhookUrl' | 'webhookAuth'>,
+): Promise<CallsDiagnosticsResponse> {
+  const problems = await db
+    .select({ reason: coachingCalls.endedReason, count: count(), lastAt: max(coachingCalls.endedAt) })
+    .from(coachingCalls)
+    .where(and(OUR_SIDE, gte(coachingCalls.endedAt, new Date(now.getTime() - DAY_MS))))
+    .groupBy(coachingCalls.endedReason)
+    .orderBy(desc(count()))
+    .limit(20)
+  const [last] = await db
+    .select({ id: coachingCalls.id, callDate: coachingCalls.callDate, completionStatus: coachingCalls.completionStatus, endedReason: coachingCalls.endedReason })
+    .from(coachingCalls)
+    .where(eq(coachingCalls.userId, userId))
+    .orderBy(desc(coachingCalls.callDate))
+    .limit(1)
+  return {
+    ...settings,
+    problems: problems.map((row) => ({ reason: row.reason ?? 'unknown', count: Number(row.count), lastAt: (row.lastAt ?? now).toISOString() })),
+    lastCall: last ? { ...last, callDate: last.callDate.toISOString() } : null,
+  }
+}
