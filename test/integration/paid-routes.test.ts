@@ -38,6 +38,7 @@ function paidRequests({ conversationId, callId }: { conversationId: string; call
     { route: 'PUT /api/goals', request: { method: 'PUT', url: '/api/goals', payload: emptyGoalsForm() } },
     { route: 'GET /api/calls/recent', request: { method: 'GET', url: '/api/calls/recent' } },
     { route: 'GET /api/dashboard/stats', request: { method: 'GET', url: '/api/dashboard/stats' } },
+    { route: 'GET /api/calls/diagnostics', request: { method: 'GET', url: '/api/calls/diagnostics' } },
     { route: 'GET /api/calls/next', request: { method: 'GET', url: '/api/calls/next' } },
     { route: 'GET /api/calls/schedule', request: { method: 'GET', url: '/api/calls/schedule' } },
     {
