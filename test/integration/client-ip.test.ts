@@ -128,6 +128,17 @@ describe('IPv6 clients', () => {
     expect(other.statusCode).toBe(200)
   })
 
+  it('are one client per /64 for the global limit of 1,000 requests a minute (in memory)', async () => {
+    const app = await appWith()
+    const from = async (ip: string) => (await app.inject({ method: 'GET', url: '/api/test/ip', headers: { 'x-forwarded-for': ip } })).statusCode
+    const statuses = new Set<number>()
+    for (let i = 0; i < 1000; i++) statuses.add(await from(`2001:db8:cc:1::${(i % 4096).toString(16)}`))
+    expect([...statuses]).toEqual([200])
+    expect(await from('2001:db8:cc:1:ffff::1')).toBe(429)
+    expect(await from('2001:db8:cc:2::1')).toBe(200)
+    expect(await from('198.51.100.77')).toBe(200)
+  })
+
   it('are one network for the sign-up limit: rotating addresses inside one /64 buys no more accounts', async () => {
     const app = await appWith()
     const statuses: number[] = []
