@@ -46,14 +46,14 @@ describe('batchedLogDestination', () => {
     destination.end()
   })
 
-  it('writes a batch as soon as 8 KB of lines wait, all of it in one write, in order', async () => {
+  it("writes a batch as soon as a batch's worth of lines wait, all of it in one write, in order", async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
     const path = file()
     const destination = batchedLogDestination(path)
     await new Promise((resolve) => destination.once('ready', resolve))
     const writes: number[] = []
     destination.on('write', (bytes: number) => writes.push(bytes))
-    const lines = Array.from({ length: 100 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(80)}"}\n`)
+    const lines = Array.from({ length: Math.ceil((LOG_BATCH_BYTES * 1.2) / 90) }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(80)}"}\n`)
     const total = lines.reduce((sum, line) => sum + line.length, 0)
     const full = lines.findIndex((_, i) => lines.slice(0, i + 1).join('').length >= LOG_BATCH_BYTES)
     const written = new Promise((resolve) => destination.once('write', resolve))
