@@ -18,8 +18,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Rounds of the benchmarks that are not app-vs-bare pairs (hashing). */
 const ROUNDS = 3
 /** Pairs of rounds per app-vs-bare comparison, and seconds per round. */
-const PAIRS = Number(process.env.BENCH_PAIRS ?? 12)
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 2)
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 20)
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 1)
 const CONNECTIONS = 20
 const CLIENTS = 4096
 
