@@ -1,6 +1,10 @@
 /**
  * `npm run bench`: each benchmark prints its figures and the ratio to a baseline measured in the
- * same run, alternating the two three times and reporting medians (these machines are noisy).
+ * same run. App-vs-bare comparisons run many short rounds in pairs (bare, app / app, bare, the
+ * order alternating), read the servers' CPU time around each round, and report the median of the
+ * per-pair ratios with its interquartile range: on these noisy 2-core machines a long round
+ * measures the neighbours as much as the server, two adjacent short rounds see nearly the same
+ * machine, and CPU per request moves far less with other load than req/s (README, "Performance").
  */
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -12,13 +16,28 @@ import { webhookBench } from './calls-webhooks'
 import { dstAgreement } from './dst'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+/** Rounds of the benchmarks that are not app-vs-bare pairs (hashing). */
 const ROUNDS = 3
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 5)
+/** Pairs of rounds per app-vs-bare comparison, and seconds per round. */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 20)
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 1)
 const CONNECTIONS = 20
 const CLIENTS = 4096
 
-type Result = { rps: number; p99: number }
-type Servers = { app: number; bare: number; driver: string; cookie: string; dashboardCookie: string; sessionId: string; email: string; password: string; stop(): Promise<void> }
+type Result = { rps: number; p99: number; requests: number }
+type Servers = {
+  app: number
+  bare: number
+  driver: string
+  cookie: string
+  dashboardCookie: string
+  sessionId: string
+  email: string
+  password: string
+  /** CPU time (all threads) the servers' process has used so far, in microseconds. */
+  cpuMicros(): Promise<number>
+  stop(): Promise<void>
+}
 
 async function load(url: string, options: { connections?: number; duration?: number; headers?: Record<string, string> } = {}): Promise<Result> {
   let n = 0
@@ -41,12 +60,20 @@ async function load(url: string, options: { connections?: number; duration?: num
     ],
   })
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
-  return { rps: result.requests.average, p99: result.latency.p99 }
+  return { rps: result.requests.total / result.duration, p99: result.latency.p99, requests: result.requests.total }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+/** The q-quantile (0..1) of values, interpolating between neighbours (so the median of an even count is the mean of the middle two). */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (sorted.length - 1) * q
+  const low = Math.floor(at)
+  const high = Math.ceil(at)
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
+}
 const ok = (pass: boolean) => (pass ? 'OK' : 'BELOW GOAL')
-
+const spread = (values: number[]) => `${quantile(values, 0.5).toFixed(2)} (IQR ${quantile(values, 0.25).toFixed(2)}-${quantile(values, 0.75).toFixed(2)})`
 /** PostgreSQL when one answers (DATABASE_URL or 127.0.0.1), else the embedded PGlite. */
 async function benchDatabase(): Promise<{ url: string | undefined; admin: postgres.Sql | undefined; drop(): Promise<void> }> {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -76,14 +103,20 @@ async function startServers(databaseUrl: string | undefined): Promise<Servers> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/servers.ts'], {
     cwd: ROOT,
     env: { ...process.env, BENCH_DATABASE_URL: databaseUrl ?? '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)))
   })
   return {
-    ...(JSON.parse(line) as Omit<Servers, 'stop'>),
+    ...(JSON.parse(line) as Omit<Servers, 'cpuMicros' | 'stop'>),
+    // Asked between rounds, over the IPC channel: the process's own getrusage (every thread, µs).
+    cpuMicros: () =>
+      new Promise<number>((resolve) => {
+        child.once('message', (message) => resolve((message as { cpuMicros: number }).cpuMicros))
+        child.send('cpu')
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve())
@@ -92,25 +125,64 @@ async function startServers(databaseUrl: string | undefined): Promise<Servers> {
   }
 }
 
-/** App vs bare, alternating ROUNDS times; medians and their ratio. */
-async function compare(label: string, appUrl: string, bareUrl: string, goal: number, headers?: Record<string, string>) {
-  await load(appUrl, { headers, duration: 2 }) // warm-up
-  await load(bareUrl, { headers, duration: 2 })
-  const app: Result[] = []
-  const bare: Result[] = []
-  for (let round = 1; round <= ROUNDS; round++) {
-    bare.push(await load(bareUrl, { headers }))
-    app.push(await load(appUrl, { headers }))
-    console.log(`  round ${round}: bare ${bare.at(-1)!.rps.toFixed(0)} req/s, app ${app.at(-1)!.rps.toFixed(0)} req/s`)
+type Round = Result & { cpuPerRequest: number }
+
+/** One round of load on one server, with the CPU time the servers' process spent per request (µs). */
+async function measureRound(servers: Servers, url: string, options: { connections: number; headers?: Record<string, string> }): Promise<Round> {
+  const before = await servers.cpuMicros()
+  const result = await load(url, options)
+  const cpu = (await servers.cpuMicros()) - before
+  return { ...result, cpuPerRequest: cpu / result.requests }
+}
+
+type Comparison = { app: Round[]; bare: Round[]; cpuRatios: number[]; rpsRatios: number[]; ratio: number }
+
+/**
+ * App vs bare in PAIRS pairs of short rounds, the order alternating (bare, app / app, bare) so a
+ * drift in the machine's load weighs on both alike. Per pair: the CPU ratio (bare's server CPU per
+ * request over the app's: the throughput ratio the app reaches when the server's CPU is what limits
+ * it) and the throughput ratio (app req/s over bare req/s). The figure is the median CPU ratio.
+ */
+async function compare(servers: Servers, appUrl: string, bareUrl: string, options: { connections?: number; headers?: Record<string, string> } = {}): Promise<Comparison> {
+  const connections = options.connections ?? CONNECTIONS
+  await load(appUrl, { ...options, connections, duration: 2 }) // warm-up
+  await load(bareUrl, { ...options, connections, duration: 2 })
+  const app: Round[] = []
+  const bare: Round[] = []
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    if (pair % 2 === 1) {
+      bare.push(await measureRound(servers, bareUrl, { ...options, connections }))
+      app.push(await measureRound(servers, appUrl, { ...options, connections }))
+    } else {
+      app.push(await measureRound(servers, appUrl, { ...options, connections }))
+      bare.push(await measureRound(servers, bareUrl, { ...options, connections }))
+    }
+    const [a, b] = [app.at(-1)!, bare.at(-1)!]
+    console.log(
+      `  pair ${pair}: bare ${b.rps.toFixed(0)} req/s ${b.cpuPerRequest.toFixed(0)} µs CPU/req, app ${a.rps.toFixed(0)} req/s ` +
+        `${a.cpuPerRequest.toFixed(0)} µs CPU/req (p99 ${a.p99} ms): ratio ${(b.cpuPerRequest / a.cpuPerRequest).toFixed(2)} (throughput ${(a.rps / b.rps).toFixed(2)})`,
+    )
   }
-  const appRps = median(app.map((r) => r.rps))
-  const bareRps = median(bare.map((r) => r.rps))
-  const ratio = appRps / bareRps
-  console.log(
-    `${label} (${CONNECTIONS} connections, ${DURATION_S}s x ${ROUNDS}): app ${appRps.toFixed(0)} req/s (p99 ${median(app.map((r) => r.p99))} ms), ` +
-      `bare Fastify ${bareRps.toFixed(0)} req/s (p99 ${median(bare.map((r) => r.p99))} ms), ratio ${ratio.toFixed(2)} (goal >= ${goal.toFixed(2)}) ${ok(ratio >= goal)}`,
+  const cpuRatios = app.map((a, i) => bare[i]!.cpuPerRequest / a.cpuPerRequest)
+  const rpsRatios = app.map((a, i) => a.rps / bare[i]!.rps)
+  return { app, bare, cpuRatios, rpsRatios, ratio: quantile(cpuRatios, 0.5) }
+}
+
+/** The one line a comparison prints: both servers' figures, the ratio with its spread, the goal. */
+function compareLine(label: string, connections: number, c: Comparison, goal: string, pass: boolean): string {
+  const figures = (rounds: Round[]) =>
+    `${quantile(rounds.map((r) => r.rps), 0.5).toFixed(0)} req/s, ${quantile(rounds.map((r) => r.cpuPerRequest), 0.5).toFixed(0)} µs CPU/req (p99 ${median(rounds.map((r) => r.p99))} ms)`
+  return (
+    `${label} (${connections} connections, ${PAIRS} pairs of ${DURATION_S}s rounds): app ${figures(c.app)}, bare Fastify ${figures(c.bare)}, ` +
+    `ratio ${spread(c.cpuRatios)} [throughput ratio ${spread(c.rpsRatios)}] (goal ${goal}) ${ok(pass)}`
   )
-  return ratio >= goal
+}
+
+async function compareTo(servers: Servers, label: string, path: string, goal: number, headers?: Record<string, string>): Promise<boolean> {
+  const c = await compare(servers, `http://127.0.0.1:${servers.app}${path}`, `http://127.0.0.1:${servers.bare}${path}`, { headers })
+  const pass = c.ratio >= goal
+  console.log(compareLine(label, CONNECTIONS, c, `>= ${goal.toFixed(2)}`, pass))
+  return pass
 }
 
 /** Session-row writes while one session makes 1,000 requests (renewal is written at most hourly). */
@@ -177,34 +249,19 @@ async function hashingInterference(servers: Servers): Promise<boolean> {
 /**
  * The dashboard's two loads (GET /api/goals, GET /api/calls/recent) for a paid user with full goals
  * and 5 calls, at 50 connections: app vs a bare Fastify route running the same SQL through the same
- * driver, alternating ROUNDS times. Goals: ratio >= 0.7 and app p99 < 25 ms, for each load.
+ * driver (compare). Goals: ratio >= 0.7 and app p99 < 25 ms, for each load.
  */
 async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   const connections = 50
-  const headers = { cookie: servers.dashboardCookie }
   const outcomes: boolean[] = []
   for (const path of ['/api/goals', '/api/calls/recent']) {
-    const appUrl = `http://127.0.0.1:${servers.app}${path}`
-    const bareUrl = `http://127.0.0.1:${servers.bare}${path}`
-    await load(appUrl, { headers, connections, duration: 2 }) // warm-up
-    await load(bareUrl, { headers, connections, duration: 2 })
-    const app: Result[] = []
-    const bare: Result[] = []
-    for (let round = 1; round <= ROUNDS; round++) {
-      bare.push(await load(bareUrl, { headers, connections }))
-      app.push(await load(appUrl, { headers, connections }))
-      console.log(`  round ${round}: bare ${bare.at(-1)!.rps.toFixed(0)} req/s, app ${app.at(-1)!.rps.toFixed(0)} req/s (p99 ${app.at(-1)!.p99} ms)`)
-    }
-    const appRps = median(app.map((r) => r.rps))
-    const bareRps = median(bare.map((r) => r.rps))
-    const ratio = appRps / bareRps
-    const p99 = median(app.map((r) => r.p99))
-    const pass = ratio >= 0.7 && p99 < 25
-    console.log(
-      `GET ${path} (${connections} connections, ${DURATION_S}s x ${ROUNDS}): app ${appRps.toFixed(0)} req/s (p99 ${p99} ms), ` +
-        `bare Fastify ${bareRps.toFixed(0)} req/s (p99 ${median(bare.map((r) => r.p99))} ms), ratio ${ratio.toFixed(2)} ` +
-        `(goal >= 0.70, p99 < 25 ms) ${ok(pass)}`,
-    )
+    const c = await compare(servers, `http://127.0.0.1:${servers.app}${path}`, `http://127.0.0.1:${servers.bare}${path}`, {
+      connections,
+      headers: { cookie: servers.dashboardCookie },
+    })
+    const p99 = median(c.app.map((r) => r.p99))
+    const pass = c.ratio >= 0.7 && p99 < 25
+    console.log(compareLine(`GET ${path}`, connections, c, '>= 0.70, p99 < 25 ms', pass))
     outcomes.push(pass)
   }
   return outcomes
@@ -234,11 +291,11 @@ try {
   console.log(`Database: ${servers.driver}`)
   if (wanted('health')) {
     console.log('\nBenchmark: GET /api/health through the full plugin stack vs a bare Fastify route')
-    results.push(await compare('GET /api/health', `http://127.0.0.1:${servers.app}/api/health`, `http://127.0.0.1:${servers.bare}/api/health`, 0.6))
+    results.push(await compareTo(servers, 'GET /api/health', '/api/health', 0.6))
   }
   if (wanted('me')) {
     console.log('\nBenchmark: authenticated GET /api/me vs a bare Fastify route running the same session and user queries')
-    results.push(await compare('GET /api/me', `http://127.0.0.1:${servers.app}/api/me`, `http://127.0.0.1:${servers.bare}/api/me`, 0.85, { cookie: servers.cookie }))
+    results.push(await compareTo(servers, 'GET /api/me', '/api/me', 0.85, { cookie: servers.cookie }))
   }
   if (wanted('dashboard')) {
     console.log("\nBenchmark: the dashboard's two loads (full goals, 5 calls) vs bare Fastify routes running the same SQL")

@@ -1,7 +1,8 @@
 /**
  * The servers under test, in a process of their own so the load generator does not share it:
  * the app's full plugin stack, and a bare Fastify doing the same work (the same queries through
- * the same driver) without it. Prints one JSON line with the ports and a signed-in session.
+ * the same driver) without it. Prints one JSON line with the ports and a signed-in session, and
+ * answers 'cpu' on the IPC channel with its CPU time so far.
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -120,6 +121,13 @@ console.log(
     password,
   }),
 )
+
+// The bench asks for this process's CPU time between rounds (every thread, from getrusage).
+process.on('message', (message) => {
+  if (message !== 'cpu') return
+  const { user, system } = process.cpuUsage()
+  process.send?.({ cpuMicros: user + system })
+})
 
 process.on('SIGTERM', async () => {
   await app.close()

@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/client'
 import { JOBS } from './jobs/index'
 import { deferredQueue, type Timers } from './jobs/in-process'
 import { systemClock, type Clock } from './lib/clock'
+import { trustProxyFunction } from './lib/ip'
 import { serializerCompiler } from './lib/serializer'
 import { serverLogger, type BatchedDestination } from './lib/logger'
 import auth from './plugins/auth'
@@ -112,10 +113,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (loopback by default).
-    trustProxy:
-      typeof config.trustProxy === 'number'
-        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
-        : config.trustProxy,
+    trustProxy: trustProxyFunction(config.trustProxy),
     logController: new OneLineLogController(),
     bodyLimit: 256 * 1024,
     connectionTimeout: 30_000,

@@ -10,6 +10,11 @@ const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreCt
 
 type Incr = FastifyRateLimitStore['incr']
 
+/** The library's in-memory store, as it makes it when given no store (an LRU of 5,000 keys). */
+export function memoryStore(): FastifyRateLimitStore {
+  return new LocalStore(false, false, undefined)
+}
+
 /**
  * A rate-limit store that counts in Redis and, while Redis cannot answer, in this process's memory:
  * a limit never fails open (every server then limits on its own until Redis is back).

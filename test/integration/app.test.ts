@@ -139,6 +139,36 @@ describe('rate limiting (Redis store)', () => {
     }
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 429])
     expect(responses[0]!.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'")
+    // Counted by the route's own limit only, not by the global one too.
+    expect(await redis.redis.exists(`${redis.prefix}rl:10.77.0.1`)).toBe(0)
+  })
+})
+
+describe('the global rate limit (Redis store)', () => {
+  it('allows 1,000 requests a minute per client address on a route without its own limit, then 429 with its headers', async () => {
+    const from = (ip: string) => app.inject({ method: 'GET', url: '/api/plans', headers: { 'x-forwarded-for': ip } })
+    const statuses = new Set<number>()
+    for (let i = 0; i < 1000; i++) statuses.add((await from('10.88.0.1')).statusCode)
+    expect([...statuses]).toEqual([200])
+    const refused = await from('10.88.0.1')
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['x-ratelimit-limit']).toBe('1000')
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0')
+    const reset = Number(refused.headers['x-ratelimit-reset'])
+    expect(reset).toBeGreaterThan(0)
+    expect(reset).toBeLessThanOrEqual(60)
+    expect(refused.headers['retry-after']).toBe(String(reset))
+    expect(refused.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'")
+    const body = ErrorBodySchema.parse(refused.json())
+    expect(body.error.code).toBe('RATE_LIMITED')
+    expect(body.error.message).toMatch(/^Too many requests\. Please try again in (1 minute|\d+ seconds?)\.$/)
+    // Counted in Redis, under the rate-limit namespace and the address.
+    expect(Number(await redis.redis.get(`${redis.prefix}rl:10.88.0.1`))).toBe(1001)
+    // Another address has its own allowance; a 2xx carries no counters.
+    const other = await from('10.88.0.2')
+    expect(other.statusCode).toBe(200)
+    expect(other.headers['x-ratelimit-limit']).toBeUndefined()
+    expect(other.headers['retry-after']).toBeUndefined()
   })
 })
 

@@ -1,6 +1,7 @@
+import proxyAddr from '@fastify/proxy-addr'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { clientNetwork } from '#server/lib/ip'
+import { clientNetwork, trustLoopback, trustProxyFunction } from '#server/lib/ip'
 import { SIGNUPS_PER_IP_PER_HOUR } from '#server/services/accounts'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -54,9 +55,64 @@ describe('client address', () => {
     expect(await ipSeen(app, '127.0.0.1', '203.0.113.7')).toBe('127.0.0.1')
   })
 
+  it('by default believes every loopback spelling proxy-addr believes, and nothing else', async () => {
+    const app = await appWith()
+    // Through a chain of loopback proxies, back to the first address that is not loopback.
+    expect(await ipSeen(app, '127.0.0.1', '203.0.113.7, 127.0.0.1')).toBe('203.0.113.7')
+    expect(await ipSeen(app, '127.0.0.1', '203.0.113.7, 127.4.5.6')).toBe('203.0.113.7')
+    expect(await ipSeen(app, '127.255.255.255', '203.0.113.7')).toBe('203.0.113.7')
+    expect(await ipSeen(app, '::1', '203.0.113.7')).toBe('203.0.113.7')
+    // Forms the fast path hands to proxy-addr: an IPv4-mapped peer, a hex hop.
+    expect(await ipSeen(app, '::ffff:127.0.0.1', '203.0.113.7')).toBe('203.0.113.7')
+    expect(await ipSeen(app, '127.0.0.1', '198.51.100.9, 0x7f.0.0.1')).toBe('198.51.100.9')
+    // Just outside 127.0.0.0/8 and ::1.
+    expect(await ipSeen(app, '128.0.0.1', '203.0.113.7')).toBe('128.0.0.1')
+    expect(await ipSeen(app, '126.255.255.255', '203.0.113.7')).toBe('126.255.255.255')
+    expect(await ipSeen(app, '::2', '203.0.113.7')).toBe('::2')
+    expect(await ipSeen(app, '127.0.0.1', '203.0.113.7, 10.0.0.1')).toBe('10.0.0.1')
+  })
+
   it('with a hop count, takes the address that many proxies back', async () => {
     const app = await appWith({ TRUST_PROXY: '1' })
     expect(await ipSeen(app, '10.0.0.5', '198.51.100.1, 203.0.113.9')).toBe('203.0.113.9')
+  })
+})
+
+describe('the default trust (loopback)', () => {
+  const spellings = [
+    '127.0.0.1', '127.0.0.0', '127.1.2.3', '127.255.255.255', '126.255.255.255', '128.0.0.0', '10.0.0.1', '203.0.113.7',
+    '1.127.0.0', '0.0.0.0', '255.255.255.255', '127.0.0.01', '127.1', '0x7f.0.0.1', '0177.0.0.1', '2130706433', '127.0.0.256',
+    '1270.0.0.1', ' 127.0.0.1', '127.0.0.1 ', '', 'localhost', 'garbage', '::1', '::2', '::', '0:0:0:0:0:0:0:1', '0::1',
+    '::0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::127.0.0.1', '64:ff9b::127.0.0.1', 'fe80::1%lo',
+    '::1%lo', '2001:db8::1', 'fd00::1', '::FFFF:127.0.0.1',
+  ]
+
+  it('answers exactly as proxy-addr does for every spelling of an address', () => {
+    const ours = trustProxyFunction(['loopback'])
+    const theirs = proxyAddr.compile(['loopback'])
+    for (const address of spellings) {
+      for (const hop of [0, 1, 3]) expect([address, hop, ours(address, hop)]).toEqual([address, hop, theirs(address, hop)])
+    }
+  })
+
+  it('decides dotted IPv4 addresses and ::1 itself, handing only other forms to proxy-addr', () => {
+    const asked: string[] = []
+    const trust = trustLoopback((address) => {
+      asked.push(address)
+      return false
+    })
+    expect(['127.0.0.1', '127.9.9.9', '10.0.0.5', '203.0.113.7', '::1'].map((address) => trust(address, 0))).toEqual([true, true, false, false, true])
+    expect(asked).toEqual([])
+    trust('::ffff:127.0.0.1', 0)
+    trust('0x7f.0.0.1', 1)
+    expect(asked).toEqual(['::ffff:127.0.0.1', '0x7f.0.0.1'])
+  })
+
+  it('is the fast matcher only for the default; named proxies and hop counts keep their own', () => {
+    const named = trustProxyFunction(['10.0.0.5', '10.2.0.0/16'])
+    expect([named('10.0.0.5', 0), named('10.2.3.4', 0), named('127.0.0.1', 0)]).toEqual([true, true, false])
+    const hops = trustProxyFunction(2)
+    expect([hops('203.0.113.7', 0), hops('203.0.113.7', 1), hops('127.0.0.1', 2)]).toEqual([true, true, false])
   })
 })
 
@@ -70,6 +126,17 @@ describe('IPv6 clients', () => {
     expect(statuses).toEqual([200, 200, 429])
     const other = await app.inject({ method: 'GET', url: '/api/test/limited', headers: { 'x-forwarded-for': '2001:db8:aa:2::1' } })
     expect(other.statusCode).toBe(200)
+  })
+
+  it('are one client per /64 for the global limit of 1,000 requests a minute (in memory)', async () => {
+    const app = await appWith()
+    const from = async (ip: string) => (await app.inject({ method: 'GET', url: '/api/test/ip', headers: { 'x-forwarded-for': ip } })).statusCode
+    const statuses = new Set<number>()
+    for (let i = 0; i < 1000; i++) statuses.add(await from(`2001:db8:cc:1::${(i % 4096).toString(16)}`))
+    expect([...statuses]).toEqual([200])
+    expect(await from('2001:db8:cc:1:ffff::1')).toBe(429)
+    expect(await from('2001:db8:cc:2::1')).toBe(200)
+    expect(await from('198.51.100.77')).toBe(200)
   })
 
   it('are one network for the sign-up limit: rotating addresses inside one /64 buys no more accounts', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildApp } from '#server/app'
-import { batchedLogDestination, LOG_FLUSH_MS, serverLogger } from '#server/lib/logger'
+import { batchedLogDestination, LOG_BATCH_BYTES, LOG_FLUSH_MS, serverLogger } from '#server/lib/logger'
 import { testConfig } from '../helpers/app'
 import { createTestDatabase } from '../helpers/db'
 
@@ -44,6 +44,40 @@ describe('batchedLogDestination', () => {
     }
     expect(writes).toEqual([line.length])
     destination.end()
+  })
+
+  it("writes a batch as soon as a batch's worth of lines wait, all of it in one write, in order", async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] })
+    const path = file()
+    const destination = batchedLogDestination(path)
+    await new Promise((resolve) => destination.once('ready', resolve))
+    const writes: number[] = []
+    destination.on('write', (bytes: number) => writes.push(bytes))
+    const lines = Array.from({ length: Math.ceil((LOG_BATCH_BYTES * 1.2) / 90) }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(80)}"}\n`)
+    const total = lines.reduce((sum, line) => sum + line.length, 0)
+    const full = lines.findIndex((_, i) => lines.slice(0, i + 1).join('').length >= LOG_BATCH_BYTES)
+    const written = new Promise((resolve) => destination.once('write', resolve))
+    for (const line of lines) destination.write(line)
+    await written // no timer moved: the full batch went at once
+    expect(writes).toEqual([lines.slice(0, full + 1).join('').length])
+    await destination.flushPending()
+    expect(writes.reduce((sum, bytes) => sum + bytes, 0)).toBe(total)
+    expect(readFileSync(path, 'utf8')).toBe(lines.join(''))
+    destination.end()
+  })
+
+  it('hands the lines it gathers to flushSync and end (pino calls them at exit)', async () => {
+    const path = file()
+    const destination = batchedLogDestination(path)
+    await new Promise((resolve) => destination.once('ready', resolve))
+    destination.write('{"msg":"one"}\n')
+    destination.flushSync()
+    expect(readFileSync(path, 'utf8')).toBe('{"msg":"one"}\n')
+    destination.write('{"msg":"two"}\n')
+    const closed = new Promise((resolve) => destination.once('close', resolve))
+    destination.end()
+    await closed
+    expect(readFileSync(path, 'utf8')).toBe('{"msg":"one"}\n{"msg":"two"}\n')
   })
 })
 
