@@ -23,7 +23,6 @@ import rateLimit from './plugins/rate-limit'
 import scheduler from './plugins/scheduler'
 import security from './plugins/security'
 import webApp from './plugins/web-app'
-import websocket from './plugins/websocket'
 import authRoutes from './routes/auth'
 import billingRoutes from './routes/billing'
 import callsRoutes from './routes/calls'
@@ -173,7 +172,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(csrf)
   await app.register(auth)
   await app.register(rateLimit, { nameSpace: `${overrides.redisPrefix ?? 'mc:'}rl:` })
-  await app.register(websocket)
   await app.register(openapi)
   await app.register(scheduler, { timers: overrides.timers, queue: inProcess })
 
