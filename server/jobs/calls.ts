@@ -55,7 +55,9 @@ export const vapiEvent = defineJob({
   name: 'vapi-event',
   queue: 'calls-events',
   trigger: 'enqueue',
-  concurrency: 20,
+  // Few at a time: each holds a database connection for its transaction, and the webhook's
+  // acknowledgement needs one too.
+  concurrency: 4,
   payload: z.object({ id: z.number().int().positive() }).strict(),
   attempts: 5,
   backoffMs: 2_000,

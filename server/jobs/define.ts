@@ -24,7 +24,7 @@ export type JobDefinition<P = unknown> = JobTrigger & {
   /** The BullMQ queue it runs on: one per kind of work, so each can be scaled or paused alone. */
   queue: string
   payload: z.ZodType<P>
-  /** Runs of this queue a BullMQ worker processes at once (default 1; the largest of a queue's jobs applies). */
+  /** Runs of this queue processed at once by a BullMQ worker and by the in-process runner (default 1; the largest of a queue's jobs applies). */
   concurrency?: number
   /** Tries in all (1: no retry); retries wait `backoffMs`, doubling each time. */
   attempts: number

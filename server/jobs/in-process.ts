@@ -72,10 +72,43 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
     armed.add(handle)
   }
 
+  // Runs of a queue at once, as a BullMQ worker takes them: the largest `concurrency` of the
+  // queue's jobs (default 1), so a burst of one kind of work never takes every database connection.
+  const limits = new Map<string, { running: number; max: number; queued: Array<() => void> }>()
+  for (const job of jobs) {
+    const limit = limits.get(job.queue) ?? { running: 0, max: 1, queued: [] }
+    limit.max = Math.max(limit.max, job.concurrency ?? 1)
+    limits.set(job.queue, limit)
+  }
+  /** A free slot of the queue at once (the run starts in this tick, as before), or one to wait for. */
+  function slot(queue: string): (() => void) | Promise<() => void> {
+    const limit = limits.get(queue)!
+    const release = () => {
+      limit.running--
+      limit.queued.shift()?.()
+    }
+    if (limit.running < limit.max) {
+      limit.running++
+      return release
+    }
+    return new Promise((resolve) =>
+      limit.queued.push(() => {
+        limit.running++
+        resolve(release)
+      }),
+    )
+  }
+
   /** One try of a run; schedules the next try after a failure while tries are left. */
   function attempt(job: AnyJobDefinition, payload: unknown, jobId: string, tryNumber: number): Promise<void> {
     const runLog = log.child({ job: job.name, jobId, attempt: tryNumber })
     const run = (async () => {
+      const free = slot(job.queue)
+      const release = typeof free === 'function' ? free : await free
+      if (stopped) {
+        release()
+        return
+      }
       try {
         await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber })
       } catch (error) {
@@ -90,6 +123,8 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
         } else {
           runLog.error({ err: error }, 'job failed')
         }
+      } finally {
+        release()
       }
     })()
     inFlight.add(run)

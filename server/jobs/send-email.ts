@@ -9,6 +9,8 @@ import { defineJob } from './define'
 export const sendEmail = defineJob({
   name: SEND_EMAIL_JOB,
   queue: 'email',
+  // Mail goes out a few at a time: one slow SMTP answer never holds up the rest.
+  concurrency: 5,
   trigger: 'enqueue',
   payload: AccountEmailSchema,
   attempts: 5,

@@ -117,6 +117,36 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     await runner.stop()
   })
 
+  it("runs at most the queue's concurrency at once, as a BullMQ worker does", async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const started: number[] = []
+    const held = defineJob({
+      name: 'held',
+      queue: 'test',
+      trigger: 'enqueue',
+      concurrency: 2,
+      payload: z.object({ n: z.number().int() }),
+      attempts: 1,
+      backoffMs: 1000,
+      async handler(_services, payload) {
+        started.push(payload.n)
+        await gate
+      },
+    })
+    const runner = startInProcessRunner({ jobs: [held], services: servicesOn(clock), log, timers })
+    for (const n of [1, 2, 3]) await runner.enqueue('held', { n })
+    advanceTo(clock.now())
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(started).toEqual([1, 2])
+    release()
+    await runner.drain()
+    expect(started).toEqual([1, 2, 3])
+    await runner.stop()
+  })
+
   it('checks the payload before queueing, delays a run, and adds nothing for a job id already waiting', async () => {
     const clock = fakeClock(at('2026-11-21T12:00:00Z'))
     const { timers, advanceTo } = manualTimers(clock)
