@@ -203,16 +203,7 @@ export async function webhookBench(): Promise<boolean> {
     const second = await startServer(env(faulty.url))
     servers.push(first, second)
 
-    // The reference: every stream once, in order.
-    await deliver(first.url, calls.flatMap((call) => streams.get(call.id)!))
-    // The faulty server: the first set three times each, shuffled; the second set with 10% dropped.
-    const next = random(13)
-    const duplicated = calls.filter((call) => call.set === 'duplicated').flatMap((call) => [...streams.get(call.id)!, ...streams.get(call.id)!, ...streams.get(call.id)!])
-    const dropped = calls.filter((call) => call.set === 'dropped').flatMap((call) => streams.get(call.id)!).filter(() => next() >= 0.1)
-    const deliveries = shuffle([...duplicated, ...dropped], next)
-    const latencies = await deliver(second.url, deliveries)
-
-    // Let both servers apply what they stored (the jobs run in-process), then sweep the faulty one as if 30 minutes had passed.
+    // Waits until a server has applied what it stored (its jobs run in-process).
     const settled = async (database: Database) => {
       for (let tries = 0; tries < 600; tries++) {
         const pending = await database.db.select({ id: vapiWebhookEvents.id }).from(vapiWebhookEvents).where(isNull(vapiWebhookEvents.processedAt)).limit(1)
@@ -220,7 +211,17 @@ export async function webhookBench(): Promise<boolean> {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     }
+    // The reference: every stream once, in order, applied before the measured run starts.
+    await deliver(first.url, calls.flatMap((call) => streams.get(call.id)!))
     await settled(reference.database)
+    // The faulty server: the first set three times each, shuffled; the second set with 10% dropped.
+    const next = random(13)
+    const duplicated = calls.filter((call) => call.set === 'duplicated').flatMap((call) => [...streams.get(call.id)!, ...streams.get(call.id)!, ...streams.get(call.id)!])
+    const dropped = calls.filter((call) => call.set === 'dropped').flatMap((call) => streams.get(call.id)!).filter(() => next() >= 0.1)
+    const deliveries = shuffle([...duplicated, ...dropped], next)
+    const latencies = await deliver(second.url, deliveries)
+
+    // Then sweep the faulty server's database as if 30 minutes had passed.
     await settled(faulty.database)
     const later = { now: () => new Date(Date.now() + 30 * 60_000) }
     const sweeper = createServices(loadConfig({ APP_URL: 'http://127.0.0.1:1', LOG_LEVEL: 'silent', ...env(faulty.url) }), { db: faulty.database.db, redis: undefined, clock: later, log })
