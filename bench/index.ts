@@ -7,6 +7,8 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
+import { callsFaults } from './calls-faults'
+import { callsPunctuality } from './calls-punctuality'
 import { chatFirstToken } from './chat'
 import { dstAgreement } from './dst'
 
@@ -209,7 +211,7 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, punctuality, faults). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -217,6 +219,14 @@ const results: boolean[] = []
 if (wanted('dst')) {
   console.log('\nBenchmark: daily call times across DST changes vs an independent oracle')
   results.push(dstAgreement())
+}
+if (wanted('punctuality')) {
+  console.log('\nBenchmark: daily calls punctuality (lateness of the dial at the fake Vapi, BullMQ and embedded)')
+  results.push(...(await callsPunctuality()))
+}
+if (wanted('faults')) {
+  console.log('\nBenchmark: daily calls exactly once under faults (workers killed, Redis restarted)')
+  results.push(await callsFaults())
 }
 const serverBenchmarks = ['health', 'me', 'dashboard', 'sessions', 'hashing', 'chat']
 if (only.length > 0 && !serverBenchmarks.some((name) => only.includes(name))) {
