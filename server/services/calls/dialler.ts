@@ -53,7 +53,7 @@ export type DiallerDeps = {
   server: DialRequest['server'] | undefined
   /** Applies an observation and enqueues what follows (a retry). */
   afterApply(applied: Applied): Promise<void>
-  eligibleAt(userId: string, at: Date): Promise<boolean>
+  eligibleAt(db: DbExecutor, userId: string, at: Date): Promise<boolean>
 }
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
