@@ -46,6 +46,8 @@ describe('a worker whose Redis restarted without its data', () => {
     try {
       const keys = async () => (await calls.getJobSchedulers()).map((scheduler) => scheduler.key).sort()
       expect(await keys()).toEqual(['calls-sweep', 'calls-tick'])
+      // BullMQ reads the tick's six-field pattern as the in-process runner does: half a minute off the minute.
+      expect(((await calls.getJobScheduler('calls-tick'))?.next ?? 0) % 60_000).toBe(30_000)
 
       // What a restart without persistence leaves: no schedulers (the other keys go too, but only
       // the schedulers have nothing else to bring them back), then a dropped connection.
