@@ -11,6 +11,8 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
+import { callsFaults } from './calls-faults'
+import { callsPunctuality } from './calls-punctuality'
 import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
 import { dstAgreement } from './dst'
@@ -267,7 +269,7 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, faults). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -279,6 +281,14 @@ if (wanted('dst')) {
 if (wanted('webhooks')) {
   console.log('\nBenchmark: Vapi webhooks duplicated, shuffled and dropped vs in-order delivery; the sweep; acknowledgement latency')
   results.push(await webhookBench())
+}
+if (wanted('punctuality')) {
+  console.log('\nBenchmark: daily calls punctuality (lateness of the dial at the fake Vapi, BullMQ and embedded)')
+  results.push(...(await callsPunctuality()))
+}
+if (wanted('faults')) {
+  console.log('\nBenchmark: daily calls exactly once under faults (workers killed, Redis restarted)')
+  results.push(await callsFaults())
 }
 const serverBenchmarks = ['health', 'me', 'dashboard', 'sessions', 'hashing', 'chat']
 if (only.length > 0 && !serverBenchmarks.some((name) => only.includes(name))) {

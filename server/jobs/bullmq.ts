@@ -46,17 +46,40 @@ export async function syncSchedulers(queue: Queue, jobs: readonly AnyJobDefiniti
   }
 }
 
-export type RunningWorkers = { workers: Worker[]; close(): Promise<void> }
+export type RunningWorkers = {
+  workers: Worker[]
+  /** Makes every queue's schedulers the registry's again (done at start and whenever Redis is back). */
+  syncSchedulers(): Promise<void>
+  close(): Promise<void>
+}
 
 /** Registers the schedulers and starts one worker per queue of the registry. */
 export async function startBullmqWorkers(options: BullmqOptions & { services: Services; log: Logger }): Promise<RunningWorkers> {
   const { jobs, connection, prefix, services, log } = options
   const byName = new Map(jobs.map((job) => [job.name, job]))
   const workers: Worker[] = []
+  const syncAll = async () => {
+    for (const name of queueNames(jobs)) {
+      const queue = new Queue(name, { connection, prefix })
+      try {
+        await syncSchedulers(queue, jobs)
+      } finally {
+        await queue.close()
+      }
+    }
+  }
+  await syncAll()
+  // A Redis that restarted without its data has lost the job schedulers with everything else, and
+  // nothing else would put them back: the calls-tick (which re-enqueues the lost delayed calls)
+  // and the sweep would never run again. Each reconnection of this worker registers them again.
+  const onReady = () => {
+    syncAll().then(
+      () => log.info('job schedulers registered again after Redis reconnected'),
+      (err: unknown) => log.error({ err }, 'could not register the job schedulers after Redis reconnected'),
+    )
+  }
+  connection.on('ready', onReady)
   for (const name of queueNames(jobs)) {
-    const queue = new Queue(name, { connection, prefix })
-    await syncSchedulers(queue, jobs)
-    await queue.close()
     const worker = new Worker(
       name,
       async (run) => {
@@ -76,7 +99,9 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
   await Promise.all(workers.map((worker) => worker.waitUntilReady()))
   return {
     workers,
+    syncSchedulers: syncAll,
     async close() {
+      connection.off('ready', onReady)
       await Promise.all(workers.map((worker) => worker.close()))
     },
   }

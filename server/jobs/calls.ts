@@ -11,7 +11,10 @@ import { defineJob } from './define'
 export const callsTick = defineJob({
   name: 'calls-tick',
   queue: 'calls',
-  schedule: { cron: '* * * * *', tz: 'UTC' },
+  // Every minute, half a minute off the minute: call times are whole minutes, and a tick on the
+  // minute would run in the middle of that minute's burst of dials (and enqueue again, as not
+  // claimed yet, every call being dialled at that moment).
+  schedule: { cron: '30 * * * * *', tz: 'UTC' },
   payload: z.object({}).strict(),
   attempts: 1,
   backoffMs: 1_000,

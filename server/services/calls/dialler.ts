@@ -11,14 +11,14 @@ import type { Logger } from 'pino'
 import { LIFE_AREAS } from '#common/domain'
 import { lifeAreaDefinition } from '#common/goals'
 import type { Db, DbExecutor } from '#server/db/client'
-import { coachingCalls, type CoachingCall } from '#server/db/schema'
+import { coachingCallEvents, coachingCalls, profiles, subscribers, users, type CoachingCall } from '#server/db/schema'
 import type { DialRequest, VapiCallRecord, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
-import { loadCoachContext } from '#server/services/chat'
+import { coachContextJson, loadCoachContext, toCoachContext, type CoachContext } from '#server/services/chat'
 import type { CallVariables } from './assistant'
 import { callDurationLimit, type CallSlot } from './entitlements'
 import { insideAllowedWindow } from './next-fire'
-import { eligibilityOf, loadCallPerson, type CallPerson } from './person'
+import { eligibilityOf, loadCallPerson, personColumns, toPerson, type CallPerson, type PersonRow } from './person'
 import { addCallEvent, applyObservation, type Applied } from './record'
 import { observationOfRecord } from './webhooks'
 
@@ -53,7 +53,7 @@ export type DiallerDeps = {
   server: DialRequest['server'] | undefined
   /** Applies an observation and enqueues what follows (a retry). */
   afterApply(applied: Applied): Promise<void>
-  eligibleAt(userId: string, at: Date): Promise<boolean>
+  eligibleAt(db: DbExecutor, userId: string, at: Date): Promise<boolean>
 }
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
@@ -69,20 +69,18 @@ export async function firstCallOfMonth(db: DbExecutor, userId: string, localDate
   return !row
 }
 
-/** The variables the assistant's prompt uses, from the person's goals as they are now. */
-export async function callVariables(
-  db: DbExecutor,
+/** What a call's dial needs of it (a claim row, or the values a new claim was written with). */
+export type ClaimedCall = Pick<CoachingCall, 'id' | 'userId' | 'slot' | 'kind' | 'localDate' | 'attempt' | 'maxDurationSeconds' | 'dialledAt'>
+
+type DialVariables = { values: CallVariables; firstName: string; phone: string | null }
+
+/** The variables the assistant's prompt uses, from the coach context and the last call's summary. */
+function variablesOf(
   person: CallPerson,
-  call: Pick<CoachingCall, 'id' | 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
-  now: Date,
-): Promise<{ values: CallVariables; firstName: string; phone: string | null }> {
-  const context = await loadCoachContext(db, person.userId, now)
-  const [previous] = await db
-    .select({ summary: coachingCalls.summary })
-    .from(coachingCalls)
-    .where(and(eq(coachingCalls.userId, person.userId), eq(coachingCalls.completionStatus, 'completed'), isNotNull(coachingCalls.summary)))
-    .orderBy(desc(coachingCalls.callDate))
-    .limit(1)
+  context: CoachContext | null,
+  previousSummary: string | null,
+  call: Pick<CoachingCall, 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
+): DialVariables {
   const focus = (context?.lowestAreas ?? []).map((area) => area.title)
   const callKind = call.kind === 'goal_session' ? 'monthly goal session' : call.slot === 'evening' ? 'evening check-in' : 'daily check-in'
   return {
@@ -94,7 +92,7 @@ export async function callVariables(
       focusAreas: focus.length > 0 ? focus.join(', ') : LIFE_AREAS.slice(0, 3).map((area) => lifeAreaDefinition(area).title).join(', '),
       goal90Days: context?.goal90Days ?? '',
       obstacles: context?.obstacles ?? '',
-      previousCallSummary: previous?.summary ?? '',
+      previousCallSummary: previousSummary ?? '',
       callKind,
       maxMinutes: String(Math.round((call.maxDurationSeconds ?? 300) / 60)),
       localDate: call.localDate ?? '',
@@ -103,84 +101,159 @@ export async function callVariables(
   }
 }
 
-type Claim = { call: CoachingCall; takenOver: boolean } | { outcome: PlaceOutcome }
+/** The summary of the person's last completed call, or null. */
+const previousSummaryOf = (userId: unknown) =>
+  sql<string | null>`(select ${coachingCalls.summary} from ${coachingCalls}
+    where ${coachingCalls.userId} = ${userId} and ${coachingCalls.completionStatus} = 'completed' and ${coachingCalls.summary} is not null
+    order by ${coachingCalls.callDate} desc limit 1)`
 
-/** Writes or takes over the claim of a call, or says why there is nothing to dial. */
-async function claim(deps: DiallerDeps, request: PlaceCallRequest, person: CallPerson, now: Date): Promise<Claim> {
+/** The variables the assistant's prompt uses, from the person's goals as they are now. */
+export async function callVariables(
+  db: DbExecutor,
+  person: CallPerson,
+  call: Pick<CoachingCall, 'id' | 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
+  now: Date,
+): Promise<DialVariables> {
+  const context = await loadCoachContext(db, person.userId, now)
+  const [previous] = await db
+    .select({ summary: coachingCalls.summary })
+    .from(coachingCalls)
+    .where(and(eq(coachingCalls.userId, person.userId), eq(coachingCalls.completionStatus, 'completed'), isNotNull(coachingCalls.summary)))
+    .orderBy(desc(coachingCalls.callDate))
+    .limit(1)
+  return variablesOf(person, context, previous?.summary ?? null, call)
+}
+
+/**
+ * Everything a daily call's dial reads, in one statement (a burst of calls on the same minute is
+ * dialled on time only if each dial costs few round trips): the person as the eligibility rules
+ * see them, the coach context, the last call's summary, and whether a call was placed already in
+ * the local month of `localDate` (the first one of a month is the goal session).
+ */
+async function readForDial(
+  db: DbExecutor,
+  userId: string,
+  localDate: string,
+  now: Date,
+): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; firstCallOfMonth: boolean } | null> {
+  const [row] = await db
+    .select({
+      ...personColumns,
+      context: coachContextJson(sql`${users.id}`),
+      previousSummary: previousSummaryOf(users.id),
+      placedThisMonth: sql<boolean>`exists (select 1 from ${coachingCalls}
+        where ${coachingCalls.userId} = ${users.id} and ${coachingCalls.dialledAt} is not null and to_char(${coachingCalls.localDate}, 'YYYY-MM') = ${localDate.slice(0, 7)})`,
+    })
+    .from(users)
+    .leftJoin(profiles, eq(profiles.id, users.id))
+    .leftJoin(subscribers, eq(subscribers.userId, users.id))
+    .where(eq(users.id, userId))
+    .limit(1)
+  if (!row) return null
+  const { context, previousSummary, placedThisMonth, ...personRow } = row
+  return { person: toPerson(personRow as PersonRow, now), context: toCoachContext(userId, context, now), previousSummary, firstCallOfMonth: placedThisMonth !== true }
+}
+
+type Claim = { call: ClaimedCall; takenOver: boolean } | { outcome: PlaceOutcome }
+
+type NewClaim = {
+  request: PlaceCallRequest & { localDate: string }
+  person: CallPerson
+  firstCallOfMonth: boolean
+  /** The number the call goes to (null: the dial fails, with the claim written). */
+  phone: string | null
+  now: Date
+}
+
+/**
+ * Writes the claim of a daily call in one statement: the row (unique on user, slot, local date
+ * and attempt: nothing is written when it exists), its 'scheduled' event (and 'skipped' with why,
+ * when the person may not be called), and, for a retry, the retry taken from the call it repeats.
+ * A claim that will be dialled carries its lease and the dial's instant. Returns the new call, the
+ * outcome when there is nothing to dial, or null when the claim exists already.
+ */
+async function insertClaim(db: DbExecutor, claim: NewClaim): Promise<Claim | null> {
+  const { request, person, now } = claim
+  const eligibility = eligibilityOf(person, now)
+  const window = request.attempt > 0 && !insideAllowedWindow(now, person.timeZone) ? 'outside_allowed_hours' : null
+  const plan = eligibility.eligible ? eligibility.plan : null
+  const limit = plan ? callDurationLimit(plan, claim.firstCallOfMonth && request.slot === 'daily') : null
+  const skipReason = !eligibility.eligible ? eligibility.reason : window
+  const dialledAt = skipReason || !claim.phone ? null : now
+  const kind = limit?.goalSession ? 'goal_session' : 'check_in'
+  const events = [
+    sql`(${'scheduled'}::text, ${request.dueAt.toISOString()}::timestamptz, ${request.attempt > 0 ? JSON.stringify({ attempt: request.attempt }) : null}::jsonb)`,
+    ...(skipReason ? [sql`(${'skipped'}::text, ${now.toISOString()}::timestamptz, ${JSON.stringify({ reason: skipReason })}::jsonb)`] : []),
+  ]
+  const retried =
+    request.attempt > 0
+      ? sql`, retried as (
+          update ${coachingCalls} set retry_at = null
+          where user_id = ${request.userId} and slot = ${request.slot} and local_date = ${request.localDate}::date and attempt = ${request.attempt - 1})`
+      : sql``
+  const result = await db.execute(sql`
+    with claim as (
+      insert into ${coachingCalls} (user_id, slot, local_date, attempt, call_date, time_zone, kind, max_duration_seconds, completion_status, skip_reason, dial_lease_until, dialled_at)
+      values (${request.userId}, ${request.slot}, ${request.localDate}::date, ${request.attempt}, ${request.dueAt.toISOString()}::timestamptz, ${person.timeZone}, ${kind},
+              ${limit?.seconds ?? null}::int, ${skipReason ? 'skipped' : 'dialling'}, ${skipReason}, ${skipReason ? null : new Date(now.getTime() + DIAL_LEASE_MS).toISOString()}::timestamptz,
+              ${dialledAt?.toISOString() ?? null}::timestamptz)
+      on conflict do nothing
+      returning id, user_id
+    ), events as (
+      insert into ${coachingCallEvents} (call_id, user_id, type, at, detail)
+      select claim.id, claim.user_id, e.type, e.at, e.detail from claim cross join (values ${sql.join(events, sql`, `)}) as e(type, at, detail)
+    )${retried}
+    select id from claim`)
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{ id: string }>
+  const id = rows[0]?.id
+  if (!id) return null
+  if (skipReason) return { outcome: 'skipped' }
+  const call: ClaimedCall = {
+    id,
+    userId: request.userId,
+    slot: request.slot,
+    kind,
+    localDate: request.localDate,
+    attempt: request.attempt,
+    maxDurationSeconds: limit?.seconds ?? null,
+    dialledAt,
+  }
+  return { call, takenOver: false }
+}
+
+/**
+ * A claim that exists already: nothing to do once it was dialled or settled; a claim left
+ * dialling whose lease ran out (its dialler died, or a test call waiting) is taken over.
+ */
+async function takeOver(deps: DiallerDeps, request: PlaceCallRequest, now: Date): Promise<Claim> {
   const { db } = deps
-  const lease = new Date(now.getTime() + DIAL_LEASE_MS)
-  return db.transaction(async (tx) => {
-    let existing: CoachingCall | undefined
-    if (request.callId) {
-      ;[existing] = await tx.select().from(coachingCalls).where(and(eq(coachingCalls.id, request.callId), eq(coachingCalls.userId, request.userId))).limit(1)
-      if (!existing) return { outcome: 'no_user' as const }
-    } else {
-      const eligibility = eligibilityOf(person, now)
-      const window = request.attempt > 0 && !insideAllowedWindow(now, person.timeZone) ? 'outside_allowed_hours' : null
-      const plan = eligibility.eligible ? eligibility.plan : null
-      const firstOfMonth = plan && request.localDate ? await firstCallOfMonth(tx, request.userId, request.localDate) : false
-      const limit = plan ? callDurationLimit(plan, firstOfMonth && request.slot === 'daily') : null
-      const skipReason = !eligibility.eligible ? eligibility.reason : window
-      const [inserted] = await tx
-        .insert(coachingCalls)
-        .values({
-          userId: request.userId,
-          slot: request.slot,
-          localDate: request.localDate,
-          attempt: request.attempt,
-          callDate: request.dueAt,
-          timeZone: person.timeZone,
-          kind: limit?.goalSession ? 'goal_session' : 'check_in',
-          maxDurationSeconds: limit?.seconds ?? null,
-          completionStatus: skipReason ? 'skipped' : 'dialling',
-          skipReason,
-          dialLeaseUntil: skipReason ? null : lease,
-        })
-        .onConflictDoNothing()
-        .returning()
-      if (request.attempt > 0 && request.localDate) {
-        // The call this one retries has had its retry taken.
-        await tx
-          .update(coachingCalls)
-          .set({ retryAt: null })
-          .where(and(eq(coachingCalls.userId, request.userId), eq(coachingCalls.slot, request.slot), eq(coachingCalls.localDate, request.localDate), eq(coachingCalls.attempt, request.attempt - 1)))
-      }
-      if (inserted) {
-        await addCallEvent(tx, inserted, 'scheduled', request.dueAt, request.attempt > 0 ? { attempt: request.attempt } : null)
-        if (skipReason) {
-          await addCallEvent(tx, inserted, 'skipped', now, { reason: skipReason })
-          return { outcome: 'skipped' as const }
-        }
-        return { call: inserted, takenOver: false }
-      }
-      ;[existing] = await tx
+  const [existing] = request.callId
+    ? await db.select().from(coachingCalls).where(and(eq(coachingCalls.id, request.callId), eq(coachingCalls.userId, request.userId))).limit(1)
+    : await db
         .select()
         .from(coachingCalls)
         .where(and(eq(coachingCalls.userId, request.userId), eq(coachingCalls.slot, request.slot), eq(coachingCalls.localDate, request.localDate!), eq(coachingCalls.attempt, request.attempt)))
         .limit(1)
-      if (!existing) return { outcome: 'duplicate' as const }
-    }
-    if (existing.completionStatus !== 'dialling' || existing.vapiCallId) return { outcome: 'duplicate' as const }
-    // A dialling claim whose lease has run out (its dialler died, or a test call waiting): take it over.
-    const [taken] = await tx
-      .update(coachingCalls)
-      .set({ dialLeaseUntil: lease, updatedAt: now })
-      .where(
-        and(
-          eq(coachingCalls.id, existing.id),
-          eq(coachingCalls.completionStatus, 'dialling'),
-          isNull(coachingCalls.vapiCallId),
-          or(isNull(coachingCalls.dialLeaseUntil), lt(coachingCalls.dialLeaseUntil, now)),
-        ),
-      )
-      .returning()
-    if (!taken) throw new DialLater(`call ${existing.id} is being dialled by another worker`)
-    return { call: taken, takenOver: true }
-  })
+  if (!existing) return { outcome: request.callId ? 'no_user' : 'duplicate' }
+  if (existing.completionStatus !== 'dialling' || existing.vapiCallId) return { outcome: 'duplicate' }
+  const [taken] = await db
+    .update(coachingCalls)
+    .set({ dialLeaseUntil: new Date(now.getTime() + DIAL_LEASE_MS), updatedAt: now })
+    .where(
+      and(
+        eq(coachingCalls.id, existing.id),
+        eq(coachingCalls.completionStatus, 'dialling'),
+        isNull(coachingCalls.vapiCallId),
+        or(isNull(coachingCalls.dialLeaseUntil), lt(coachingCalls.dialLeaseUntil, now)),
+      ),
+    )
+    .returning()
+  if (!taken) throw new DialLater(`call ${existing.id} is being dialled by another worker`)
+  return { call: taken, takenOver: true }
 }
 
 /** Marks a claimed call as failed to dial (nothing was placed). */
-async function failDial(deps: DiallerDeps, call: CoachingCall, reason: string, detail: Record<string, unknown>, now: Date): Promise<void> {
+async function failDial(deps: DiallerDeps, call: ClaimedCall, reason: string, detail: Record<string, unknown>, now: Date): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(coachingCalls)
@@ -192,7 +265,7 @@ async function failDial(deps: DiallerDeps, call: CoachingCall, reason: string, d
 }
 
 /** Releases the claim's lease so a later try (or the tick) may take it over. */
-async function release(deps: DiallerDeps, call: CoachingCall, event: string, detail: Record<string, unknown>, now: Date): Promise<void> {
+async function release(deps: DiallerDeps, call: ClaimedCall, event: string, detail: Record<string, unknown>, now: Date): Promise<void> {
   await deps.db.transaction(async (tx) => {
     await tx.update(coachingCalls).set({ dialLeaseUntil: null, updatedAt: now }).where(and(eq(coachingCalls.id, call.id), isNull(coachingCalls.vapiCallId)))
     await addCallEvent(tx, call, event, now, detail)
@@ -200,7 +273,22 @@ async function release(deps: DiallerDeps, call: CoachingCall, event: string, det
 }
 
 /** Records that Vapi has the call (from the dial's answer or a reconciliation) and applies what Vapi said of it. */
-async function attach(deps: DiallerDeps, call: CoachingCall, vapiCallId: string, event: 'dialled' | 'reconciled', record: VapiCallRecord | null, now: Date): Promise<void> {
+async function attach(deps: DiallerDeps, call: ClaimedCall, vapiCallId: string, event: 'dialled' | 'reconciled', record: VapiCallRecord | null, now: Date): Promise<void> {
+  if (!record) {
+    // The dial's answer: the row and its event in one statement.
+    await deps.db.execute(sql`
+      with attached as (
+        update ${coachingCalls}
+        set vapi_call_id = coalesce(vapi_call_id, ${vapiCallId}),
+            completion_status = case when completion_status in ('scheduled', 'dialling') then 'queued' else completion_status end,
+            dial_lease_until = null, updated_at = ${now.toISOString()}::timestamptz
+        where id = ${call.id}
+        returning id, user_id
+      )
+      insert into ${coachingCallEvents} (call_id, user_id, type, at, detail)
+      select id, user_id, ${event}::text, ${now.toISOString()}::timestamptz, ${JSON.stringify({ vapiCallId })}::jsonb from attached`)
+    return
+  }
   const applied = await deps.db.transaction(async (tx) => {
     await tx
       .update(coachingCalls)
@@ -212,9 +300,9 @@ async function attach(deps: DiallerDeps, call: CoachingCall, vapiCallId: string,
       })
       .where(eq(coachingCalls.id, call.id))
     await addCallEvent(tx, call, event, now, { vapiCallId })
-    return record ? applyObservation(tx, observationOfRecord(record, call.id, now), { now, eligibleAt: deps.eligibleAt }) : null
+    return applyObservation(tx, observationOfRecord(record, call.id, now), { now, eligibleAt: deps.eligibleAt })
   })
-  if (applied) await deps.afterApply(applied)
+  await deps.afterApply(applied)
 }
 
 /**
@@ -228,9 +316,25 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, la
     log.warn({ userId: request.userId }, 'calls: Vapi is not configured; no call placed')
     return 'not_configured'
   }
-  const person = await loadCallPerson(db, request.userId, now)
+
+  // A daily call's first try: one read, then the claim in one statement (the common case, kept
+  // to few round trips so that a minute's burst of calls goes out on time).
+  let claimed: Claim | null = null
+  let person: CallPerson | null = null
+  let variables: DialVariables | null = null
+  if (!request.callId && request.localDate) {
+    const read = await readForDial(db, request.userId, request.localDate, now)
+    if (!read) return 'no_user'
+    person = read.person
+    const call = { slot: request.slot, localDate: request.localDate, kind: 'check_in' as const, maxDurationSeconds: null }
+    const phone = variablesOf(read.person, read.context, read.previousSummary, call).phone
+    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, firstCallOfMonth: read.firstCallOfMonth, phone, now })
+    if (claimed && 'call' in claimed) variables = variablesOf(read.person, read.context, read.previousSummary, claimed.call)
+  }
+  person ??= await loadCallPerson(db, request.userId, now)
   if (!person) return 'no_user'
-  const claimed = await claim(deps, request, person, now)
+  // A test call, or a claim that exists already: take it over if its dialler left it.
+  claimed ??= await takeOver(deps, request, now)
   if ('outcome' in claimed) return claimed.outcome
   const { call } = claimed
 
@@ -252,12 +356,13 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, la
     }
   }
 
-  const { values, firstName, phone } = await callVariables(db, person, call, now)
+  const { values, firstName, phone } = variables ?? (await callVariables(db, person, call, now))
   if (!phone) {
     await failDial(deps, call, 'no-phone-number', {}, now)
     return 'failed'
   }
-  await db.update(coachingCalls).set({ dialledAt: now, updatedAt: now }).where(eq(coachingCalls.id, call.id))
+  // A new claim was written with the dial's instant; a claim taken over gets this try's.
+  if (claimed.takenOver || !call.dialledAt) await db.update(coachingCalls).set({ dialledAt: now, updatedAt: now }).where(eq(coachingCalls.id, call.id))
   const outcome = await vapi.dial({
     callId: call.id,
     customerNumber: e164(phone),

@@ -6,7 +6,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { UpdateCallSchedule } from '#common/calls'
 import type { Logger } from 'pino'
-import type { Db } from '#server/db/client'
+import type { Db, DbExecutor } from '#server/db/client'
 import { coachingCalls, type User } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
@@ -86,8 +86,8 @@ const ENQUEUE_CONCURRENCY = 50
 
 export function createCalls(deps: CallsDeps) {
   const { db, clock, log, jobs } = deps
-  const eligibleAt = async (userId: string, at: Date) => {
-    const person = await loadCallPerson(db, userId, clock.now())
+  const eligibleAt = async (executor: DbExecutor, userId: string, at: Date) => {
+    const person = await loadCallPerson(executor, userId, clock.now())
     return person !== null && eligibilityOf(person, at).eligible
   }
 

@@ -27,7 +27,8 @@ export type CallPerson = {
   pausedUntil: string | null
 }
 
-const personColumns = {
+/** The columns a CallPerson is read from (users, left-joined with profiles and subscribers). */
+export const personColumns = {
   userId: users.id,
   ...accessColumns,
   onboardingCompleted: profiles.onboardingCompleted,
@@ -40,7 +41,7 @@ const personColumns = {
   pausedUntil: profiles.callsPausedUntil,
 }
 
-type PersonRow = AccessRow & {
+export type PersonRow = AccessRow & {
   userId: string
   onboardingCompleted: boolean | null
   phoneNumber: string | null
@@ -54,7 +55,7 @@ type PersonRow = AccessRow & {
 
 const hhmm = (value: string | null) => (value ? value.slice(0, 5) : null)
 
-function toPerson(row: PersonRow, now: Date): CallPerson {
+export function toPerson(row: PersonRow, now: Date): CallPerson {
   return {
     userId: row.userId,
     access: decideAccess(row, now),

@@ -144,8 +144,12 @@ export function retryDecision(
 
 export type ApplyDeps = {
   now: Date
-  /** Whether the person may be called at `at` (the retry's eligibility). */
-  eligibleAt(userId: string, at: Date): Promise<boolean>
+  /**
+   * Whether the person may be called at `at` (the retry's eligibility), read through `db`: the
+   * caller's transaction (a second connection, asked for while the transaction holds one, never
+   * comes on PGlite's single connection, nor from an exhausted pool).
+   */
+  eligibleAt(db: DbExecutor, userId: string, at: Date): Promise<boolean>
 }
 
 /** Applies one observation to its call, in the caller's transaction. */
@@ -218,7 +222,7 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
   if (ended) {
     const decision = retryDecision(call, ended, set.endedReason ?? null, set.endedAt ?? observation.at, () => true)
     if (decision?.retry) {
-      const eligible = await deps.eligibleAt(call.userId, decision.at)
+      const eligible = await deps.eligibleAt(tx, call.userId, decision.at)
       if (eligible) {
         set.retryAt = decision.at
         retry = { userId: call.userId, slot: call.slot, localDate: call.localDate!, attempt: call.attempt + 1, at: decision.at }

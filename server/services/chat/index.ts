@@ -21,7 +21,7 @@ import {
 } from './conversations'
 
 export type { Assistant, AssistantReply, AssistantTurn } from './assistant'
-export { loadCoachContext, summarizeGoals, toCoachContext, toVariableValues, type CoachContext } from './coach-context'
+export { coachContextJson, loadCoachContext, summarizeGoals, toCoachContext, toVariableValues, type CoachContext } from './coach-context'
 export { areaMentioned, composeFallbackReply, createFallbackAssistant } from './coach-fallback'
 export { appendAssistantReply, appendUserMessage } from './conversations'
 
