@@ -178,6 +178,42 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     expect(runs).toEqual(['2026-11-21T03:30:00.000Z'])
     await runner.stop()
   })
+
+  it('runs a job that declares a concurrency at most that many at once, the others in their order', async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    const started: number[] = []
+    const finish = new Map<number, () => void>()
+    const dial = defineJob({
+      name: 'dial',
+      queue: 'test',
+      trigger: 'enqueue',
+      concurrency: 2,
+      payload: z.object({ n: z.number().int() }),
+      attempts: 1,
+      backoffMs: 0,
+      async handler(_services, payload) {
+        started.push(payload.n)
+        await new Promise<void>((resolve) => finish.set(payload.n, resolve))
+      },
+    })
+    const runner = startInProcessRunner({ jobs: [dial], services: servicesOn(clock), log, timers })
+    for (let n = 1; n <= 5; n++) await runner.enqueue('dial', { n }, { delayMs: 1_000 })
+    advanceTo(at('2026-11-21T12:00:01Z'))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(started).toEqual([1, 2])
+    finish.get(2)!()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(started).toEqual([1, 2, 3])
+    finish.get(1)!()
+    finish.get(3)!()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(started).toEqual([1, 2, 3, 4, 5])
+    finish.get(4)!()
+    finish.get(5)!()
+    await runner.drain()
+    await runner.stop()
+  })
 })
 
 describe('the registry', () => {
