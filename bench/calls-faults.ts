@@ -1,8 +1,8 @@
 /**
  * Exactly once under faults: 500 people whose daily call falls within 2 minutes (three minute
  * boundaries, the first and last two minutes apart), 2 `npm run worker` processes, a worker
- * SIGKILLed 5 times during the window (each restarted at once; two kills land in the middle of a
- * burst of dials), and the bench's own `redis-server` (no persistence) restarted once, which loses
+ * SIGKILLed 5 times during the window (each restarted at once; three kills land in the middle of a
+ * burst of dials, once part of it has reached the fake), and the bench's own `redis-server` (no persistence) restarted once, which loses
  * every delayed job, the jobs in flight and the job schedulers. After the window and the catch-up
  * (leases running out, the tick's look-back, the sweep), every (user, slot, date) must have been
  * dialled exactly once at the fake Vapi (POST /call counted per metadata.callId and per
@@ -38,7 +38,7 @@ const CATCH_UP_MS = 6 * 60_000
 /** After everything was dialled: long enough for a retried job or a tick to dial anything twice. */
 const QUIET_MS = 75_000
 
-type Fault = { at: number; what: string; run(): Promise<void> }
+type Fault = { when(): Promise<unknown>; what: string; run(): Promise<void> }
 
 export async function callsFaults(): Promise<boolean> {
   const users = Math.round(envNumber('BENCH_FAULTS_USERS', 500))
@@ -70,19 +70,30 @@ export async function callsFaults(): Promise<boolean> {
       await workers[slot]!.kill('SIGKILL')
       startWorker(slot)
     }
-    // Two kills in the middle of a burst of dials, one while only delayed jobs wait, two between
-    // bursts; Redis restarts between the second and third bursts, after the last worker restart
-    // (nothing re-creates the job schedulers for it) and with the third burst's jobs delayed in it.
+    // Once `share` of the calls due at `dueAt` have reached the fake: a kill then lands in the
+    // middle of a burst, with claims written and dials on their way.
+    const perSlot = Math.ceil(users / MINUTES)
+    const dialsOf = (dueAt: number) => {
+      const due = new Set(expected.filter((call) => call.dueAt === dueAt).map(keyOf))
+      return fake.dials().filter((dial) => due.has(keyOf(dial))).length
+    }
+    const midBurst = (dueAt: number, share: number) => async () => {
+      await waitUntil(() => dialsOf(dueAt) >= share * perSlot, dueAt + 30_000, 10)
+    }
+    const at = (instant: number) => () => sleep(instant - Date.now())
+    // One kill while only delayed jobs wait, three in the middle of a burst, one between bursts;
+    // Redis restarts between the second and third bursts, after the last worker restart (so no
+    // worker start re-creates the job schedulers for it), with the third burst's jobs delayed in it.
     const faults: Fault[] = [
-      { at: firstDue - 20_000, what: 'SIGKILL worker a (delayed jobs waiting)', run: kill(0) },
-      { at: firstDue + 250, what: 'SIGKILL worker b (mid-burst)', run: kill(1) },
-      { at: firstDue + 30_000, what: 'SIGKILL worker a', run: kill(0) },
-      { at: firstDue + 60_250, what: 'SIGKILL worker b (mid-burst)', run: kill(1) },
-      { at: firstDue + 61_000, what: 'SIGKILL worker a (mid-burst)', run: kill(0) },
-      { at: firstDue + 90_000, what: 'restart Redis (no persistence)', run: () => redis.restart() },
+      { when: at(firstDue - 20_000), what: 'SIGKILL worker a (delayed jobs waiting)', run: kill(0) },
+      { when: midBurst(firstDue, 1 / 3), what: 'SIGKILL worker b (a third of burst 1 dialled)', run: kill(1) },
+      { when: at(firstDue + 30_000), what: 'SIGKILL worker a', run: kill(0) },
+      { when: midBurst(firstDue + 60_000, 1 / 4), what: 'SIGKILL worker b (a quarter of burst 2 dialled)', run: kill(1) },
+      { when: midBurst(firstDue + 60_000, 1 / 2), what: 'SIGKILL worker a (half of burst 2 dialled)', run: kill(0) },
+      { when: at(firstDue + 90_000), what: 'restart Redis (no persistence)', run: () => redis.restart() },
     ]
     for (const fault of faults) {
-      await sleep(fault.at - Date.now())
+      await fault.when()
       await fault.run()
       timeline.push(`${seconds(Date.now() - firstDue)} ${fault.what}`)
     }
@@ -107,12 +118,14 @@ export async function callsFaults(): Promise<boolean> {
     const dials = fake.dials()
     const figures = tally(expected, dials)
     const claims = await claimRows(bench.database)
+    const eventRows = (await bench.database.db.execute(sql`select type, count(*)::int as n from coaching_call_events group by type order by type`)) as unknown as Array<{ type: string; n: number }>
+    const events = Object.fromEntries(eventRows.map((row) => [row.type, row.n]))
     const exactlyOnce = figures.dialled - figures.duplicateKeys
     const pass =
       exactlyOnce === users && figures.missed === 0 && figures.extraDials === 0 && figures.sameCallTwice === 0 && figures.unexpected === 0 && claims.keys === users && claims.multiple === 0
     console.log(
       `  ${caughtUp ? `caught up ${seconds(caughtUpAt)} after the last due instant` : `not caught up ${seconds(CATCH_UP_MS)} after the last due instant`}; ` +
-        `${dials.length} POST /call; claim rows ${claims.rows} for ${claims.keys} keys, statuses ${JSON.stringify(claims.byStatus)}; ` +
+        `${dials.length} POST /call; claim rows ${claims.rows} for ${claims.keys} keys, statuses ${JSON.stringify(claims.byStatus)}; timeline events ${JSON.stringify(events)}; ` +
         `lateness p50 ${seconds(figures.lateness[Math.floor(figures.lateness.length / 2)] ?? Number.NaN)}, max ${seconds(figures.lateness.at(-1) ?? Number.NaN)}`,
     )
     console.log(

@@ -14,6 +14,7 @@
 import { loadavg } from 'node:os'
 import {
   claimRows,
+  cpuSecondsOf,
   envNumber,
   freePort,
   LOG_DIR,
@@ -21,6 +22,7 @@ import {
   ok,
   percentile,
   pgliteDatabase,
+  postgresCpuSeconds,
   postgresDatabase,
   seconds,
   seedPeople,
@@ -77,6 +79,15 @@ async function run(mode: Mode, users: number, minutes: number): Promise<boolean>
     const spare = firstDue - Date.now()
     if (spare < 65_000) console.log(`  warning: ready only ${seconds(spare)} before the first call; no tick may run before it`)
     const loadBefore = loadavg()
+    // CPU seconds each part uses from here to the count: the product's processes, PostgreSQL's
+    // backends of this database, Redis, and this process (the fake Vapi).
+    const cpu = () => ({
+      product: products.map((product) => cpuSecondsOf(product.child.pid)),
+      postgres: bench.name ? postgresCpuSeconds(bench.name) : Number.NaN,
+      redis: cpuSecondsOf(redis?.pid()),
+      fake: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    })
+    const cpuBefore = cpu()
 
     // Until every call was dialled (then a little longer, for any second dial) or a minute and a half past the last.
     const expectedKeys = new Set(expected.map((call) => `${call.userId}|${call.localDate}`))
@@ -88,6 +99,11 @@ async function run(mode: Mode, users: number, minutes: number): Promise<boolean>
     await waitUntil(() => Date.now() > lastDue && allDialled(), lastDue + 90_000, 2000)
     await waitUntil(() => false, Date.now() + 10_000)
     const loadAfter = loadavg()
+    const cpuAfter = cpu()
+    const used = (after: number, before: number) => (after - before).toFixed(1)
+    const cpuText =
+      `CPU s: ${products.map((product, i) => `${product.name.replace('punctuality-', '')} ${used(cpuAfter.product[i]!, cpuBefore.product[i]!)}`).join(', ')}, ` +
+      `PostgreSQL ${used(cpuAfter.postgres, cpuBefore.postgres)}, Redis ${used(cpuAfter.redis, cpuBefore.redis)}, fake Vapi ${used(cpuAfter.fake, cpuBefore.fake)}`
 
     const figures = tally(expected, fake.dials())
     let claims: Awaited<ReturnType<typeof claimRows>>
@@ -108,7 +124,7 @@ async function run(mode: Mode, users: number, minutes: number): Promise<boolean>
     console.log(
       `  claim rows: ${claims.rows} for ${claims.keys} (user, slot, date) keys, ${claims.multiple} keys with more than one; ` +
         `statuses ${JSON.stringify(claims.byStatus)}; earliest dial ${seconds(min)} from its instant; ` +
-        `load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(2)).join(' ')} after`,
+        `load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')} before, ${loadAfter.map((n) => n.toFixed(2)).join(' ')} after; ${cpuText}`,
     )
     console.log(
       `Punctuality (${label}): ${users} calls due over ${minutes} min in 8 zones, fake Vapi ~5 ms: lateness p50 ${seconds(p50)}, ` +

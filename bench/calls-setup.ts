@@ -7,10 +7,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { createWriteStream, mkdtempSync, type WriteStream } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
 import { Redis } from 'ioredis'
@@ -37,7 +36,7 @@ export { numberFrom as envNumber }
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
-export type BenchDatabase = { database: Database; url: string | undefined; dataDir: string | undefined; drop(): Promise<void> }
+export type BenchDatabase = { database: Database; name: string | undefined; url: string | undefined; dataDir: string | undefined; drop(): Promise<void> }
 
 /** A fresh, migrated PostgreSQL database of its own (null when no PostgreSQL answers). */
 export async function postgresDatabase(label: string): Promise<BenchDatabase | null> {
@@ -56,6 +55,7 @@ export async function postgresDatabase(label: string): Promise<BenchDatabase | n
   await database.migrate()
   return {
     database,
+    name,
     url: url.toString(),
     dataDir: undefined,
     async drop() {
@@ -71,12 +71,12 @@ export async function pgliteDatabase(): Promise<BenchDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mc-bench-pglite-'))
   const database = await openDatabase({ dataDir })
   await database.migrate()
-  return { database, url: undefined, dataDir, drop: () => database.close().catch(() => {}) }
+  return { database, name: undefined, url: undefined, dataDir, drop: () => database.close().catch(() => {}) }
 }
 
 // ---- Redis -----------------------------------------------------------------------------------
 
-export type BenchRedis = { url: string; port: number; restart(): Promise<void>; stop(): Promise<void> }
+export type BenchRedis = { url: string; port: number; pid(): number | undefined; restart(): Promise<void>; stop(): Promise<void> }
 
 async function launchRedis(port: number): Promise<ChildProcess> {
   // No RDB snapshots, no AOF: a restart loses everything, delayed jobs and job schedulers included.
@@ -112,6 +112,7 @@ export async function startRedis(): Promise<BenchRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: () => child.pid,
     async restart() {
       await kill()
       child = await launchRedis(port)
@@ -251,28 +252,29 @@ export type Product = { name: string; child: ChildProcess; log: string; ready: P
 
 /**
  * Runs a product entry (`worker/index.ts`, `server/index.ts`) with only the given environment, its
- * output in a log file; `ready` resolves when a line matches `readyPattern`.
+ * output straight into a log file (not through this process, which serves the fake);
+ * `ready` resolves when a line of it matches `readyPattern`.
  */
 export function spawnProduct(name: string, entry: string, env: Record<string, string>, readyPattern: RegExp): Product {
   const log = join(LOG_DIR, `${name}.log`)
-  const out: WriteStream = createWriteStream(log, { flags: 'a' })
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const fd = openSync(log, 'a')
+  // BENCH_CALLS_NODE_ARGS: node flags for the product's processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+  const nodeArgs = (process.env.BENCH_CALLS_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd, fd],
   })
+  closeSync(fd)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const ready = new Promise<void>((resolve, reject) => {
-    for (const stream of [child.stdout!, child.stderr!]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        out.write(`${line}\n`)
-        if (readyPattern.test(line)) resolve()
-      })
+  const ready = (async () => {
+    for (;;) {
+      if (readFileSync(log, 'utf8').split('\n').some((line) => readyPattern.test(line))) return
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready; see ${log}`)
+      await sleep(100)
     }
-    child.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before it was ready; see ${log}`)))
-  })
+  })()
   ready.catch(() => {})
-  void exited.then(() => out.end())
   return {
     name,
     child,
@@ -283,6 +285,35 @@ export function spawnProduct(name: string, entry: string, env: Record<string, st
       child.kill(signal)
       await exited
     },
+  }
+}
+
+/** CPU seconds a process has used (user + system, Linux /proc), or NaN elsewhere. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** CPU seconds used so far by the PostgreSQL backends connected to a database (their titles name it). */
+export function postgresCpuSeconds(database: string): number {
+  try {
+    let total = 0
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue
+      try {
+        const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+        if (title.startsWith('postgres: ') && title.includes(` ${database} `)) total += cpuSecondsOf(Number(entry))
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return total
+  } catch {
+    return Number.NaN
   }
 }
 

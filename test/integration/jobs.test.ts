@@ -208,6 +208,7 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     expect(runs).toEqual(['2026-11-21T03:30:00.000Z'])
     await runner.stop()
   })
+
 })
 
 describe('the registry', () => {
