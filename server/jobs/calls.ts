@@ -30,6 +30,9 @@ export const placeCallJob = defineJob({
   queue: 'calls',
   trigger: 'enqueue',
   concurrency: 20,
+  // In one process a minute's burst of dials is fastest unbounded (measured with 1,000 dials due
+  // at once: PGlite p99 4.8 s unbounded vs 28.9 s at 20 at a time, PostgreSQL 2.5 s vs 3.2 s).
+  inProcessConcurrency: Number.POSITIVE_INFINITY,
   payload: z
     .object({
       userId: z.uuid(),

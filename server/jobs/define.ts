@@ -26,6 +26,8 @@ export type JobDefinition<P = unknown> = JobTrigger & {
   payload: z.ZodType<P>
   /** Runs of this queue processed at once by a BullMQ worker and by the in-process runner (default 1; the largest of a queue's jobs applies). */
   concurrency?: number
+  /** The in-process runner's limit when it differs from the worker's (`Infinity`: unbounded). */
+  inProcessConcurrency?: number
   /** Tries in all (1: no retry); retries wait `backoffMs`, doubling each time. */
   attempts: number
   backoffMs: number

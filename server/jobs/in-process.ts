@@ -77,7 +77,7 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
   const limits = new Map<string, { running: number; max: number; queued: Array<() => void> }>()
   for (const job of jobs) {
     const limit = limits.get(job.queue) ?? { running: 0, max: 1, queued: [] }
-    limit.max = Math.max(limit.max, job.concurrency ?? 1)
+    limit.max = Math.max(limit.max, job.inProcessConcurrency ?? job.concurrency ?? 1)
     limits.set(job.queue, limit)
   }
   /** A free slot of the queue at once (the run starts in this tick, as before), or one to wait for. */
