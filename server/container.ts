@@ -96,9 +96,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     chat: createChat({ db, clock, vapiChat, settings: chatSettings }),
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
-    /** Releases what the adapters hold (the SMTP pool). The caller owns the database and Redis. */
+    /** Releases what the adapters hold (the SMTP pool, Vapi's connections). The caller owns the database and Redis. */
     async close() {
       mailer.close()
+      await vapiCalls?.close()
     },
   }
 }
