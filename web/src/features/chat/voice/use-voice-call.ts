@@ -153,8 +153,18 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
           finish({ conversationId: message.conversationId, failed: message.reason === 'upstream-error' })
           return
         case 'error':
-          void toast({ title: VOICE_TEXT.assistantErrorTitle, description: message.message, variant: 'destructive' })
-          // The call cannot go on: it never started, or the error says it ended.
+          if (message.code === 'VOICE_NOT_CONFIGURED') {
+            void toast({ title: CHAT_ERRORS.voiceUnavailableTitle, description: CHAT_ERRORS.voiceUnavailable })
+          } else if (message.code === 'VOICE_NOT_ACTIVE') {
+            // The server has no call for this socket: its text reply, and the call is over here too.
+            chatRef.current.notice(message.message, 'error')
+            if (current.phase !== 'starting') finish({ conversationId: null, failed: false })
+            else teardown()
+            return
+          } else {
+            void toast({ title: VOICE_TEXT.assistantErrorTitle, description: message.message, variant: 'destructive' })
+          }
+          // The call cannot go on: it never started, or the error says it ended (spec 2 §4).
           if (current.phase === 'starting') teardown()
           else if (/ended/i.test(message.message)) finish({ conversationId: null, failed: false })
           return
