@@ -1,9 +1,10 @@
 import { MicIcon, PhoneOffIcon, SendHorizontalIcon } from 'lucide-react'
-import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
+import { useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { CHAT_TEXT, USER_MESSAGE_MAX } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 import { Textarea } from '../../../components/ui/textarea'
 import { cn } from '../../../lib/utils'
+import type { MeterStore } from '../voice/meter-store'
 import type { VoiceFlags } from '../voice/use-voice-call'
 
 export type ChatInputProps = {
@@ -11,7 +12,45 @@ export type ChatInputProps = {
   /** Sends the text; resolves true when it was taken (the box then empties). */
   onSend: (text: string) => Promise<boolean>
   onVoice: () => void
-  voice: VoiceFlags
+  voice: VoiceFlags & { meters: MeterStore }
+}
+
+/**
+ * The voice button inside its level ring, and the microphone's level meter beside it while
+ * listening. Subscribed to the meters alone, so the volume (ten times a second) re-renders only
+ * this. The played audio is exposed on the form for the browser test (`data-voice-played-ms`).
+ */
+function VoiceControl({ voice, children }: { voice: ChatInputProps['voice']; children: ReactNode }) {
+  const { volume, playedMs } = useSyncExternalStore(voice.meters.subscribe, voice.meters.get)
+  const level = Math.round(volume * 100)
+  return (
+    <>
+      <div className="relative shrink-0" data-voice-played-ms={playedMs}>
+        {voice.listening ? (
+          // The level, drawn as a ring that grows with the voice; the meter beside says it in numbers.
+          <span
+            aria-hidden="true"
+            className="pointer-events-none absolute inset-0 rounded-md bg-destructive/30 transition-transform duration-100"
+            style={{ transform: `scale(${1 + volume * 0.35})` }}
+          />
+        ) : null}
+        {children}
+      </div>
+      {voice.listening ? (
+        <div
+          role="meter"
+          aria-label="Microphone level"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={level}
+          aria-valuetext={voice.userSpeaking ? `${level}%, speaking` : `${level}%, quiet`}
+          className="flex h-10 w-1.5 shrink-0 flex-col justify-end overflow-hidden rounded-full bg-muted"
+        >
+          <span className="block w-full rounded-full bg-destructive transition-[height] duration-100" style={{ height: `${level}%` }} />
+        </div>
+      ) : null}
+    </>
+  )
 }
 
 /** What the call is doing, in words (a status line while a call is going; it changes only with the phase). */
@@ -57,14 +96,12 @@ export function ChatInput({ processing, onSend, onVoice, voice }: ChatInputProps
   const inCall = voice.phase === 'listening' || voice.phase === 'ending'
   const voiceLabel = inCall ? CHAT_TEXT.endVoiceCall : CHAT_TEXT.startVoiceCall
   const status = callStatus(voice)
-  const level = Math.round(voice.volume * 100)
 
   return (
     <form
       onSubmit={onSubmit}
       className="border-t bg-card px-3 py-3 sm:px-4"
       data-voice-phase={voice.phase}
-      data-voice-played-ms={voice.playedMs}
       data-voice-playing={voice.playing}
     >
       <div className={cn('mx-auto mb-2 flex max-w-3xl gap-1 text-xs text-muted-foreground', !status && 'sr-only')}>
@@ -73,15 +110,7 @@ export function ChatInput({ processing, onSend, onVoice, voice }: ChatInputProps
         {voice.listening && voice.speaking ? <p aria-hidden="true">· your coach is speaking</p> : null}
       </div>
       <div className="mx-auto flex max-w-3xl items-end gap-2">
-        <div className="relative shrink-0">
-          {voice.listening ? (
-            // The level, drawn as a ring that grows with the voice; the meter beside says it in numbers.
-            <span
-              aria-hidden="true"
-              className="pointer-events-none absolute inset-0 rounded-md bg-destructive/30 transition-transform duration-100"
-              style={{ transform: `scale(${1 + voice.volume * 0.35})` }}
-            />
-          ) : null}
+        <VoiceControl voice={voice}>
           <Button
             type="button"
             variant={inCall ? 'destructive' : 'outline'}
@@ -95,20 +124,7 @@ export function ChatInput({ processing, onSend, onVoice, voice }: ChatInputProps
           >
             {inCall ? <PhoneOffIcon aria-hidden="true" /> : <MicIcon aria-hidden="true" />}
           </Button>
-        </div>
-        {voice.listening ? (
-          <div
-            role="meter"
-            aria-label="Microphone level"
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={level}
-            aria-valuetext={voice.userSpeaking ? `${level}%, speaking` : `${level}%, quiet`}
-            className="flex h-10 w-1.5 shrink-0 flex-col justify-end overflow-hidden rounded-full bg-muted"
-          >
-            <span className="block w-full rounded-full bg-destructive transition-[height] duration-100" style={{ height: `${level}%` }} />
-          </div>
-        ) : null}
+        </VoiceControl>
         <Textarea
           ref={box}
           aria-label="Message"

@@ -6,6 +6,7 @@ import { toast } from '../../../lib/toast'
 import type { Chat } from '../use-chat'
 import { CallAudio, createAudioContext } from './audio'
 import { LEVEL_OBSERVER_INTERVAL_MS, LevelObserver } from './levels'
+import { MeterStore } from './meter-store'
 import { VoiceSocket } from './voice-socket'
 import type { PlaybackStats } from './worklet-types'
 
@@ -49,13 +50,9 @@ export type VoiceFlags = {
   processing: boolean
   /** Assistant audio is going to the speaker. */
   playing: boolean
-  /** The microphone's volume, 0..1 (the meter on the voice button). */
-  volume: number
-  /** Assistant audio played in this call, in ms (tests read it). */
-  playedMs: number
 }
 
-const IDLE: VoiceFlags = { phase: 'idle', listening: false, speaking: false, userSpeaking: false, processing: false, playing: false, volume: 0, playedMs: 0 }
+const IDLE: VoiceFlags = { phase: 'idle', listening: false, speaking: false, userSpeaking: false, processing: false, playing: false }
 
 type Session = {
   phase: Exclude<VoicePhase, 'idle'>
@@ -77,6 +74,8 @@ type Session = {
  */
 export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boolean; config: UseQueryResult<VoiceConfigResponse> }) {
   const [flags, setFlags] = useState<VoiceFlags>(IDLE)
+  /** The volume (0 on end, with every flag) and the audio played: read by the meter alone. */
+  const [meters] = useState(() => new MeterStore())
   const session = useRef<Session | null>(null)
   const mutedRef = useRef(muted)
   const chatRef = useRef(chat)
@@ -105,7 +104,8 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
       if (!current.audio && current.context) void current.context.close().catch(() => undefined)
     }
     setFlags(IDLE)
-  }, [])
+    meters.reset()
+  }, [meters])
 
   /** The call is over: toast, tell the chat (the saved conversation, the text reply), reset. */
   const finish = useCallback(
@@ -228,7 +228,9 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
             if (current.phase === 'listening' || current.phase === 'ending') current.socket?.sendAudio(frame)
           },
           onPlaybackStats: (stats: PlaybackStats) => {
-            if (stillCurrent()) update({ playing: stats.playing, playedMs: stats.playedMs })
+            if (!stillCurrent()) return
+            update({ playing: stats.playing })
+            meters.set({ playedMs: stats.playedMs })
           },
         },
         mutedRef.current,
@@ -294,9 +296,10 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
       const now = performance.now()
       const heard = mic.observe([levels.mic], now)
       const spoken = assistant.observe([levels.assistant], now)
-      update({ volume: Math.round(heard.volume * 20) / 20, userSpeaking: heard.speaking, speaking: spoken.speaking })
+      meters.set({ volume: Math.round(heard.volume * 20) / 20 })
+      update({ userSpeaking: heard.speaking, speaking: spoken.speaking })
     }, LEVEL_OBSERVER_INTERVAL_MS)
-  }, [config, finish, onServerMessage, teardown, update])
+  }, [config, finish, meters, onServerMessage, teardown, update])
 
   /** Ends the call (the mic button while listening); resets by itself if no confirmation comes. */
   const end = useCallback(() => {
@@ -354,5 +357,5 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
   // Leaving the page ends the call (closing the socket makes the server end it).
   useEffect(() => teardown, [teardown])
 
-  return { ...flags, toggle, sendText }
+  return { ...flags, meters, toggle, sendText }
 }
