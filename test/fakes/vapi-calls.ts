@@ -46,11 +46,17 @@ export type FakeArtifact = {
   variableValues?: Record<string, unknown>
 }
 
+/** The audio of a WebSocket call (`transport.audioFormat`, defaults filled in). */
+export type FakeAudioFormat = { format: 'pcm_s16le' | 'mulaw'; container: 'raw'; sampleRate: number }
+
+/** A WebSocket call's `transport` as the fake answers it. */
+export type FakeWebsocketTransport = { provider: 'vapi.websocket'; audioFormat: FakeAudioFormat; websocketCallUrl: string; conversationType?: 'voice' }
+
 /** A call as `GET /call/:id` returns it (Vapi's `Call`, the fields the fake fills). */
 export interface FakeCall {
   id: string
   orgId: string
-  type: 'outboundPhoneCall'
+  type: 'outboundPhoneCall' | 'vapi.websocketCall'
   status: CallStatus
   endedReason?: string
   createdAt: string
@@ -60,9 +66,12 @@ export interface FakeCall {
   cost: number
   costs: Array<Record<string, unknown>>
   monitor: { listenUrl: string; controlUrl: string }
-  phoneCallProvider: 'twilio'
-  phoneCallTransport: 'pstn'
-  phoneCallProviderId: string
+  /** Phone calls only. */
+  phoneCallProvider?: 'twilio'
+  phoneCallTransport?: 'pstn'
+  phoneCallProviderId?: string
+  /** WebSocket calls only. */
+  transport?: FakeWebsocketTransport
   assistantId?: string
   phoneNumberId?: string
   name?: string
@@ -141,12 +150,12 @@ const LIST_LIMIT_MAX = 1000
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isIsoDate = (value: unknown) => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))
 
-function customerProblems(customer: unknown, path: string): string[] {
+function customerProblems(customer: unknown, path: string, addressRequired = true): string[] {
   if (!isObject(customer)) return [`${path} must be an object`]
   const problems: string[] = []
   for (const key of Object.keys(customer)) if (!CUSTOMER_FIELDS.has(key)) problems.push(`${path}.property ${key} should not exist`)
   const { number, sipUri } = customer
-  if (number === undefined && sipUri === undefined) problems.push(`${path}.number or ${path}.sipUri must be provided`)
+  if (addressRequired && number === undefined && sipUri === undefined) problems.push(`${path}.number or ${path}.sipUri must be provided`)
   if (number !== undefined) {
     if (typeof number !== 'string') problems.push(`${path}.number must be a string`)
     else if (number.length < 3 || number.length > 40) problems.push(`${path}.number must be longer than or equal to 3 and shorter than or equal to 40 characters`)
@@ -188,6 +197,42 @@ function overridesProblems(overrides: unknown): string[] {
   return problems
 }
 
+const TRANSPORT_FIELDS = new Set(['provider', 'audioFormat', 'conversationType'])
+const AUDIO_FORMAT_FIELDS = new Set(['format', 'container', 'sampleRate'])
+
+/**
+ * The 400 messages for a WebSocket call (`transport.provider` 'vapi.websocket'): no phone fields
+ * (phoneNumberId, phoneNumber, customers, schedulePlan: a socket call starts when it is created),
+ * audioFormat.format pcm_s16le or mulaw, container raw, sampleRate an integer 1–192000 (Vapi's
+ * range starts at 0; the fake needs a rate to frame audio), conversationType voice.
+ */
+function websocketCallProblems(body: Record<string, unknown>): string[] {
+  const transport = body.transport
+  if (!isObject(transport)) return ['transport must be an object']
+  const problems: string[] = []
+  for (const key of Object.keys(transport)) if (!TRANSPORT_FIELDS.has(key)) problems.push(`transport.property ${key} should not exist`)
+  if (transport.provider !== 'vapi.websocket') problems.push('transport.provider must be one of the following values: vapi.websocket')
+  if (transport.conversationType !== undefined && transport.conversationType !== 'voice') problems.push('transport.conversationType must be one of the following values: voice')
+  const format = transport.audioFormat
+  if (format !== undefined) {
+    if (!isObject(format)) problems.push('transport.audioFormat must be an object')
+    else {
+      for (const key of Object.keys(format)) if (!AUDIO_FORMAT_FIELDS.has(key)) problems.push(`transport.audioFormat.property ${key} should not exist`)
+      if (format.format !== undefined && format.format !== 'pcm_s16le' && format.format !== 'mulaw') problems.push('transport.audioFormat.format must be one of the following values: pcm_s16le, mulaw')
+      if (format.container !== undefined && format.container !== 'raw') problems.push('transport.audioFormat.container must be one of the following values: raw')
+      const rate = format.sampleRate
+      if (rate !== undefined && (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 192000)) {
+        problems.push('transport.audioFormat.sampleRate must be an integer not less than 1 and not greater than 192000')
+      }
+    }
+  }
+  for (const key of ['phoneNumberId', 'phoneNumber', 'customers', 'schedulePlan'] as const) {
+    if (body[key] !== undefined) problems.push(`${key} should not be provided with transport.provider vapi.websocket`)
+  }
+  if (body.customer !== undefined) problems.push(...customerProblems(body.customer, 'customer', false))
+  return problems
+}
+
 /** The 400 messages for a `POST /call` body, empty when it is valid. */
 export function createCallProblems(body: Record<string, unknown>): string[] {
   const problems: string[] = []
@@ -203,12 +248,7 @@ export function createCallProblems(body: Record<string, unknown>): string[] {
     else if (body.name.length > 40) problems.push('name must be shorter than or equal to 40 characters')
   }
   if (body.assistantOverrides !== undefined) problems.push(...overridesProblems(body.assistantOverrides))
-  if (body.transport !== undefined) {
-    // The WebSocket transport (brief §2) comes with the voice issue; until then the fake refuses it.
-    if (!isObject(body.transport)) problems.push('transport must be an object')
-    else problems.push(`transport.provider ${String(body.transport.provider)} is not served by this fake yet (only phone calls are)`)
-    return problems
-  }
+  if (body.transport !== undefined) return [...problems, ...websocketCallProblems(body)]
   if (body.phoneNumberId === undefined && body.phoneNumber === undefined) problems.push('Need Either `phoneNumberId` or `phoneNumber`.')
   if (body.customer !== undefined && body.customers !== undefined) problems.push('customer and customers cannot be used together')
   if (body.customer === undefined && body.customers === undefined && body.customerId === undefined) problems.push('Need Either `customer`, `customerId` or `customers`.')
@@ -290,12 +330,27 @@ type Entry = {
   seq: number
   record: FakeCall
   deleted: boolean
-  /** Stops a script midway (the call was deleted). */
+  /** Stops a script midway (the call was deleted or ended through its control URL). */
   cancelled: boolean
+  /** Wakes a play held at a gate (holdBefore) when the call is cancelled. */
+  wake: () => void
+  woken: Promise<void>
   steps: Step[] | undefined
   next: number
+  /** The scripted instant of the last step played. */
+  lastAt: number
+  /** Ends the call now (control URL): moves the record, answers the server messages to send. */
+  endEarly: ((at: number, endedReason: string) => Array<Outgoing['message']>) | undefined
   random: () => number
   chain: Promise<void>
+}
+
+/** A gate set by `holdBefore`: auto-paced calls wait before the step with this label. */
+type Hold = { label: string; released: Promise<void>; release: () => void; arrivals: Array<(step: StepInfo) => void>; reached: StepInfo[] }
+
+/** A server message of a call at a scripted instant: `{type, timestamp, call, customer?, …extra}`. */
+export function serverMessage(call: FakeCall, at: number, type: string, extra: Record<string, unknown> = {}): Outgoing['message'] {
+  return { type, timestamp: at, call: structuredClone(call), ...(call.customer !== undefined ? { customer: call.customer } : {}), ...extra }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -319,8 +374,15 @@ export class FakeCalls {
   #scenarios = new Map<string, ScenarioInput>()
   #inflight = new Set<Promise<void>>()
   #created: Array<(call: FakeCall) => void> = []
+  #holds: Hold[] = []
+  /** The hold set over HTTP (/__fake/calls/hold). */
+  #httpHold: { reached: Promise<StepInfo>; release: () => void } | undefined
   #seq = 0
   #generation = 0
+  /** Called with each WebSocket call created (the transport module takes it from there). */
+  onWebsocketCall: (call: FakeCall) => void = () => {}
+  /** Called when a call is deleted (DELETE /call/:id), after its record ended and before its data is gone. */
+  onDeleted: (call: FakeCall) => void = () => {}
 
   constructor(host: FakeVapiHost, options: FakeCallsOptions = {}) {
     this.#host = host
@@ -386,6 +448,70 @@ export class FakeCalls {
       .map((delivery) => (JSON.parse(delivery.body) as { message: Outgoing['message'] }).message)
   }
 
+  /**
+   * Sends a call's server messages (the types its serverMessages allow) after the ones already on
+   * their way, through the webhook knobs; `settled()` waits for them. For a module that drives a
+   * call itself (the WebSocket transport).
+   */
+  emit(callId: string, messages: Array<Outgoing['message']>): Promise<void> {
+    const entry = this.#entries.get(callId)
+    if (!entry) return Promise.resolve()
+    const target = this.#target(entry.record)
+    const batch = this.#allowed(entry)(messages)
+    if (!target || batch.length === 0) return Promise.resolve()
+    const live = this.#isLive(entry, this.#generation)
+    return this.#enqueue(entry, () => this.emitter.send(target, batch, entry.random, live))
+  }
+
+  /**
+   * Ends a phone call now (end-call through its control URL): the rest of its script is dropped,
+   * the record ends with `endedReason` at the later of the clock and the last scripted step, then
+   * status-update ended and an end-of-call-report of what was said so far are sent (a structured
+   * output and summary only once two messages were said, as Vapi skips analysis below that).
+   * Undefined when the call is unknown, deleted, ended or not a phone call.
+   */
+  endNow(callId: string, endedReason: string): FakeCall | undefined {
+    const entry = this.#entries.get(callId)
+    if (!entry || entry.deleted || entry.record.status === 'ended' || entry.record.type !== 'outboundPhoneCall') return undefined
+    this.#script(entry)
+    entry.cancelled = true
+    entry.wake()
+    const at = Math.max(this.#host.now().getTime(), entry.lastAt)
+    void this.emit(callId, entry.endEarly!(at, endedReason))
+    return entry.record
+  }
+
+  /**
+   * Holds every auto-paced phone call before its step labelled `label` until `release()`: e.g.
+   * 'status-update:ended' keeps an answered call in progress once its utterances were sent, so a
+   * test can watch a live call. `reached` resolves with the first call held. Manual pacing
+   * (advance, play) and reordered streams (order other than 'timeline') are not held; ending a
+   * held call through its control URL lets it go (its remaining steps are dropped).
+   */
+  holdBefore(label: string): { reached: Promise<StepInfo>; release: () => void } {
+    let release = () => {}
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const hold: Hold = { label, released, release: () => {}, arrivals: [], reached: [] }
+    hold.release = () => {
+      this.#holds = this.#holds.filter((other) => other !== hold)
+      release()
+    }
+    this.#holds.push(hold)
+    return { reached: this.#reached(hold), release: hold.release }
+  }
+
+  /** The calls held at a gate so far (for the HTTP control). */
+  #reached(hold: Hold): Promise<StepInfo> {
+    const first = hold.reached[0]
+    return first ? Promise.resolve(first) : new Promise((resolve) => hold.arrivals.push(resolve))
+  }
+
+  /** Releases every hold (holdBefore). */
+  releaseHolds(): void {
+    this.#httpHold = undefined
+    for (const hold of [...this.#holds]) hold.release()
+  }
+
   /** Plays the rest of a call's script (a scheduled call too) and waits for its deliveries. */
   async play(callId: string): Promise<void> {
     const entry = this.#entries.get(callId)
@@ -429,6 +555,7 @@ export class FakeCalls {
     this.#entries.clear()
     this.#inflight.clear()
     this.#created = []
+    this.releaseHolds()
     this.#scenarios = new Map(Object.entries(this.#options.scenarios ?? {}))
     this.defaultScenario = this.#options.defaultScenario ?? 'answered'
     this.pacing = this.#options.pacing ?? 'auto'
@@ -463,24 +590,44 @@ export class FakeCalls {
     return () => generation === this.#generation && this.#entries.get(entry.record.id) === entry
   }
 
-  async #runSteps(entry: Entry, steps: Step[]): Promise<void> {
-    const live = this.#isLive(entry, this.#generation)
-    const target = this.#target(entry.record)
+  /** The server messages of a call its serverMessages allow, ready to send. */
+  #allowed(entry: Entry): (messages: Array<Outgoing['message']>) => Outgoing[] {
     const allowed = this.#serverMessages(entry.record)
-    const filter = (messages: Array<Outgoing['message']>) =>
+    return (messages) =>
       messages
         .filter((message) => allowed.has(message.type) || (message.type === 'transcript' && message.transcriptType === 'final' && allowed.has('transcript[transcriptType="final"]')))
         .map((message) => ({ callId: entry.record.id, message }))
+  }
+
+  /** Waits at every hold set for this step's label (until released, or the call is cancelled). */
+  async #gate(entry: Entry, step: Step): Promise<void> {
+    for (const hold of this.#holds.filter((candidate) => candidate.label === step.label)) {
+      const info = { callId: entry.record.id, label: step.label, at: iso(step.at) }
+      hold.reached.push(info)
+      for (const arrive of hold.arrivals.splice(0)) arrive(info)
+      await Promise.race([hold.released, entry.woken])
+    }
+  }
+
+  async #runSteps(entry: Entry, steps: Step[], gated = false): Promise<void> {
+    const live = this.#isLive(entry, this.#generation)
+    const target = this.#target(entry.record)
+    const filter = this.#allowed(entry)
+    const run = (step: Step) => {
+      entry.lastAt = Math.max(entry.lastAt, step.at)
+      return filter(step.run())
+    }
     if (this.emitter.settings.order !== 'timeline') {
       // A reordered stream needs the whole stream: the record reaches the last step first.
       const batch: Outgoing[] = []
-      for (const step of steps) if (!entry.cancelled && live()) batch.push(...filter(step.run()))
+      for (const step of steps) if (!entry.cancelled && live()) batch.push(...run(step))
       await this.emitter.send(target, batch, entry.random, live)
       return
     }
     for (const step of steps) {
+      if (gated && this.#holds.length > 0) await this.#gate(entry, step)
       if (entry.cancelled || !live()) return
-      await this.emitter.send(target, filter(step.run()), entry.random, live)
+      await this.emitter.send(target, run(step), entry.random, live)
     }
   }
 
@@ -506,6 +653,8 @@ export class FakeCalls {
   #script(entry: Entry): Step[] {
     if (entry.steps) return entry.steps
     const call = entry.record
+    // A WebSocket call has no script: the transport module drives it.
+    if (call.type === 'vapi.websocketCall') return (entry.steps = [])
     const scenario = this.scenarioFor(call.customer?.number)
     const scheduledAt = isObject(call.schedulePlan) ? Date.parse(String(call.schedulePlan.earliestAt)) : NaN
     const t0 = Math.max(Date.parse(call.createdAt), Number.isNaN(scheduledAt) ? 0 : scheduledAt)
@@ -573,6 +722,43 @@ export class FakeCalls {
     const talkMs = (scenario.talkSeconds ?? (name === 'voicemail' ? 20 : 150)) * 1000
     const endedAt = name === 'start-error' ? t0 + 500 : startedAt !== undefined ? startedAt + talkMs : t0 + (name === 'busy' ? 3000 : 31000)
     const report = name === 'answered' ? { ...defaultCoachingReport(variables), ...scenario.result } : undefined
+    const sendReport = scenario.report ?? name !== 'start-error'
+
+    entry.endEarly = (at, reason) => {
+      call.status = 'ended'
+      call.endedReason = reason
+      call.endedAt = iso(at)
+      call.updatedAt = iso(at)
+      const started = call.startedAt ? Date.parse(call.startedAt) : undefined
+      const durationMs = started !== undefined ? Math.max(0, at - started) : 0
+      const cost = started !== undefined ? Math.round((durationMs / 60000) * 0.12 * 10000) / 10000 : 0
+      const analysed = report && log.length >= 2 ? report : undefined
+      call.cost = cost
+      call.costs = cost > 0 ? [{ type: 'vapi', minutes: durationMs / 60000, cost }] : []
+      call.artifact = {
+        messages: structuredClone(log),
+        messagesOpenAIFormatted: structuredClone(openAi),
+        transcript: log.map((item) => `${item.role === 'user' ? 'User' : 'AI'}: ${item.message}`).join('\n'),
+        ...(analysed ? { structuredOutputs: { [this.structuredOutputId]: { name: 'coaching_call_report', result: analysed } } } : {}),
+        variableValues: variables,
+      }
+      call.analysis = analysed ? { summary: scenario.summary ?? String(analysed.summary ?? '') } : {}
+      call.messages = structuredClone(log)
+      const ended = message(at, 'status-update', { status: 'ended', endedReason: reason })
+      if (!sendReport) return [ended]
+      const endReport = message(at + 4000, 'end-of-call-report', {
+        endedReason: reason,
+        ...(call.startedAt ? { startedAt: call.startedAt } : {}),
+        endedAt: call.endedAt,
+        durationSeconds: durationMs / 1000,
+        durationMs,
+        cost,
+        costs: call.costs,
+        artifact: call.artifact,
+        analysis: call.analysis,
+      })
+      return [ended, endReport]
+    }
 
     if (name !== 'start-error') {
       status(t0, 'queued')
@@ -621,8 +807,6 @@ export class FakeCalls {
       call.analysis = analysis()
       call.messages = structuredClone(log)
     }
-    const sendReport = scenario.report ?? name !== 'start-error'
-
     status(endedAt, 'ended', () => {
       if (endedReason !== undefined) call.endedReason = endedReason
       call.endedAt = iso(endedAt)
@@ -718,12 +902,13 @@ export class FakeCalls {
     const generation = this.#generation
     for (const call of created) {
       const entry = this.#entries.get(call.id)!
-      if (this.pacing === 'auto' && call.status !== 'scheduled') {
+      if (call.type === 'vapi.websocketCall') this.onWebsocketCall(call)
+      else if (this.pacing === 'auto' && call.status !== 'scheduled') {
         // After the answer is on its way, like Vapi, which dials once the call is queued.
         const steps = this.#claim(entry, Infinity)
         void this.#enqueue(entry, async () => {
           await new Promise((resolve) => setImmediate(resolve))
-          if (generation === this.#generation) await this.#runSteps(entry, steps)
+          if (generation === this.#generation) await this.#runSteps(entry, steps, true)
         })
       }
     }
@@ -738,24 +923,50 @@ export class FakeCalls {
     const now = this.#host.now().toISOString()
     const id = randomUUID()
     const echoed = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'customers' && key !== 'customer'))
+    const socketUrl = this.#host.url.replace(/^http/, 'ws')
+    const transport = isObject(body.transport) ? body.transport : undefined
+    const audioFormat = isObject(transport?.audioFormat) ? transport.audioFormat : {}
+    const kind = transport
+      ? {
+          type: 'vapi.websocketCall' as const,
+          transport: {
+            ...transport,
+            provider: 'vapi.websocket' as const,
+            audioFormat: { format: 'pcm_s16le' as const, container: 'raw' as const, sampleRate: 16000, ...audioFormat } as FakeAudioFormat,
+            websocketCallUrl: `${socketUrl}/${id}/transport`,
+          },
+        }
+      : { type: 'outboundPhoneCall' as const, phoneCallProvider: 'twilio' as const, phoneCallTransport: 'pstn' as const, phoneCallProviderId: `CA${randomBytes(16).toString('hex')}` }
     const record: FakeCall = {
       ...echoed,
       id,
       orgId: ORG_ID,
-      type: 'outboundPhoneCall',
       status: body.schedulePlan !== undefined ? 'scheduled' : 'queued',
       createdAt: now,
       updatedAt: now,
       cost: 0,
       costs: [],
-      monitor: { listenUrl: `${this.#host.url.replace(/^http/, 'ws')}/${id}/listen`, controlUrl: `${this.#host.url}/${id}/control` },
-      phoneCallProvider: 'twilio',
-      phoneCallTransport: 'pstn',
-      phoneCallProviderId: `CA${randomBytes(16).toString('hex')}`,
+      monitor: { listenUrl: `${socketUrl}/${id}/listen`, controlUrl: `${this.#host.url}/${id}/control` },
+      ...kind,
       ...(customer !== undefined ? { customer: structuredClone(customer) } : {}),
     }
     const seq = this.#seq++
-    this.#entries.set(id, { seq, record, deleted: false, cancelled: false, steps: undefined, next: 0, random: seededRandom(this.emitter.settings.seed * 1_000_003 + seq), chain: Promise.resolve() })
+    let wake = () => {}
+    const woken = new Promise<void>((resolve) => (wake = resolve))
+    this.#entries.set(id, {
+      seq,
+      record,
+      deleted: false,
+      cancelled: false,
+      wake,
+      woken,
+      steps: undefined,
+      next: 0,
+      lastAt: Date.parse(now),
+      endEarly: undefined,
+      random: seededRandom(this.emitter.settings.seed * 1_000_003 + seq),
+      chain: Promise.resolve(),
+    })
     const waiters = this.#created
     this.#created = []
     for (const resolve of waiters) resolve(record)
@@ -775,6 +986,7 @@ export class FakeCalls {
   #delete(entry: Entry): FakeCall {
     const call = entry.record
     entry.cancelled = true
+    entry.wake()
     if (call.status !== 'ended') {
       const at = Math.max(this.#host.now().getTime(), Date.parse(call.updatedAt))
       call.endedReason = call.status === 'scheduled' ? 'scheduled-call-deleted' : call.status === 'queued' ? 'manually-canceled' : 'call-deleted'
@@ -788,6 +1000,7 @@ export class FakeCalls {
         void this.#enqueue(entry, () => this.emitter.send(this.#target(call), [{ callId: call.id, message }], entry.random, live))
       }
     }
+    this.onDeleted(call)
     entry.deleted = true
     return call
   }
@@ -808,6 +1021,20 @@ export class FakeCalls {
       return { ok: true }
     })
     app.post('/__fake/advance', async () => ({ step: (await this.advance()) ?? null }))
+    app.post('/__fake/calls/hold', async (request, reply) => {
+      const { before } = (request.body ?? {}) as { before?: unknown }
+      if (typeof before !== 'string' || !before) return reply.code(400).send(vapiError(400, ['before must be a step label such as status-update:ended']))
+      this.#httpHold = this.holdBefore(before)
+      return { ok: true }
+    })
+    app.post('/__fake/calls/hold/reached', async (request, reply) => {
+      if (!this.#httpHold) return reply.code(404).send(vapiError(404, 'No hold set'))
+      return { step: await this.#httpHold.reached }
+    })
+    app.post('/__fake/calls/hold/release', async () => {
+      this.releaseHolds()
+      return { ok: true }
+    })
     app.post('/__fake/settled', async () => {
       await this.settled()
       return { ok: true }

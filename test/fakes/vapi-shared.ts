@@ -4,7 +4,7 @@
  * route module receives. A leaf module, so route modules never import vapi.ts (no import cycle).
  */
 import type { IncomingHttpHeaders } from 'node:http'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply } from 'fastify'
 
 export const ORG_ID = 'org-fake-0001'
 
@@ -53,9 +53,17 @@ export type Fault =
   /** Answers normally: a placeholder in a sequence such as [503, 201, 503]. */
   | { kind: 'pass' }
 
+/**
+ * A route registered with this config skips the Bearer check (still recorded): Vapi's monitor
+ * URLs answer without the private key (monitorPlan.controlAuthenticationEnabled is false by default).
+ */
+export const PUBLIC_ROUTE = { config: { vapiAuth: false } as FastifyContextConfig }
+
 /** What a route module (vapi-calls.ts, …) gets from the fake to register its routes on. */
 export interface FakeVapiHost {
   readonly app: FastifyInstance
+  /** The private key REST routes require as `Authorization: Bearer <apiKey>`. */
+  readonly apiKey: string
   /** The fake's base URL (valid once started). */
   readonly url: string
   /** The fake's clock (createdAt, updatedAt, webhook timestamps). */

@@ -1,9 +1,10 @@
 /**
  * A local fake of Vapi's REST API and server messages for tests and benchmarks: a real HTTP server
  * on 127.0.0.1 that the app reaches through VAPI_API_URL (the official SDK with `baseUrl`), holding
- * to Vapi's wire formats (brief: vapi.md §1, §3–§5, §10). Route modules: this file (shared rules,
- * chat, test control), vapi-calls.ts (phone calls and their scripted scenarios), vapi-webhooks.ts
- * (the webhook sender), vapi-shared.ts (the host interface a route module gets). Another module
+ * to Vapi's wire formats (brief: vapi.md §1–§6, §10). Route modules: this file (shared rules,
+ * chat, test control), vapi-calls.ts (calls and the phone calls' scripted scenarios),
+ * vapi-transport.ts (the WebSocket transport and every call's control URL), vapi-webhooks.ts (the
+ * webhook sender), vapi-shared.ts (the host interface a route module gets). Another module
  * registers with one call in the constructor, e.g. `registerX(this)` taking a `FakeVapiHost`; it
  * may plug its stores into `calls.resolveAssistant` (server URL, serverMessages of an assistantId)
  * and `calls.resolveCredential` (the webhook auth of a server.credentialId).
@@ -41,8 +42,8 @@
  *   type 'outboundPhoneCall', status 'queued' ('scheduled' with schedulePlan), createdAt/updatedAt,
  *   the echoed request fields, monitor {listenUrl, controlUrl} on the fake's host, and
  *   subscriptionLimits (concurrencyLimit 10; remaining = limit − calls queued/ringing/in progress).
- *   `customers[]` answers {results, errors: [], subscriptionLimits}. `transport` (the WebSocket
- *   call) is refused with a 400 until the voice issue adds it; the monitor URLs are not served yet.
+ *   `customers[]` answers {results, errors: [], subscriptionLimits}. With `transport` it is a
+ *   WebSocket call (below).
  * - `GET /call`: filters id, assistantId, phoneNumberId, createdAt{Gt,Lt,Ge,Le}, updatedAt{…};
  *   limit (default 100, at most 1000: the fake's choice). Unknown query properties are refused.
  *   Order: newest createdAt first (UNCONFIRMED: the brief does not say; ties newest-created first).
@@ -86,11 +87,89 @@
  *   step of any call); a scheduled call always waits for those. `settled()` waits for everything
  *   scheduled.
  *
+ * - Live phone calls: with serverMessages holding 'transcript', an answered call sends each
+ *   utterance's transcript partial and final between in-progress and ended
+ *   ('transcript[transcriptType="final"]': finals only). To watch a call in progress: manual pacing
+ *   (`advance()` step by step), or `calls.holdBefore('status-update:ended')` in auto pacing, which
+ *   holds every call before that step until released (`reached` resolves with the first held).
+ *
+ * WebSocket calls (vapi-transport.ts; `fake.transport`):
+ * - `POST /call` with `transport: {provider: 'vapi.websocket', audioFormat?, conversationType?}`:
+ *   no phoneNumberId, phoneNumber, customers or schedulePlan (400); audioFormat.format pcm_s16le
+ *   (default) or mulaw, container raw, sampleRate an integer 1–192000 (default 16000; the fake's
+ *   lower bound is 1, Vapi's 0). 201 with type 'vapi.websocketCall', status 'queued', transport
+ *   {provider, audioFormat (defaults filled in), websocketCallUrl ws://127.0.0.1:<port>/<id>/transport},
+ *   monitor {listenUrl, controlUrl}; no phoneCallProvider fields; no script plays.
+ * - Upgrade to `/<id>/transport`: the Bearer key is recorded (valid, invalid, missing) and needed
+ *   only with `requireBearer` (else 401). Refused with an HTTP status and Vapi's error body: 404
+ *   for an unknown, deleted or ended call (and every listen URL: not served); 409 for a second
+ *   socket to a call (UNCONFIRMED: Vapi's behaviour is unknown). No socket within `joinTimeoutMs`
+ *   (15 s; Vapi documents customerJoinTimeoutSeconds for web calls only): ended
+ *   'call.in-progress.error-assistant-did-not-receive-customer-audio'.
+ * - On open: the call is in progress (startedAt from the clock), text {"type":"status-update",
+ *   "status":"in-progress"}, then the greeting (assistantOverrides.firstMessage with {{variables}},
+ *   else "Hi <firstName>, this is your coach. What would you like to talk about?"; none with
+ *   firstMessageMode 'assistant-waits-for-user'). Every assistant turn (greeting, reply, say):
+ *   speech-update assistant started, transcript partial (first half of the words) and final,
+ *   conversation-update, N 20 ms frames of a 440 Hz tone in the call's format (greetingFrames,
+ *   replyFrames: 10), paced at frameIntervalMs (20; 0 sends at once), speech-update stopped.
+ *   JSON messages are flat ({type, …}); `turn` counts user and assistant turns from 1.
+ * - Inbound audio: a pcm_s16le frame of odd length closes 1007 (the call ends
+ *   'phone-call-provider-closed-websocket'); bytes and frames are counted. Speech detection: a
+ *   frame is speech when its mean absolute sample (PCM16 scale) is above silenceThreshold (500);
+ *   speechMs (200) of speech starts a user turn (speech-update user started, transcript partial),
+ *   silenceMs (500) of silence ends it (transcript final, speech-update stopped,
+ *   conversation-update), then the reply `reply({text})` (default `echo:<text>`). The user's
+ *   words are `userTranscripts[turn]` (the last repeats). Speech that starts during an assistant
+ *   turn interrupts it: speech-update user started, user-interrupted {turnId} (unless
+ *   userInterrupted is off), no more frames, speech-update assistant stopped.
+ * - Inbound JSON: say (content, or message as the web SDK sends; endCallAfterSpoken ends with
+ *   'assistant-ended-call-after-message-spoken'), add-message (logged; with triggerResponseEnabled,
+ *   default true, a user or system message gets the reply `echo:<content>`), control
+ *   (mute-assistant: frames are counted, not sent; mute-customer: audio is not heard;
+ *   say-first-message; all recorded), end-call or hangup (ended 'customer-ended-call'). Other
+ *   types and text that is not JSON are recorded and ignored.
+ * - Echo mode (`echo`, for every call or per call): inbound binary frames go straight back
+ *   unchanged; no greeting, no speech detection, say/add-message recorded only; end-call works.
+ * - Ends: the call record ends (duration from the fake's clock, $0.12 a minute, artifact of what
+ *   was said, a coaching_call_report and summary once two messages were said); an open socket
+ *   gets status-update ended then close 1000; then server messages status-update ended and
+ *   end-of-call-report. Paths: end-call; `endCall(id)` ('assistant-ended-call'); maxDurationSeconds
+ *   (600 by default) × maxDurationScale on the `timers` option (manual timers on a test clock);
+ *   `drop(id)` (terminate, no close frame: 1006; 'call.in-progress.error-vapifault-worker-died');
+ *   the client closing without end-call ('phone-call-provider-closed-websocket', UNCONFIRMED);
+ *   the join timeout; DELETE /call/:id ('call-deleted', socket closed, no report).
+ * - Server messages: every JSON message the socket sends of the types status-update,
+ *   speech-update, transcript, conversation-update and user-interrupted also goes to the call's
+ *   server URL when its serverMessages allow it.
+ *
+ * Control URL `POST /<id>/control` (every call's monitor.controlUrl; no key, as Vapi's
+ * controlAuthenticationEnabled defaults to false): say, add-message, control, end-call, transfer,
+ * handoff, validated (400 in Vapi's shape); 200 {"ok":true} (Vapi's body is UNCONFIRMED); 404 for
+ * an unknown, deleted, scheduled or ended call. A WebSocket call acts as on its socket; end-call
+ * ends with `controlEndedReason` ('customer-ended-call', UNCONFIRMED: Vapi names no reason for a
+ * control-URL end). A phone call records the messages (`transport.controlMessages(id)`); end-call
+ * drops the rest of its script and ends it now (at the later of the clock and its last played
+ * step) with the same reason, then status-update ended and an end-of-call-report of what was
+ * said (with summary once two messages were said).
+ *
+ * Transport test API (`fake.transport`): configure (every later call), configureNext (the next N
+ * calls), configureCall(id) (from now on), stats(id) (state, bearer, bytes and frames in and out,
+ * frames muted, messages received and sent, says, addMessages, controls, ignored, endCallReceived,
+ * turns, interruptions, close code and side, endedReason), controlMessages(id), upgrades,
+ * endCall(id, reason?), drop(id), interrupt(id) (user-interrupted mid-reply), holdAudio()
+ * (turns pause after their first frame until released), and waits that resolve on events:
+ * connected(id?), ended(id), idle(id), waitFor(id, predicate), settled().
+ *
  * Test control over HTTP under `/__fake/*` (no auth; loopback only), for another process:
  * GET requests, POST faults ({route, fault, times} or {route, sequence}), POST settings, POST reset,
  * GET calls, GET calls/:id, POST calls/:id/play, POST advance, POST settled, GET deliveries
  * (?callId=), POST scenarios ({scenarios, default}), POST webhooks (knobs, url, pacing,
- * concurrencyLimit), POST webhooks/auth.
+ * concurrencyLimit), POST webhooks/auth, POST calls/hold ({before}), POST calls/hold/reached,
+ * POST calls/hold/release; transport: POST transport/settings, POST transport/next ({settings,
+ * times}), GET transport/calls, GET transport/calls/:id, GET transport/controls/:id, POST
+ * transport/calls/:id/{settings, end ({endedReason}), drop, interrupt, wait ({until: connected |
+ * ended | idle})}, POST transport/hold-audio, POST transport/release-audio.
  */
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
@@ -99,9 +178,12 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { FakeCalls, type FakeCallsOptions, type StepInfo } from './vapi-calls'
 import { registerVapiResources } from './vapi-resources'
 import { ORG_ID, sleep, vapiError, type FakeVapiHost, type Fault, type RecordedRequest } from './vapi-shared'
+import { FakeVapiTransport, type FakeTransportOptions } from './vapi-transport'
 
 export { vapiError, type Fault, type FakeVapiHost, type RecordedRequest } from './vapi-shared'
-export type { FakeCall, Scenario, ScenarioInput, ScenarioName, CoachingCallReport, StepInfo } from './vapi-calls'
+export type { FakeCall, FakeAudioFormat, Scenario, ScenarioInput, ScenarioName, CoachingCallReport, StepInfo } from './vapi-calls'
+export { DEFAULT_USER_TRANSCRIPT, defaultTransportSettings } from './vapi-transport'
+export type { ReplyContext, TransportSettings, TransportStats, TransportTimers } from './vapi-transport'
 export type { Delivery, EmitterSettings, WebhookAuth } from './vapi-webhooks'
 
 export type FakeChat = {
@@ -123,7 +205,7 @@ export type FakeChat = {
 
 export type ReplyInput = { input: string; variableValues: Record<string, unknown>; turn: number; history: FakeChat[] }
 
-export type FakeVapiOptions = FakeCallsOptions & {
+export type FakeVapiOptions = FakeCallsOptions & FakeTransportOptions & {
   apiKey?: string
   /** The fake's time source (the app's test clock); the system clock by default. */
   clock?: { now(): Date }
@@ -162,6 +244,8 @@ export class FakeVapi implements FakeVapiHost {
   readonly chats = new Map<string, FakeChat>()
   /** Phone calls: records, scenarios, webhook knobs and deliveries (vapi-calls.ts). */
   readonly calls: FakeCalls
+  /** WebSocket calls and every call's control URL (vapi-transport.ts). */
+  readonly transport: FakeVapiTransport
   deltaDelayMs: number
   firstTokenDelayMs: number
   reply: (input: ReplyInput) => string
@@ -184,6 +268,7 @@ export class FakeVapi implements FakeVapiHost {
     this.#sharedRules()
     this.#chatRoutes()
     this.calls = new FakeCalls(this, options)
+    this.transport = new FakeVapiTransport(this, this.calls, options)
     registerVapiResources(this.app)
     this.#controlRoutes()
   }
@@ -245,9 +330,12 @@ export class FakeVapi implements FakeVapiHost {
     return { release: held.release }
   }
 
-  /** Resolves when every scheduled call play and webhook delivery has finished. */
+  /**
+   * Resolves when every scheduled call play and webhook delivery has finished, and every WebSocket
+   * call is idle (no assistant turn streaming or queued) or ended.
+   */
   settled(): Promise<void> {
-    return this.calls.settled()
+    return this.transport.settled()
   }
 
   /** Plays the rest of a call's scenario (manual pacing, or a scheduled call). */
@@ -325,6 +413,7 @@ export class FakeVapi implements FakeVapiHost {
       const path = request.url.split('?')[0] ?? '/'
       if (path.startsWith('/__fake/')) return
       this.requests.push({ method: request.method, path, headers: request.headers, body: request.body, at: performance.now() - this.#startedAt })
+      if ((request.routeOptions.config as { vapiAuth?: boolean } | undefined)?.vapiAuth === false) return
       if (request.headers.authorization !== `Bearer ${this.apiKey}`) {
         return reply
           .code(401)

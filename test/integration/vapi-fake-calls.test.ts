@@ -185,9 +185,11 @@ describe('POST /call', () => {
     expect(fake.calls.list()).toHaveLength(2)
   })
 
-  it('refuses the WebSocket transport until the voice issue adds it', async () => {
-    const error = await failure(client.calls.create({ assistantId: 'asst_test_coach', transport: { provider: 'vapi.websocket' } } as Vapi.CreateCallDto))
+  it('refuses a phone number with the WebSocket transport (test/integration/vapi-fake-transport.test.ts covers the rest)', async () => {
+    const error = await failure(client.calls.create(dialBody({ transport: { provider: 'vapi.websocket' } })))
     expect(error.statusCode).toBe(400)
+    expect(messagesOf(error)).toContain('phoneNumberId should not be provided with transport.provider vapi.websocket')
+    expect(fake.calls.list()).toEqual([])
   })
 })
 
