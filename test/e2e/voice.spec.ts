@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import AxeBuilder from '@axe-core/playwright'
-import type { Page } from '@playwright/test'
+import { chromium, type Page } from '@playwright/test'
 import { CHAT_ERRORS, CHAT_TEXT } from '#common/chat'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'
@@ -55,21 +55,21 @@ function microphoneWav(): string {
   return path
 }
 
+/** The suite's Chromium flags (playwright.config.ts), to which a spec adds the fake microphone's. */
+const BASE_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
 test.use({
   launchOptions: {
     executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      `--use-file-for-fake-audio-capture=${microphoneWav()}`,
-    ],
+    args: [...BASE_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${microphoneWav()}`],
   },
   permissions: ['microphone'],
 })
@@ -115,6 +115,7 @@ test.describe('a voice call in the chat', () => {
     await signUpViaApi(page, { paid: 'basic', fullName: 'Riley Chen', origin: base })
     await page.goto(`${base}/chat`)
 
+    const callsBefore = fake.transport.allStats().length
     const voice = page.getByRole('button', { name: CHAT_TEXT.startVoiceCall })
     await expect(voice).toHaveAttribute('title', CHAT_TEXT.startVoiceCall)
     await voice.focus()
@@ -127,8 +128,9 @@ test.describe('a voice call in the chat', () => {
     await expect(end).toBeEnabled()
     await expect(messageBox(page)).toHaveAttribute('placeholder', CHAT_TEXT.inputPlaceholderListening)
     await expect(page.getByRole('meter', { name: 'Microphone level' })).toBeVisible()
-    const [callId] = fake.transport.allStats().map((stats) => stats.callId)
-    expect(callId).toBeDefined()
+    const calls = fake.transport.allStats()
+    expect(calls).toHaveLength(callsBefore + 1)
+    const callId = calls.at(-1)?.callId
 
     // The greeting is said (the gateway's first message, with the member's name), shown as the
     // coach's line, and its audio reaches the speaker.
@@ -174,5 +176,25 @@ test.describe('a voice call in the chat', () => {
     await expect(line(page, 'you', USER_WORDS)).toHaveCount(1)
     await expect(line(page, 'you', TYPED)).toHaveCount(1)
     await expect(line(page, 'coach', `echo:${TYPED}`)).toHaveCount(1)
+  })
+
+  test("a refused or missing microphone says 'Voice Error' - 'Failed to start voice input.' and leaves the call idle", async () => {
+    // A browser of its own without the fake microphone and without the permission.
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: BASE_ARGS })
+    try {
+      const page = await (await browser.newContext({ permissions: [] })).newPage()
+      const base = server.baseUrl
+      const callsBefore = fake.transport.allStats().length
+      await signUpViaApi(page, { paid: 'basic', fullName: 'Sam Ortiz', origin: base })
+      await page.goto(`${base}/chat`)
+      await page.getByRole('button', { name: CHAT_TEXT.startVoiceCall }).click()
+      await expect(toastWith(page, 'Voice Error', 'Failed to start voice input.')).toBeVisible()
+      await expect(page.getByRole('button', { name: CHAT_TEXT.startVoiceCall })).toBeEnabled()
+      await expect(messageBox(page)).toHaveAttribute('placeholder', CHAT_TEXT.inputPlaceholder)
+      // Nothing reached Vapi.
+      expect(fake.transport.allStats()).toHaveLength(callsBefore)
+    } finally {
+      await browser.close()
+    }
   })
 })
