@@ -172,7 +172,7 @@ test.describe('a voice call in the chat', () => {
     await expect(line(page, 'coach', 'Voice call ended. The conversation has been processed.')).toBeVisible()
     await expect(page.getByRole('heading', { level: 1, name: CHAT_TEXT.currentConversation })).toBeVisible()
     await expect(conversationList(page).getByRole('listitem').filter({ hasText: USER_WORDS.slice(0, 30) })).toBeVisible()
-    // What was saved: the finals, once each, in order.
+    // What was saved, as the server holds it: each final once.
     await expect(line(page, 'you', USER_WORDS)).toHaveCount(1)
     await expect(line(page, 'you', TYPED)).toHaveCount(1)
     await expect(line(page, 'coach', `echo:${TYPED}`)).toHaveCount(1)
