@@ -31,11 +31,17 @@ export type FinalCallStatus = (typeof FINAL_CALL_STATUSES)[number]
 /** Outcomes that mean the person was not reached (a retry may follow). */
 export const NOT_REACHED_STATUSES = ['no_answer', 'busy', 'voicemail'] as const satisfies readonly FinalCallStatus[]
 
-/** The calls of a day: the chosen time, the evening check-in, and a test call asked for with "Call me now". */
-export const CALL_SLOTS = ['daily', 'evening', 'test'] as const
+/**
+ * The calls of a day: the chosen time, the evening check-in, and a test call asked for with "Call
+ * me now"; and `web`, a voice call the person started in the app (the voice gateway), no slot of a day.
+ */
+export const CALL_SLOTS = ['daily', 'evening', 'test', 'web'] as const
 export type CallSlotName = (typeof CALL_SLOTS)[number]
-/** An ordinary check-in, or the monthly goal session (first call of a month on Premium and Elite). */
-export const CALL_KINDS = ['check_in', 'goal_session'] as const
+/**
+ * An ordinary check-in, the monthly goal session (first call of a month on Premium and Elite), or
+ * a voice call in the app (`web`).
+ */
+export const CALL_KINDS = ['check_in', 'goal_session', 'web'] as const
 export type CallKind = (typeof CALL_KINDS)[number]
 
 export type CallStatus = (typeof CALL_STATUSES)[number]

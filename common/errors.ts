@@ -51,6 +51,14 @@ export const ERRORS = {
   CALLS_NOT_CONFIGURED: { status: 409, message: 'Coaching calls are not set up on this server yet.' },
   CALL_NOT_ELIGIBLE: { status: 409, message: 'We cannot call you right now. Check your plan, phone number and call settings.' },
   CALL_IN_PROGRESS: { status: 409, message: 'A call to you is already under way.' },
+  /** The voice gateway (protocol `error` codes and refusals): voice is not configured on this server. */
+  VOICE_NOT_CONFIGURED: { status: 409, message: 'Voice assistant is not available. Please check your configuration.' },
+  /** A second voice call while one of the user's is live (on any socket, on any server). */
+  VOICE_SESSION_ACTIVE: { status: 409, message: 'A voice call is already under way. End it before starting another.' },
+  /** `end` or a typed message with no voice call live on the socket. */
+  VOICE_NOT_ACTIVE: { status: 409, message: 'Not currently in a call.' },
+  // 426
+  UPGRADE_REQUIRED: { status: 426, message: 'This address takes a WebSocket connection.' },
   // 413, 415, 429
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   CONVERSATION_TOO_LARGE: { status: 413, message: 'This conversation has reached its size limit. Please start a new chat.' },
@@ -58,8 +66,11 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: 'Too many requests. Please try again later.' },
   // 5xx
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
+  NOT_SUPPORTED: { status: 501, message: 'This is not supported yet.' },
   PAYMENT_PROVIDER_ERROR: { status: 502, message: 'The payment service refused the request. Please try again later.' },
   ASSISTANT_UNAVAILABLE: { status: 502, message: "I'm having trouble processing your message. Please try again." },
+  /** The voice provider refused or dropped the call. */
+  VOICE_UNAVAILABLE: { status: 502, message: "Sorry, I couldn't process the voice call. Please try again." },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now. Please try again later.' },
   PAYMENT_PROVIDER_UNREACHABLE: {
     status: 503,

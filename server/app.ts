@@ -33,6 +33,7 @@ import goalsRoutes from './routes/goals'
 import healthRoutes from './routes/health'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
+import voiceRoutes from './routes/voice'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
 import vapiWebhookRoutes from './routes/webhooks-vapi'
@@ -153,6 +154,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       db: database.db,
       redis,
       clock: overrides.clock ?? systemClock,
+      timers: overrides.timers,
       log: app.log as Logger,
       redisPrefix: overrides.redisPrefix,
       jobs: bullmq ?? inProcess,
@@ -184,6 +186,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(callNowRoutes)
   await app.register(optInRoutes)
   await app.register(voiceConfigRoutes)
+  await app.register(voiceRoutes)
   await app.register(goalsRoutes)
   await app.register(dashboardRoutes)
   await app.register(callsRoutes)

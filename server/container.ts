@@ -12,21 +12,25 @@ import { createMailer } from './integrations/mailer'
 import { createStripeClient } from './integrations/stripe'
 import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
 import { VapiCallsClient } from './integrations/vapi-calls'
-import type { Clock } from './lib/clock'
+import { VapiVoiceClient } from './integrations/vapi-voice'
+import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters, withMemoryFallback } from './lib/counters'
 import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createBilling } from '#server/services/billing'
-import { createCalls } from '#server/services/calls'
+import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createMaintenance } from '#server/services/maintenance'
+import { createVoice } from '#server/services/voice'
 
 export type ServiceDeps = {
   db: Db
   /** Shared counters (per-account limits) live here when set; in memory otherwise. */
   redis: Redis | undefined
   clock: Clock
+  /** The timers services arm (the voice gateway's caps); real ones by default, tests pass manual ones. */
+  timers?: Timers
   log: Logger
   /** Prefix of every key the services keep in Redis (tests give each file its own). */
   redisPrefix?: string
@@ -61,6 +65,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     config.vapi?.assistantId && config.vapi.phoneNumberId
       ? new VapiCallsClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, phoneNumberId: config.vapi.phoneNumberId, apiUrl: config.vapi.apiUrl })
       : undefined
+  // Voice in the browser needs the key and the assistant (no phone number).
+  const vapiVoice = config.vapi?.assistantId ? new VapiVoiceClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, apiUrl: config.vapi.apiUrl }) : undefined
   let countersWarnedAt = 0
   const counters = deps.redis
     ? withMemoryFallback(redisCounters(deps.redis, `${prefix}ct:`, now), memoryCounters(now), (error) => {
@@ -79,23 +85,42 @@ export function createServices(config: Config, deps: ServiceDeps) {
     stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
   })
 
+  const calls = createCalls({
+    db,
+    clock,
+    log,
+    vapi: vapiCalls,
+    webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
+    appUrl: config.appUrl,
+    jobs: deps.jobs ?? noJobQueue,
+  })
+  const chat = createChat({ db, clock, vapiChat, settings: chatSettings })
+  const voice = createVoice({
+    clock,
+    timers: deps.timers ?? realTimers,
+    log,
+    vapi: vapiVoice,
+    webCalls: calls.webCalls,
+    conversations: chat.voice,
+    sessionIsLive: (sessionId) => accounts.sessionIsLive(sessionId),
+    firstMessage: WEB_CALL_FIRST_MESSAGE,
+    redis: deps.redis,
+    redisPrefix: prefix,
+  })
+  // A sign-out or a password reset closes the voice sockets of the sessions it ended.
+  const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue, onSessionsEnded: (ended) => void voice.sessionsEnded(ended) })
+
   return {
     clock,
-    accounts: createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue }),
+    accounts,
     billing,
     goals: createGoals({ db, clock }),
-    calls: createCalls({
-      db,
-      clock,
-      log,
-      vapi: vapiCalls,
-      webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
-      appUrl: config.appUrl,
-      jobs: deps.jobs ?? noJobQueue,
-    }),
-    chat: createChat({ db, clock, vapiChat, settings: chatSettings }),
+    calls,
+    chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
+    /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
+    voice,
     /** Releases what the adapters hold (the SMTP pool, Vapi's connections). The caller owns the database and Redis. */
     async close() {
       mailer.close()

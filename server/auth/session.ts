@@ -129,6 +129,16 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
   }
 }
 
+/**
+ * Whether a session still stands (not signed out, reset, idle or expired), without touching it:
+ * a long-lived connection (the voice gateway's socket) asks this now and then.
+ */
+export async function sessionIsLive(db: DbExecutor, id: string, now: Date): Promise<boolean> {
+  const [row] = await db.select({ lastVerifiedAt: sessions.lastVerifiedAt, expiresAt: sessions.expiresAt }).from(sessions).where(eq(sessions.id, id)).limit(1)
+  if (!row) return false
+  return now.getTime() - row.lastVerifiedAt.getTime() < SESSION_IDLE_MS && now.getTime() < row.expiresAt.getTime()
+}
+
 export async function invalidateSession(db: DbExecutor, id: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, id))
 }

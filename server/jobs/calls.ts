@@ -37,7 +37,8 @@ export const placeCallJob = defineJob({
   payload: z
     .object({
       userId: z.uuid(),
-      slot: z.enum(CALL_SLOTS),
+      // A web call (the voice gateway) is never placed by a job.
+      slot: z.enum(CALL_SLOTS).exclude(['web']),
       localDate: z.iso.date().nullable(),
       attempt: z.number().int().min(0).max(2),
       dueAt: z.iso.datetime({ offset: true }),

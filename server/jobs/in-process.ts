@@ -8,19 +8,11 @@ import { randomUUID } from 'node:crypto'
 import { Cron } from 'croner'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
-import type { Clock } from '../lib/clock'
+import { realTimers, type Clock, type Timers } from '../lib/clock'
 import { JobStopping, type AnyJobDefinition } from './define'
 
-/** The timer functions the runner arms (tests pass manual ones). */
-export type Timers = {
-  setTimeout(callback: () => void, ms: number): unknown
-  clearTimeout(handle: unknown): void
-}
-
-export const realTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-}
+/** The timer functions the runner arms (tests pass manual ones): defined with the clock. */
+export { realTimers, type Timers } from '../lib/clock'
 
 /** The longest delay setTimeout takes; a later instant is reached in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1

@@ -20,7 +20,20 @@ import { clientNetwork } from '#server/lib/ip'
 /** Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id waits. */
 export type JobQueue = { enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string> }
 
-export type AccountDeps = { db: Db; clock: Clock; config: Config; mailer: Mailer; counters: Counters; log: Logger; jobs: JobQueue }
+/** Sessions that just ended: one (a sign-out), or every session of a user (a password reset). */
+export type SessionsEnded = { sessionId: string } | { userId: string }
+
+export type AccountDeps = {
+  db: Db
+  clock: Clock
+  config: Config
+  mailer: Mailer
+  counters: Counters
+  log: Logger
+  jobs: JobQueue
+  /** Told when sessions end, so long-lived connections of theirs close (the voice gateway's sockets). */
+  onSessionsEnded?: ((ended: SessionsEnded) => void) | undefined
+}
 export type RequestMeta = { ip: string; userAgent?: string | undefined }
 export type NewSession = NewSessionCookie
 
@@ -301,6 +314,7 @@ export async function resetPassword(deps: AccountDeps, token: string, password: 
     await invalidateUserSessions(tx, userId)
     return updated!
   })
+  deps.onSessionsEnded?.({ userId: user.id })
   await clearLoginCounters(deps, user.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
   return { user, session }

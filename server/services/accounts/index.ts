@@ -2,7 +2,7 @@
  * Accounts: sign-up, login, email confirmation and password reset over emailed links, the session
  * user and the post-login routing, and the text opt-in. Sessions themselves are server/auth.
  */
-import { invalidateSession, validateSessionToken } from '#server/auth/session'
+import { invalidateSession, sessionIsLive, validateSessionToken } from '#server/auth/session'
 import type { User } from '#server/db/schema'
 import {
   confirmEmail,
@@ -33,6 +33,7 @@ export {
   type JobQueue,
   type NewSession,
   type RequestMeta,
+  type SessionsEnded,
   type SignupInput,
 } from './accounts'
 export { sessionUserFrom, type PostLoginPath } from './session-user'
@@ -44,7 +45,13 @@ export function createAccounts(deps: AccountDeps) {
   return {
     signUp: (input: SignupInput, meta: RequestMeta) => signUp(deps, input, meta),
     logIn: (input: { email: string; password: string }, meta: RequestMeta) => logIn(deps, input, meta),
-    logOut: (sessionId: string) => invalidateSession(db, sessionId),
+    /** Signs a session out (its long-lived connections are told: deps.onSessionsEnded). */
+    async logOut(sessionId: string) {
+      await invalidateSession(db, sessionId)
+      deps.onSessionsEnded?.({ sessionId })
+    },
+    /** Whether a session still stands (checked now and then by long-lived connections). */
+    sessionIsLive: (sessionId: string) => sessionIsLive(db, sessionId, clock.now()),
     /** The session of a cookie value (with its user and access row), or null. */
     validateSession: (token: string) => validateSessionToken(db, clock, token),
     confirmEmail: (token: string) => confirmEmail(deps, token),

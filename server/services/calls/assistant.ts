@@ -146,6 +146,12 @@ export const COACH_FIRST_MESSAGE =
   'Hi {{firstName}}, this is the AI coach from Momentum Coach calling for your {{callKind | default: "daily check-in"}}. Is now still a good time to talk?'
 
 /**
+ * What the assistant says first in a voice call the person started in the app (the saved
+ * assistant's own first message is the daily call's, which says it called). It says it is an AI.
+ */
+export const WEB_CALL_FIRST_MESSAGE = "Hi {{firstName}}, it's your AI coach from Momentum Coach. What would you like to work on today?"
+
+/**
  * Left on an answering machine: neutral, nothing personal (no name, goal or detail), since anyone
  * may hear it.
  */

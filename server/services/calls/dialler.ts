@@ -91,7 +91,9 @@ function variablesOf(
   call: Pick<CoachingCall, 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
 ): DialVariables {
   const focus = (context?.lowestAreas ?? []).map((area) => area.title)
-  const callKind = call.kind === 'goal_session' ? 'monthly goal session' : call.slot === 'evening' ? 'evening check-in' : 'daily check-in'
+  // A web call (the person started it in the app) has no call type: the prompt then coaches
+  // without saying it called.
+  const callKind = call.slot === 'web' ? '' : call.kind === 'goal_session' ? 'monthly goal session' : call.slot === 'evening' ? 'evening check-in' : 'daily check-in'
   return {
     firstName: context?.firstName ?? '',
     phone: context?.phoneNumber ?? person.phoneNumber,

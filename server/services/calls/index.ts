@@ -12,6 +12,7 @@ import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
+import { CALL_SERVER_MESSAGES } from './assistant'
 import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
 import { callDetail } from './detail'
@@ -25,6 +26,7 @@ import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, type DueCall } from './tick'
+import { attachWebCall, failWebCall, openWebCall } from './web-call'
 import { markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
 
 export { dashboardStats, recentCalls } from './calls'
@@ -48,6 +50,7 @@ export {
   DEFAULT_MAX_DURATION_SECONDS,
   findCallReport,
   VAPI_WEBHOOK_PATH,
+  WEB_CALL_FIRST_MESSAGE,
   WEBHOOK_HMAC,
   WEBHOOK_SECRET_HEADER,
   WEBHOOK_TIMEOUT_SECONDS,
@@ -63,6 +66,7 @@ export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
 export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
 export { dueCalls, dueRetries, placeCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
+export type { OpenedWebCall } from './web-call'
 
 export type Calls = ReturnType<typeof createCalls>
 
@@ -253,6 +257,19 @@ export function createCalls(deps: CallsDeps) {
         }
       }
       return { events: pending.length, asked, finished, settled }
+    },
+
+    /**
+     * Voice calls started in the app (the voice gateway): the row is written first, then gets
+     * Vapi's call id (or the failure); the webhooks keep it from there, as for a phone call.
+     */
+    webCalls: {
+      open: (userId: string) => openWebCall(db, userId, clock.now()),
+      attach: (callId: string, vapiCallId: string) => attachWebCall(db, callId, vapiCallId, clock.now()),
+      fail: (callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) => failWebCall(db, callId, status, reason, detail, clock.now()),
+      /** The per-call webhook server (secret mode), or undefined: the saved assistant's own (hmac mode). */
+      server: webhookServer,
+      serverMessages: CALL_SERVER_MESSAGES,
     },
 
     /** "Call me now": a test call, placed at once (rate-limited by its route). */

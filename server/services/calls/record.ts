@@ -134,7 +134,7 @@ export function retryDecision(
 ): RetryDecision | null {
   const notReached = status === 'no_answer' || status === 'busy' || status === 'voicemail'
   if (!notReached && !RETRYABLE_START_ERRORS.has(endedReason ?? '')) return null
-  if (call.slot === 'test' || !call.localDate || !call.timeZone) return { retry: false, reason: 'not_a_daily_call' }
+  if (call.slot === 'test' || call.slot === 'web' || !call.localDate || !call.timeZone) return { retry: false, reason: 'not_a_daily_call' }
   if (call.attempt >= MAX_ATTEMPT) return { retry: false, reason: 'no_attempts_left' }
   const at = new Date(endedAt.getTime() + RETRY_AFTER_MINUTES[call.attempt]! * 60_000)
   if (!insideAllowedWindow(at, call.timeZone) || localDateOf(at, call.timeZone) !== call.localDate) return { retry: false, reason: 'outside_allowed_hours' }

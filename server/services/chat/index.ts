@@ -3,6 +3,7 @@
  * and sending a message to the assistant (Vapi's Chat API, or the local fallback coach). Every
  * query is filtered by the signed-in user's id; another user's conversation is "not found".
  */
+import { randomUUID } from 'node:crypto'
 import { FALLBACK_REPLY_DELAY_MS, TEXT_REPLY_TIMEOUT_MS, type ConversationQuery, type SavedMessage } from '#common/chat'
 import type { Db } from '#server/db/client'
 import type { VapiChatClient } from '#server/integrations/vapi'
@@ -10,6 +11,8 @@ import type { Clock } from '#server/lib/clock'
 import { createVapiAssistant, type Assistant } from './assistant'
 import { createFallbackAssistant } from './coach-fallback'
 import {
+  appendAssistantReply,
+  appendUserMessage,
   createConversation,
   deleteConversation,
   getConversation,
@@ -61,5 +64,21 @@ export function createChat(deps: ChatServiceDeps) {
     remove: (userId: string, id: string) => deleteConversation(db, userId, id),
     send: (userId: string, id: string, input: { text: string; id?: string | undefined }, events?: SendEvents) =>
       sendMessage({ db, clock, assistant }, userId, id, input, events),
+    /**
+     * A voice call's conversation (the voice gateway saves its final transcripts): a new
+     * conversation, then the user's messages (titled by the first, as a text chat) and the
+     * assistant's under the duplicate rules, with the same limits as a text chat.
+     */
+    voice: {
+      open: async (userId: string) => (await createConversation(db, userId, {}, clock.now())).id,
+      addUser: async (userId: string, id: string, text: string) => {
+        const now = clock.now()
+        await appendUserMessage(db, userId, id, { id: randomUUID(), text, sender: 'user', timestamp: now.toISOString() }, now)
+      },
+      addAssistant: async (userId: string, id: string, text: string) => {
+        const now = clock.now()
+        return (await appendAssistantReply(db, userId, id, { id: randomUUID(), text, sender: 'ai', timestamp: now.toISOString() }, null, now)).outcome
+      },
+    },
   }
 }

@@ -11,6 +11,7 @@ import { ChatInput } from './components/chat-input'
 import { ConversationSidebar } from './components/conversation-sidebar'
 import { MessageList } from './components/message-list'
 import { useChat } from './use-chat'
+import { useVoiceCall } from './voice/use-voice-call'
 
 const VOICE_RESPONSES_KEY = 'momentum-coach.voice-responses'
 const SEARCH_DEBOUNCE_MS = 250
@@ -50,6 +51,7 @@ export function ChatPage() {
   const list = useQuery({ ...conversationsQueryOptions(search), placeholderData: keepPreviousData })
   const voiceConfig = useQuery(voiceConfigQueryOptions())
   const [voiceResponses, setVoiceResponses] = useState(readVoiceResponses)
+  const voice = useVoiceCall({ chat, muted: !voiceResponses, config: voiceConfig })
 
   // 'Failed to load conversations' once each time the list ends in error.
   const listErrorsShown = useRef(0)
@@ -120,14 +122,6 @@ export function ChatPage() {
     )
   }
 
-  // Voice calls arrive with the voice issue; until then the button says voice is not available.
-  const onVoice = () => {
-    if (voiceConfig.isError) {
-      void toast({ title: CHAT_ERRORS.configErrorTitle, description: CHAT_ERRORS.configError, variant: 'destructive' })
-      return
-    }
-    void toast({ title: CHAT_ERRORS.voiceUnavailableTitle, description: CHAT_ERRORS.voiceUnavailable })
-  }
 
   return (
     <div className="flex h-[calc(100dvh_-_var(--app-banner-height,0px))] overflow-hidden bg-background">
@@ -175,9 +169,11 @@ export function ChatPage() {
             loadingEarlier={chat.loadingEarlier}
             onLoadEarlier={() => void chat.loadEarlier()}
             earlierCount={chat.earlierCount}
+            live={chat.liveTranscripts}
           />
         </div>
-        <ChatInput processing={chat.processing} onSend={chat.send} onVoice={onVoice} />
+        {/* While listening, a typed message goes into the voice call (spec 2 §4). */}
+        <ChatInput processing={chat.processing} onSend={voice.listening ? voice.sendText : chat.send} onVoice={voice.toggle} voice={voice} />
       </main>
     </div>
   )

@@ -15,9 +15,14 @@ import {
 import { isApiError } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
 import { chatKeys, createConversation, fetchConversation, saveConversationContent, streamMessage } from './api'
+import { applyTranscript, initialTranscriptState, type LiveTranscripts, type TranscriptEvent, type TranscriptState } from './voice/transcripts'
 
-/** A message on screen; `ephemeral` ones (the connection-trouble notice) are never saved. */
-export type LocalMessage = ChatMessage & { ephemeral?: true }
+/**
+ * A message on screen. `ephemeral` ones (the chat's own notices) are never saved; `info` marks a
+ * notice that is not an error. `voice` ones were said (or typed) in a voice call: the server saves
+ * the call's conversation itself, so the browser never saves them.
+ */
+export type LocalMessage = ChatMessage & { ephemeral?: true; info?: true; voice?: true }
 
 const now = () => new Date().toISOString()
 
@@ -31,8 +36,8 @@ export function greetingMessage(text: string): LocalMessage {
  * The server stores every assistant reply itself and refuses one from a client.
  */
 export const savable = (messages: readonly LocalMessage[]): SavedMessage[] =>
-  messages.flatMap(({ id, text, sender, timestamp, ephemeral }) =>
-    sender === 'user' && id !== GREETING_MESSAGE_ID && !ephemeral ? [{ id, text, sender, timestamp }] : [],
+  messages.flatMap(({ id, text, sender, timestamp, ephemeral, voice }) =>
+    sender === 'user' && id !== GREETING_MESSAGE_ID && !ephemeral && !voice ? [{ id, text, sender, timestamp }] : [],
   )
 
 /**
@@ -94,6 +99,11 @@ export function useChat({ greeting }: { greeting: string }) {
   const [loadingEarlier, setLoadingEarlier] = useState(false)
   /** How many of the messages shown were added by `loadEarlier` (they lead the list). */
   const [earlierCount, setEarlierCount] = useState(0)
+  /** A voice call's live (partial) transcripts, one line per speaker. */
+  const [liveTranscripts, setLiveTranscripts] = useState<LiveTranscripts>(() => initialTranscriptState().live)
+  const transcriptState = useRef<TranscriptState>(initialTranscriptState())
+  /** The view the voice call began in (the epoch); null when no call is going. */
+  const voiceEpoch = useRef<number | null>(null)
 
   /** Ids the server is known to have. */
   const saved = useRef(new Set<string>())
@@ -252,6 +262,89 @@ export function useChat({ greeting }: { greeting: string }) {
     [showChat],
   )
 
+  /** Adds a message to the list now (the ref too, so the next change in the same turn sees it). */
+  const setList = useCallback((next: LocalMessage[]) => {
+    messagesRef.current = next
+    setMessages(next)
+  }, [])
+
+  const voiceMessage = useCallback(
+    (sender: ChatMessage['sender'], text: string): LocalMessage => ({ id: `voice-${crypto.randomUUID()}`, text, sender, timestamp: now(), voice: true }),
+    [],
+  )
+
+  /**
+   * A voice call begins: what is unsaved here is saved first, then a new chat shows the call (the
+   * server saves the call as its own conversation). Resolves false when the save failed.
+   */
+  const beginVoiceCall = useCallback(async (): Promise<boolean> => {
+    if (!(await saveUnsaved('now'))) return false
+    showChat(null, [], false)
+    transcriptState.current = initialTranscriptState()
+    setLiveTranscripts(transcriptState.current.live)
+    voiceEpoch.current = epoch.current
+    return true
+  }, [saveUnsaved, showChat])
+
+  /** A transcript from the voice call: partials replace the live line, finals become messages (spec 2 §5). */
+  const voiceTranscript = useCallback(
+    (event: TranscriptEvent) => {
+      const result = applyTranscript(transcriptState.current, messagesRef.current, event, voiceMessage)
+      transcriptState.current = result.state
+      setLiveTranscripts(result.state.live)
+      if (event.final) setList(result.messages)
+    },
+    [setList, voiceMessage],
+  )
+
+  /**
+   * A message typed into the voice call: shown at once; the same words coming back as the user's
+   * transcript are not shown twice (the transcript rule: it must differ from the previous one).
+   */
+  const voiceTyped = useCallback(
+    (text: string) => {
+      const trimmed = text.trim()
+      if (!trimmed) return
+      transcriptState.current = { ...transcriptState.current, lastUserTranscript: trimmed }
+      setList([...messagesRef.current, voiceMessage('user', trimmed)])
+    },
+    [setList, voiceMessage],
+  )
+
+  /** Shows one of the chat's own notices (never saved). */
+  const notice = useCallback(
+    (text: string, tone: 'info' | 'error') => {
+      const message: LocalMessage = { id: `notice-${crypto.randomUUID()}`, text, sender: 'ai', timestamp: now(), ephemeral: true, ...(tone === 'info' ? { info: true as const } : {}) }
+      setList([...messagesRef.current, message])
+    },
+    [setList],
+  )
+
+  /**
+   * The voice call ended. With the conversation the server saved it as, and the call's view still
+   * on screen, that conversation becomes the current one (loaded as saved); then `reply` is shown.
+   */
+  const endVoiceCall = useCallback(
+    async ({ conversationId: savedId, reply }: { conversationId: string | null; reply: { text: string; tone: 'info' | 'error' } | null }) => {
+      const began = voiceEpoch.current
+      voiceEpoch.current = null
+      transcriptState.current = { ...transcriptState.current, live: { user: null, assistant: null } }
+      setLiveTranscripts(transcriptState.current.live)
+      void refreshList()
+      if (savedId && began !== null && began === epoch.current) {
+        try {
+          const conversation = await fetchConversation(savedId)
+          if (epoch.current !== began) return
+          showChat(conversation.id, conversation.content, conversation.hasEarlier)
+        } catch (error) {
+          console.error('Loading the voice conversation failed:', errorMessage(error))
+        }
+      }
+      if (reply) notice(reply.text, reply.tone)
+    },
+    [notice, refreshList, showChat],
+  )
+
   /** Sends a typed message (Enter or the send button). Resolves false when nothing was sent. */
   const send = useCallback(
     async (raw: string): Promise<boolean> => {
@@ -338,5 +431,13 @@ export function useChat({ greeting }: { greeting: string }) {
     newChat,
     selectConversation,
     forgetConversation,
+    liveTranscripts,
+    beginVoiceCall,
+    voiceTranscript,
+    voiceTyped,
+    endVoiceCall,
+    notice,
   }
 }
+
+export type Chat = ReturnType<typeof useChat>

@@ -3,6 +3,7 @@ import { CHAT_TEXT } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 import { cn } from '../../../lib/utils'
 import type { LocalMessage } from '../use-chat'
+import type { LiveTranscripts } from '../voice/transcripts'
 
 export type MessageListProps = {
   messages: LocalMessage[]
@@ -17,19 +18,33 @@ export type MessageListProps = {
   onLoadEarlier: () => void
   /** How many of `messages` were loaded with 'Load earlier messages' (they come first). */
   earlierCount: number
+  /** A voice call's partial transcripts, one live line per speaker. */
+  live?: LiveTranscripts
 }
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' })
 
-function Bubble({ sender, text, timestamp, notice }: { sender: 'user' | 'ai'; text: string; timestamp?: string; notice?: boolean }) {
+type BubbleProps = {
+  sender: 'user' | 'ai'
+  text: string
+  timestamp?: string
+  notice?: 'error' | 'info' | undefined
+  /** A partial transcript, still being spoken. */
+  partial?: boolean
+  as?: 'li' | 'div'
+}
+
+function Bubble({ sender, text, timestamp, notice, partial, as: Tag = 'li' }: BubbleProps) {
   const mine = sender === 'user'
   return (
-    <li className={cn('flex', mine ? 'justify-end' : 'justify-start')}>
+    <Tag className={cn('flex', mine ? 'justify-end' : 'justify-start')}>
       <div
         className={cn(
           'max-w-[85%] rounded-2xl px-4 py-2.5 text-sm whitespace-pre-wrap break-words shadow-xs sm:max-w-[75%]',
           mine ? 'rounded-br-sm bg-primary text-primary-foreground' : 'rounded-bl-sm border bg-card text-card-foreground',
-          notice && 'border-destructive/40 bg-destructive/5 text-foreground',
+          notice === 'error' && 'border-destructive/40 bg-destructive/5 text-foreground',
+          notice === 'info' && 'border-dashed bg-muted text-muted-foreground',
+          partial && 'italic opacity-80',
         )}
       >
         <p>
@@ -42,7 +57,7 @@ function Bubble({ sender, text, timestamp, notice }: { sender: 'user' | 'ai'; te
           </span>
         ) : null}
       </div>
-    </li>
+    </Tag>
   )
 }
 
@@ -65,15 +80,17 @@ export function TypingIndicator() {
  * page before. Earlier messages go in a list of their own, outside the live log, so loading them
  * is not read out as new messages.
  */
-export function MessageList({ messages, streamingText, typing, loading, hasEarlier, loadingEarlier, onLoadEarlier, earlierCount }: MessageListProps) {
-  const end = useRef<HTMLLIElement>(null)
+export function MessageList({ messages, streamingText, typing, loading, hasEarlier, loadingEarlier, onLoadEarlier, earlierCount, live }: MessageListProps) {
+  const end = useRef<HTMLDivElement>(null)
+  const liveUser = live?.user ?? null
+  const liveAssistant = live?.assistant ?? null
   const earlierList = useRef<HTMLOListElement>(null)
   /** The button was used: when the last page has come and the button is gone, focus moves to what it loaded. */
   const loadRequested = useRef(false)
   const lastId = messages.at(-1)?.id
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'end' })
-  }, [lastId, streamingText, typing])
+  }, [lastId, streamingText, typing, liveUser, liveAssistant])
   useEffect(() => {
     if (!loadRequested.current || loadingEarlier) return
     loadRequested.current = false
@@ -83,7 +100,7 @@ export function MessageList({ messages, streamingText, typing, loading, hasEarli
   if (loading) {
     return <p className="m-auto text-sm text-muted-foreground">Loading conversation...</p>
   }
-  if (messages.length === 0 && !typing && streamingText === null) {
+  if (messages.length === 0 && !typing && streamingText === null && liveUser === null && liveAssistant === null) {
     return (
       <div className="m-auto max-w-md px-4 text-center">
         <p className="text-lg font-medium">Your coach is ready when you are.</p>
@@ -96,7 +113,13 @@ export function MessageList({ messages, streamingText, typing, loading, hasEarli
   const earlier = messages.slice(0, earlierCount)
   const recent = messages.slice(earlierCount)
   const bubble = (message: LocalMessage) => (
-    <Bubble key={message.id} sender={message.sender} text={message.text} timestamp={message.timestamp} notice={message.ephemeral} />
+    <Bubble
+      key={message.id}
+      sender={message.sender}
+      text={message.text}
+      timestamp={message.timestamp}
+      notice={message.ephemeral ? (message.info ? 'info' : 'error') : undefined}
+    />
   )
   return (
     <div className="mx-auto w-full max-w-3xl px-4 py-6">
@@ -126,9 +149,16 @@ export function MessageList({ messages, streamingText, typing, loading, hasEarli
           {recent.map(bubble)}
           {streamingText ? <Bubble sender="ai" text={streamingText} /> : null}
           {typing && !streamingText ? <TypingIndicator /> : null}
-          <li ref={end} aria-hidden="true" className="h-px" />
         </ol>
       </div>
+      {/* Partial transcripts change word by word: shown, kept out of the live log (the final line is announced there). */}
+      {liveUser !== null || liveAssistant !== null ? (
+        <div role="group" aria-label="Live transcript" className="mt-3 flex flex-col gap-3">
+          {liveAssistant !== null ? <Bubble as="div" sender="ai" text={liveAssistant} partial /> : null}
+          {liveUser !== null ? <Bubble as="div" sender="user" text={liveUser} partial /> : null}
+        </div>
+      ) : null}
+      <div ref={end} aria-hidden="true" className="h-px" />
     </div>
   )
 }

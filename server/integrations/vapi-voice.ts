@@ -1,0 +1,112 @@
+import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import WebSocket from 'ws'
+import { vapiCallName } from './vapi-calls'
+
+/**
+ * The app's client of Vapi's WebSocket transport (brief §2): `POST /call` with
+ * `transport.provider = 'vapi.websocket'` through the official SDK (no retries: a repeated POST
+ * starts a second call; 15 s limit), then the call's `websocketCallUrl` opened with the private
+ * key as a Bearer header. The URL grants access to a live call: it is returned to the gateway
+ * only, never logged, stored or sent to the browser (only the call id is).
+ */
+
+export type VapiVoiceSettings = {
+  apiKey: string
+  assistantId: string
+  apiUrl?: string | undefined
+}
+
+/** PCM16 little-endian, mono, 16 kHz, raw: what the browser captures and plays (common/voice.ts). */
+export const VOICE_AUDIO_FORMAT = { format: 'pcm_s16le', container: 'raw', sampleRate: 16_000 } as const
+
+/** The socket messages the gateway relays (brief §9); the assistant need not send Vapi's others. */
+export const VOICE_CLIENT_MESSAGES = ['status-update', 'speech-update', 'transcript', 'user-interrupted'] as const
+
+/** The largest text or binary frame accepted from Vapi (a message holding the whole history is the biggest). */
+export const UPSTREAM_MAX_PAYLOAD = 2 * 1024 * 1024
+
+export type VoiceCallRequest = {
+  /** Our call id (coaching_calls.id): the call's name and metadata, so webhooks find the row. */
+  callId: string
+  variableValues: Record<string, string>
+  firstMessage: string
+  maxDurationSeconds: number
+  metadata: Record<string, string | number>
+  /** The webhook's address and header (secret mode); undefined: the saved assistant's server. */
+  server: { url: string; headers?: Record<string, string> } | undefined
+  serverMessages: readonly string[]
+}
+
+export type VoiceCallOutcome =
+  | { kind: 'created'; vapiCallId: string; websocketCallUrl: string }
+  /** Vapi refused, failed or could not be reached; `status` when it answered. */
+  | { kind: 'failed'; status: number | undefined; message: string }
+
+function messageOf(body: unknown): string {
+  if (body && typeof body === 'object') {
+    const message = (body as { message?: unknown }).message
+    if (Array.isArray(message)) return message.map(String).join('; ')
+    if (typeof message === 'string') return message
+  }
+  return typeof body === 'string' ? body.slice(0, 500) : 'no details'
+}
+
+export class VapiVoiceClient {
+  readonly client: VapiClient
+  readonly settings: VapiVoiceSettings
+
+  constructor(settings: VapiVoiceSettings, options: { fetch?: typeof fetch } = {}) {
+    this.settings = settings
+    this.client = new VapiClient({
+      token: settings.apiKey,
+      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+      maxRetries: 0,
+      timeoutInSeconds: 15,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })
+  }
+
+  /** `POST /call` with the WebSocket transport, once. */
+  async createCall(request: VoiceCallRequest): Promise<VoiceCallOutcome> {
+    const body = {
+      assistantId: this.settings.assistantId,
+      name: vapiCallName(request.callId),
+      // The SDK types `format` as an object (a generator slip, brief §1.6): the API takes the string.
+      transport: { provider: 'vapi.websocket', audioFormat: VOICE_AUDIO_FORMAT as unknown as Vapi.AudioFormat },
+      assistantOverrides: {
+        variableValues: request.variableValues,
+        firstMessage: request.firstMessage,
+        maxDurationSeconds: request.maxDurationSeconds,
+        metadata: request.metadata,
+        clientMessages: [...VOICE_CLIENT_MESSAGES],
+        serverMessages: [...request.serverMessages] as Vapi.AssistantOverridesServerMessagesItem[],
+        ...(request.server
+          ? { server: { url: request.server.url, timeoutSeconds: 20, ...(request.server.headers ? { headers: request.server.headers } : {}) } }
+          : {}),
+      },
+    } satisfies Vapi.CreateCallDto
+    try {
+      const call = (await this.client.calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })) as Vapi.Call
+      // The SDK's transport type has no websocketCallUrl, though the API returns one (brief §1.6).
+      const url = (call?.transport as { websocketCallUrl?: unknown } | undefined)?.websocketCallUrl
+      if (typeof call?.id !== 'string' || typeof url !== 'string' || !/^wss?:\/\//.test(url)) {
+        return { kind: 'failed', status: 201, message: 'the answer named no call id or socket address' }
+      }
+      return { kind: 'created', vapiCallId: call.id, websocketCallUrl: url }
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode !== undefined) return { kind: 'failed', status: error.statusCode, message: messageOf(error.body) }
+      const timedOut = error instanceof VapiTimeoutError || (error instanceof Error && /timeout/i.test(error.message))
+      return { kind: 'failed', status: undefined, message: timedOut ? 'timeout' : 'no answer' }
+    }
+  }
+
+  /** Opens the call's socket with the private key (the caller listens for open, message, close, error). */
+  connect(websocketCallUrl: string): WebSocket {
+    return new WebSocket(websocketCallUrl, {
+      headers: { authorization: `Bearer ${this.settings.apiKey}` },
+      maxPayload: UPSTREAM_MAX_PAYLOAD,
+      handshakeTimeout: 10_000,
+      perMessageDeflate: false,
+    })
+  }
+}

@@ -1,0 +1,77 @@
+import websocket from '@fastify/websocket'
+import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ErrorBodySchema } from '#common/errors'
+import { VOICE_MAX_TEXT_FRAME_BYTES, VOICE_PROTOCOL_VERSION } from '#common/voice'
+import { AppError, forbidden } from '../lib/app-error'
+
+/** Connection attempts per client address a minute (the open sockets are capped by the gateway). */
+export const VOICE_CONNECTS_PER_MINUTE = 30
+
+const DESCRIPTION =
+  `A WebSocket (send \`Upgrade: websocket\`), protocol version ${VOICE_PROTOCOL_VERSION}. Refused before the upgrade with the ` +
+  'error JSON: 401 without a session, 403 PAYMENT_REQUIRED when not paid, 403 FORBIDDEN when `Origin` is not the app, ' +
+  '429 past the connection limits per address; a plain GET answers 426. Binary frames: PCM16 mono 16 kHz audio (20 ms, ' +
+  '640 bytes; at most 4 KB, else close 1009; faster than 1.5x real time closes 1008). Text frames: one JSON message each ' +
+  '(at most 8 KB, else close 1009): the browser sends start, end, text, mute, watch-calls, end-phone-call; the server sends ' +
+  'hello, status, transcript, speech, interrupted, ended, error, phone-call, phone-transcript (common/voice.ts; README). ' +
+  'Too many frames close 1008; no audio for 60 s ends the call (no-audio), as does the plan\'s call length (max-duration).'
+
+/**
+ * GET /api/voice: the realtime voice gateway's socket (server/services/voice). WebSocket support is
+ * registered here, in this plugin only: @fastify/websocket's hooks run on this route's requests,
+ * not on every request of the app. Who may connect is decided before the upgrade, with the
+ * contract's error JSON: the same-origin check (the CSRF hook skips GET), the session and the paid
+ * rule (the route's `paid` guard), the connection limits per address. Then the socket is the
+ * gateway's.
+ */
+const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { voice } = app.services
+
+  await app.register(websocket, {
+    options: { maxPayload: VOICE_MAX_TEXT_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
+    // A socket's errors end in its 'close', which the gateway handles (a frame over maxPayload:
+    // ws closes it with 1009). The default handler would cut the socket before the close frame.
+    errorHandler: (error, _socket, request) => request.log.debug({ code: (error as { code?: string }).code }, 'voice socket error'),
+    // Stopping: every call ends ('server-restarting') and every socket closes, within bounds.
+    preClose: async () => voice.shutdown(),
+  })
+
+  // Browsers always send Origin on a WebSocket handshake: only the app's own may connect.
+  const sameOrigin: onRequestHookHandler = (request, _reply, done) => {
+    done(request.headers.origin === app.config.appOrigin ? undefined : forbidden('Cross-site requests are not allowed.'))
+  }
+  // After the guard: a signed-in, paid caller, within the open sockets allowed per address.
+  const withinLimits: preHandlerHookHandler = (request, _reply, done) => {
+    done(voice.admits(request.ip) ? undefined : new AppError('RATE_LIMITED', 'Too many voice connections from this address. Close one and try again.'))
+  }
+
+  app.route({
+    method: 'GET',
+    url: '/api/voice',
+    schema: {
+      tags: ['voice'],
+      summary: 'The realtime voice gateway (WebSocket): talk to the coach; the Vapi key and URLs never leave the server',
+      description: DESCRIPTION,
+      response: {
+        101: z.undefined().describe('Switching Protocols: the socket is open (the server says hello first)'),
+        401: ErrorBodySchema,
+        403: ErrorBodySchema,
+        426: ErrorBodySchema,
+        429: ErrorBodySchema,
+      },
+    },
+    config: { auth: 'paid', cache: 'no-store', rateLimit: { max: VOICE_CONNECTS_PER_MINUTE, timeWindow: '1 minute' } },
+    onRequest: sameOrigin,
+    preHandler: withinLimits,
+    handler: async () => {
+      throw new AppError('UPGRADE_REQUIRED')
+    },
+    wsHandler: (socket, request) => {
+      voice.accept(socket, { userId: request.user.id, sessionId: request.session!.id, ip: request.ip })
+    },
+  })
+}
+
+export default voiceRoutes

@@ -1,0 +1,85 @@
+/**
+ * A voice call the person starts in the app (the voice gateway, kind and slot `web`): a row in
+ * coaching_calls like any call, so it appears in the call history with its duration, transcript and
+ * summary. The row is written before Vapi is asked (our id goes into the call's name and metadata),
+ * then gets Vapi's call id; from there the webhooks (`status-update`, `end-of-call-report`) and the
+ * sweep keep it, exactly as for a phone call: the gateway's socket events never write it. A web
+ * call has no local date and is never retried (retryDecision: not a daily call).
+ */
+import { and, eq, isNull } from 'drizzle-orm'
+import type { Db } from '#server/db/client'
+import { coachingCalls } from '#server/db/schema'
+import { AppError } from '#server/lib/app-error'
+import { callVariables, DIAL_LEASE_MS } from './dialler'
+import { PLAN_CALLS } from './entitlements'
+import { localDateOf } from './next-fire'
+import { loadCallPerson } from './person'
+import { addCallEvent } from './record'
+import type { CallVariables } from './assistant'
+
+export type OpenedWebCall = {
+  /** Our call id (coaching_calls.id). */
+  callId: string
+  /** The plan's limit on an ordinary call (a web call is never the monthly goal session). */
+  maxDurationSeconds: number
+  /** The same variables a daily call sends, for an in-app conversation (no call type). */
+  variableValues: CallVariables
+}
+
+/** Writes the web call's row ('dialling') and reads the variables the assistant's prompt uses. */
+export async function openWebCall(db: Db, userId: string, now: Date): Promise<OpenedWebCall> {
+  const person = await loadCallPerson(db, userId, now)
+  if (!person) throw new AppError('UNAUTHENTICATED')
+  const plan = person.access.hasSubscription ? person.access.tier : null
+  if (!plan) throw new AppError('PAYMENT_REQUIRED')
+  const maxDurationSeconds = PLAN_CALLS[plan].maxDurationSeconds
+  const call = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(coachingCalls)
+      .values({
+        userId,
+        slot: 'web',
+        kind: 'web',
+        localDate: null,
+        attempt: 0,
+        callDate: now,
+        timeZone: person.timeZone,
+        maxDurationSeconds,
+        completionStatus: 'dialling',
+        dialledAt: now,
+        dialLeaseUntil: new Date(now.getTime() + DIAL_LEASE_MS),
+      })
+      .returning()
+    await addCallEvent(tx, row!, 'scheduled', now, { requested: 'web' })
+    return row!
+  })
+  const { values } = await callVariables(db, person, { ...call, localDate: localDateOf(now, person.timeZone) }, now)
+  return { callId: call.id, maxDurationSeconds, variableValues: values }
+}
+
+/** Vapi created the call: the row gets its id ('queued'), so webhooks find it. */
+export async function attachWebCall(db: Db, callId: string, vapiCallId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(coachingCalls)
+      .set({ vapiCallId, completionStatus: 'queued', dialLeaseUntil: null, updatedAt: now })
+      .where(and(eq(coachingCalls.id, callId), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+      .returning()
+    if (row) await addCallEvent(tx, row, 'dialled', now, { vapiCallId })
+  })
+}
+
+/**
+ * Vapi did not create the call, or could not say (the row ends 'failed' with why), or the person
+ * left before it was asked ('cancelled').
+ */
+export async function failWebCall(db: Db, callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(coachingCalls)
+      .set({ completionStatus: status, endedReason: reason, endedAt: now, dialLeaseUntil: null, updatedAt: now })
+      .where(and(eq(coachingCalls.id, callId), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+      .returning()
+    if (row) await addCallEvent(tx, row, 'dial_failed', now, { reason, ...detail })
+  })
+}

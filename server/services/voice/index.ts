@@ -1,0 +1,125 @@
+/**
+ * The realtime voice gateway (`GET /api/voice`, docs/decisions/042): the browser's sockets, each
+ * with at most one voice call relayed to Vapi's WebSocket transport, the caps, backpressure, the
+ * ends (the user, Vapi, the browser leaving, a sign-out, the server stopping) and what is saved
+ * (the conversation's finals; the call's row, which the webhooks keep). The route checks who may
+ * connect before the upgrade and hands the socket to `accept`.
+ */
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type WebSocket from 'ws'
+import type { VapiVoiceClient } from '#server/integrations/vapi-voice'
+import type { Clock, Timers } from '#server/lib/clock'
+import type { SessionsEnded } from '#server/services/accounts'
+import { emptyMetrics, type CallContext, type VoiceMetrics, type WebCalls } from './call'
+import { CLOSE, VoiceConnection, type PhoneCallWatch, type Who } from './connection'
+import { defaultVoiceSettings } from './limits'
+import { memoryLocks, redisLocks, withMemoryFallback, type VoiceLocks } from './locks'
+import type { VoiceConversations } from './recorder'
+
+export { CLOSE, type PhoneCallWatch } from './connection'
+export { defaultVoiceSettings, type VoiceSettings } from './limits'
+export { endReasonOf, mapVapiMessage, RELAYED_VAPI_TYPES, transcriptText, type UpstreamEvent } from './mapping'
+export { AudioPump, type AudioSink } from './pump'
+export { TranscriptRules, VoiceRecorder, type VoiceConversations } from './recorder'
+export { memoryLocks, redisLocks, type VoiceLocks } from './locks'
+export type { VoiceMetrics } from './call'
+
+export type VoiceDeps = {
+  clock: Clock
+  timers: Timers
+  log: Logger
+  /** Vapi's voice client when VAPI_API_KEY and VAPI_ASSISTANT_ID are set; otherwise `start` is refused. */
+  vapi: VapiVoiceClient | undefined
+  webCalls: WebCalls
+  conversations: VoiceConversations
+  sessionIsLive(sessionId: string): Promise<boolean>
+  /** The call's first line (an in-app conversation, not the daily call's greeting). */
+  firstMessage: string
+  /** Shared per-user call leases across servers when set; in memory otherwise. */
+  redis: Redis | undefined
+  redisPrefix: string
+  /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
+  phoneCalls?: PhoneCallWatch | undefined
+}
+
+export type Voice = ReturnType<typeof createVoice>
+
+export function createVoice(deps: VoiceDeps) {
+  const { clock, timers, log } = deps
+  const settings = defaultVoiceSettings()
+  const metrics = emptyMetrics()
+  const now = () => clock.now().getTime()
+  let warnedAt = 0
+  const locks: VoiceLocks = deps.redis
+    ? withMemoryFallback(redisLocks(deps.redis, `${deps.redisPrefix}voice:`), memoryLocks(now), (error) => {
+        if (now() - warnedAt < 60_000) return
+        warnedAt = now()
+        log.warn({ err: error }, 'voice: Redis is unavailable, one call per user is held in memory until it is back')
+      })
+    : memoryLocks(now)
+  const calls: CallContext | undefined = deps.vapi
+    ? { clock, timers, log, vapi: deps.vapi, webCalls: deps.webCalls, conversations: deps.conversations, locks, settings, firstMessage: deps.firstMessage, metrics }
+    : undefined
+
+  const connections = new Set<VoiceConnection>()
+  const perIp = new Map<string, number>()
+  let stopping = false
+
+  const env = {
+    clock,
+    timers,
+    settings,
+    calls,
+    phoneCalls: deps.phoneCalls,
+    sessionIsLive: deps.sessionIsLive,
+    closed(connection: VoiceConnection) {
+      if (!connections.delete(connection)) return
+      metrics.droppedToBrowser += connection.dropped
+      const left = (perIp.get(connection.ip) ?? 1) - 1
+      if (left > 0) perIp.set(connection.ip, left)
+      else perIp.delete(connection.ip)
+    },
+  }
+
+  const closeWhere = (match: (connection: VoiceConnection) => boolean, code: number, reason: 'signed-out' | 'server-restarting') =>
+    Promise.all([...connections].filter(match).map((connection) => connection.close(code, reason))).then(() => {})
+
+  return {
+    /** Whether voice calls can be made (Vapi key and assistant configured). */
+    configured: calls !== undefined,
+    /** The limits in force (tests may change them). */
+    settings,
+    /** Whether another socket may open from this address (asked before the upgrade). */
+    admits(ip: string): boolean {
+      return !stopping && (perIp.get(ip) ?? 0) < settings.connectionsPerIp
+    },
+    /** Takes an upgraded, authenticated socket. */
+    accept(socket: WebSocket, who: Who): void {
+      if (stopping) {
+        socket.close(CLOSE.goingAway, 'server-restarting')
+        return
+      }
+      const connection = new VoiceConnection(env, socket, who)
+      connections.add(connection)
+      perIp.set(who.ip, (perIp.get(who.ip) ?? 0) + 1)
+      connection.open()
+    },
+    /** Sessions ended (a sign-out, a password reset): their sockets end their calls and close. */
+    sessionsEnded(ended: SessionsEnded): Promise<void> {
+      const match = 'sessionId' in ended ? (c: VoiceConnection) => c.sessionId === ended.sessionId : (c: VoiceConnection) => c.userId === ended.userId
+      return closeWhere(match, CLOSE.normal, 'signed-out')
+    },
+    /** The server is stopping: every call ends ('server-restarting') and every socket closes. */
+    async shutdown(): Promise<void> {
+      stopping = true
+      await closeWhere(() => true, CLOSE.goingAway, 'server-restarting')
+    },
+    /** Open sockets, and the gateway's counters since start (dropped audio both ways included). */
+    metrics(): VoiceMetrics & { connections: number } {
+      let dropped = metrics.droppedToBrowser
+      for (const connection of connections) dropped += connection.dropped
+      return { ...metrics, callsEnded: { ...metrics.callsEnded }, droppedToBrowser: dropped, connections: connections.size }
+    },
+  }
+}

@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis'
+
+/**
+ * At most one live voice call per user: a lease taken at `start`, renewed while the call lives,
+ * released when it ends. In Redis when it is configured, so it holds across servers; in memory
+ * otherwise. A lease that is not renewed (its server died) lapses after its time.
+ */
+export type VoiceLocks = {
+  /** True when `owner` now holds the user's lease (it was free, or lapsed). */
+  acquire(userId: string, owner: string, ttlMs: number): Promise<boolean>
+  renew(userId: string, owner: string, ttlMs: number): Promise<void>
+  release(userId: string, owner: string): Promise<void>
+}
+
+export function memoryLocks(now: () => number): VoiceLocks {
+  const held = new Map<string, { owner: string; until: number }>()
+  return {
+    async acquire(userId, owner, ttlMs) {
+      const lease = held.get(userId)
+      if (lease && lease.owner !== owner && lease.until > now()) return false
+      held.set(userId, { owner, until: now() + ttlMs })
+      return true
+    },
+    async renew(userId, owner, ttlMs) {
+      const lease = held.get(userId)
+      if (lease?.owner === owner) lease.until = now() + ttlMs
+    },
+    async release(userId, owner) {
+      if (held.get(userId)?.owner === owner) held.delete(userId)
+    },
+  }
+}
+
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
+
+export function redisLocks(redis: Redis, prefix: string): VoiceLocks {
+  return {
+    async acquire(userId, owner, ttlMs) {
+      return (await redis.set(prefix + userId, owner, 'PX', ttlMs, 'NX')) === 'OK'
+    },
+    async renew(userId, owner, ttlMs) {
+      await redis.eval(RENEW, 1, prefix + userId, owner, ttlMs)
+    },
+    async release(userId, owner) {
+      await redis.eval(RELEASE, 1, prefix + userId, owner)
+    },
+  }
+}
+
+/**
+ * Redis leases that fall back to this process's memory while Redis cannot answer (ADR 034: a
+ * limit never fails open, and an outage never stops a call from starting).
+ */
+export function withMemoryFallback(primary: VoiceLocks, fallback: VoiceLocks, onFallback: (error: Error) => void): VoiceLocks {
+  const attempt =
+    <A extends unknown[], R>(method: (locks: VoiceLocks) => (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await method(primary)(...args)
+      } catch (error) {
+        onFallback(error as Error)
+        return method(fallback)(...args)
+      }
+    }
+  return {
+    acquire: attempt((locks) => locks.acquire),
+    renew: attempt((locks) => locks.renew),
+    release: attempt((locks) => locks.release),
+  }
+}
