@@ -170,6 +170,8 @@ export class VoiceConnection implements BrowserSide {
 
   #onMessage(data: RawData, isBinary: boolean): void {
     if (this.#closing || this.#gone) return
+    // Anything from the browser shows it is there, as a pong does.
+    this.#awaitingPong = false
     if (!this.#frames.take()) return this.#violation(CLOSE.policy, 'message budget exceeded')
     const frame = data as Buffer
     if (isBinary) {
