@@ -5,6 +5,9 @@
  * the test moves it. Every frame a browser gets is checked against the protocol and scanned for
  * the Vapi key and URLs.
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -17,7 +20,7 @@ import { FakeVapi, type TransportStats } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
-import { freePort } from '../helpers/process'
+import { freePort, spawnEntry } from '../helpers/process'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
@@ -665,5 +668,57 @@ describe('a web call that did not reach anyone', () => {
     expect(row).toMatchObject({ completionStatus: 'busy', retryAt: null })
     const events = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, row!.id), eq(coachingCallEvents.type, 'not_retried')))
     expect(events.map((event) => event.detail)).toEqual([expect.objectContaining({ reason: 'not_a_daily_call' })])
+  })
+})
+
+describe('the server process', () => {
+  it('on SIGTERM ends every voice call (server-restarting), tells Vapi, and exits 0 (close-with-grace exits 1 past its 10 s)', async () => {
+    const serverPort = await freePort()
+    const origin = `http://127.0.0.1:${serverPort}`
+    const server = spawnEntry('server/index.ts', {
+      PORT: String(serverPort),
+      APP_URL: origin,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'mc-voice-')),
+      VAPI_API_KEY: fake.apiKey,
+      VAPI_API_URL: fake.url,
+      VAPI_ASSISTANT_ID: 'asst-coach',
+    })
+    try {
+      await server.waitFor(/Momentum Coach is ready/)
+      // A paid person, through the API: sign up, confirm the email (its link is logged), testing plan.
+      const password = 'steady-maple-lantern-42'
+      const signup = await fetch(`${origin}/api/auth/signup`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ fullName: 'Dana Reyes', email: 'dana@example.com', phoneNumber: '5551234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true }),
+      })
+      expect(signup.status).toBe(201)
+      const cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!
+      await server.waitFor(/mode=confirm#token=/)
+      const token = /mode=confirm#token=([A-Za-z0-9_-]+)/.exec(server.output())![1]!
+      const headers = { origin, cookie, 'content-type': 'application/json' }
+      expect((await fetch(`${origin}/api/auth/confirm-email`, { method: 'POST', headers, body: JSON.stringify({ token }) })).status).toBe(200)
+      expect((await fetch(`${origin}/api/billing/testing-activation`, { method: 'POST', headers, body: JSON.stringify({ plan: 'basic' }) })).status).toBe(200)
+
+      const client = await VoiceClient.open(`ws://127.0.0.1:${serverPort}/api/voice`, { origin, cookie })
+      clients.push(client)
+      const connected = fake.transport.connected()
+      client.send({ type: 'start', v: 1 })
+      await client.next('status', (m) => m.status === 'listening')
+      const callId = await connected
+
+      server.child.kill('SIGTERM')
+      expect(await endedOf(client)).toMatchObject({ reason: 'server-restarting' })
+      expect(await client.whenClosed()).toEqual({ code: 1001, reason: 'server-restarting' })
+      expect(await fake.transport.ended(callId)).toBe('customer-ended-call')
+      expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+      expect((await server.exited).code).toBe(0)
+      // The logs name calls by their ids only: never the key or the call's socket address.
+      expect(server.output()).toContain(callId)
+      expect(server.output()).not.toContain(fake.apiKey)
+      expect(server.output()).not.toContain('/transport')
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL')
+    }
   })
 })
