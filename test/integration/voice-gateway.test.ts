@@ -16,11 +16,13 @@ import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
 import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
+import { redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, spawnEntry } from '../helpers/process'
+import { createTestRedis } from '../helpers/redis'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
@@ -356,6 +358,12 @@ describe('a voice call', () => {
     expect(await first.next('error')).toMatchObject({ code: 'VOICE_SESSION_ACTIVE' })
     expect(await second.next('error')).toMatchObject({ code: 'VOICE_SESSION_ACTIVE', message: 'A voice call is already under way. End it before starting another.' })
     expect(fake.requestsTo('POST', '/call')).toHaveLength(1)
+    // The lease outlives its own 90 s while the call lives (renewed), here 4 minutes on.
+    app.services.voice.settings.noAudioMs = 3_600_000
+    for (let i = 0; i < 8; i++) advance(30_000)
+    const from = second.messages.length
+    second.send({ type: 'start', v: 1 })
+    expect(await second.next('error', () => true, from)).toMatchObject({ code: 'VOICE_SESSION_ACTIVE' })
     // Once it ends, the other socket may start one.
     first.send({ type: 'end' })
     await endedOf(first)
@@ -719,6 +727,69 @@ describe('the server process', () => {
       expect(server.output()).not.toContain('/transport')
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL')
+    }
+  })
+})
+
+describe('one voice call per person across servers (Redis)', () => {
+  it('a second server sharing Redis refuses a second call of the same person', async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const serverPort = await freePort()
+        const server = await buildTestApp({
+          database,
+          redis: shared.redis,
+          redisPrefix: shared.prefix,
+          bullmqPrefix: `${shared.prefix}bull`,
+          clock,
+          timers: timers.timers,
+          env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
+        })
+        await server.listen({ port: serverPort, host: '127.0.0.1' })
+        servers.push(server)
+      }
+      const [a, b] = servers as [FastifyInstance, FastifyInstance]
+      const person = await signedInUser(a, { paid: 'basic' })
+      const onA = await VoiceClient.open(`ws://127.0.0.1:${(a.server.address() as { port: number }).port}/api/voice`, { cookie: person.cookie, origin: a.config.appOrigin })
+      const onB = await VoiceClient.open(`ws://127.0.0.1:${(b.server.address() as { port: number }).port}/api/voice`, { cookie: person.cookie, origin: b.config.appOrigin })
+      clients.push(onA, onB)
+      const connected = fake.transport.connected()
+      onA.send({ type: 'start', v: 1 })
+      await onA.next('status', (m) => m.status === 'listening')
+      await connected
+      onB.send({ type: 'start', v: 1 })
+      expect(await onB.next('error')).toMatchObject({ code: 'VOICE_SESSION_ACTIVE' })
+      onA.send({ type: 'end' })
+      await onA.next('ended')
+      onB.send({ type: 'start', v: 1 })
+      await onB.next('status', (m) => m.status === 'listening')
+      onB.send({ type: 'end' })
+      await onB.next('ended')
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('the lease: held by one owner, renewed (taken again if it lapsed untaken), released by its owner only', async () => {
+    const shared = await createTestRedis()
+    try {
+      const locks = redisLocks(shared.redis, shared.prefix)
+      expect(await locks.acquire('u1', 'call-a', 60_000)).toBe(true)
+      expect(await locks.acquire('u1', 'call-b', 60_000)).toBe(false)
+      await locks.release('u1', 'call-b')
+      expect(await locks.acquire('u1', 'call-b', 60_000)).toBe(false)
+      await locks.renew('u1', 'call-a', 120_000)
+      expect(await shared.redis.pttl(`${shared.prefix}u1`)).toBeGreaterThan(60_000)
+      await shared.redis.del(`${shared.prefix}u1`)
+      await locks.renew('u1', 'call-a', 60_000)
+      expect(await shared.redis.get(`${shared.prefix}u1`)).toBe('call-a')
+      await locks.release('u1', 'call-a')
+      expect(await locks.acquire('u1', 'call-b', 60_000)).toBe(true)
+    } finally {
+      await shared.destroy()
     }
   })
 })

@@ -102,6 +102,7 @@ export class VoiceCall {
   #endReason: VoiceEndReason | null = null
   #timers = new Set<unknown>()
   #upstreamCut: unknown = null
+  #leaseTimer: unknown = null
   #finishing: Promise<void> | null = null
   #markUpstreamClosed: () => void = () => {}
   readonly #upstreamClosed = new Promise<void>((resolve) => (this.#markUpstreamClosed = resolve))
@@ -125,6 +126,7 @@ export class VoiceCall {
     try {
       if (!(await ctx.locks.acquire(this.#userId, this.#owner, ctx.settings.lockTtlMs))) return this.#refuse(new AppError('VOICE_SESSION_ACTIVE'))
       this.#locked = true
+      this.#renewLease()
       if (this.#endReason) return void (await this.#finish())
 
       let opened: OpenedWebCall
@@ -206,6 +208,17 @@ export class VoiceCall {
     // While starting, start() finishes the end at its next step.
     if (this.#state !== 'starting') void this.#finish()
     return this.#done
+  }
+
+  /** The lease is renewed a third of its time before it lapses, for as long as the call holds it. */
+  #renewLease(): void {
+    const ctx = this.#ctx
+    this.#leaseTimer = ctx.timers.setTimeout(() => {
+      this.#leaseTimer = null
+      if (!this.#locked) return
+      ctx.locks.renew(this.#userId, this.#owner, ctx.settings.lockTtlMs).catch(() => {})
+      this.#renewLease()
+    }, Math.max(1000, Math.floor(ctx.settings.lockTtlMs / 3)))
   }
 
   #refuse(error: AppError): void {
@@ -369,6 +382,8 @@ export class VoiceCall {
       for (const handle of this.#timers) ctx.timers.clearTimeout(handle)
       this.#timers.clear()
       this.#closeUpstream(!byVapi)
+      if (this.#leaseTimer !== null) ctx.timers.clearTimeout(this.#leaseTimer)
+      this.#leaseTimer = null
       if (this.#locked) {
         this.#locked = false
         await ctx.locks.release(this.#userId, this.#owner).catch(() => {})
