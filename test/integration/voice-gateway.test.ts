@@ -6,6 +6,7 @@
  * the Vapi key and URLs.
  */
 import { mkdtempSync } from 'node:fs'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { and, asc, eq, isNull } from 'drizzle-orm'
@@ -194,6 +195,19 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     expect(client.messages[0]).toEqual({ type: 'hello', v: 1 })
     // Nothing reached Vapi.
     expect(fake.requestsTo('POST', '/call')).toHaveLength(0)
+  })
+
+  it('only /api/voice upgrades: an upgrade to any other path is 404 and its socket is closed', async () => {
+    for (const path of ['/api/plans', '/api/voice/config', '/nowhere']) {
+      const socket = net.connect({ port, host: '127.0.0.1' })
+      let answer = ''
+      socket.on('data', (chunk) => (answer += chunk.toString()))
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
+      await closed
+      expect(answer).toMatch(/^HTTP\/1\.1 404 /)
+      expect(answer).toContain('{"error":{"code":"NOT_FOUND","message":"Not found"}}')
+    }
   })
 
   it('a plain GET (no upgrade) is 426', async () => {
