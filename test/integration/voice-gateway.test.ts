@@ -617,6 +617,22 @@ describe('the ends', () => {
     for (const callId of [firstCall, secondCall]) expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
   })
 
+  it('stopping does not wait on a call Vapi has not answered for: the socket closes within the bound', async () => {
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    fake.inject('POST /call', { kind: 'hang' })
+    client.send({ type: 'start', v: 1 })
+    await client.next('status', (m) => m.status === 'connecting')
+    const stopping = app.services.voice.shutdown()
+    // The wait for the call is bounded on the clock (4 s): the test moves it past.
+    advance(4_000)
+    await stopping
+    expect(await client.whenClosed()).toEqual({ code: 1001, reason: 'server-restarting' })
+    // Vapi never answered: the row says it is still being dialled (the sweep settles such claims).
+    const [row] = await callRows(user.id)
+    expect(row).toMatchObject({ completionStatus: 'dialling', vapiCallId: null })
+  })
+
   it('a browser that stops answering pings is gone: the call ends', async () => {
     app.services.voice.settings.heartbeatMs = 30_000
     app.services.voice.settings.noAudioMs = 3_600_000
