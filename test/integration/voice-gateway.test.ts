@@ -401,6 +401,22 @@ describe('a voice call', () => {
     expect(client.closed).toBeNull()
   })
 
+  it('without Vapi configured, `start` is VOICE_NOT_CONFIGURED (the socket still serves)', async () => {
+    const bare = await buildTestApp({ database, clock, timers: timers.timers })
+    try {
+      await bare.listen({ port: 0, host: '127.0.0.1' })
+      const { headers } = await signedInUser(bare, { paid: 'basic' })
+      expect(bare.services.voice.configured).toBe(false)
+      const client = await VoiceClient.open(`ws://127.0.0.1:${(bare.server.address() as { port: number }).port}/api/voice`, { ...headers, origin: bare.config.appOrigin })
+      clients.push(client)
+      client.send({ type: 'start', v: 1 })
+      expect(await client.next('error')).toEqual({ type: 'error', code: 'VOICE_NOT_CONFIGURED', message: 'Voice assistant is not available. Please check your configuration.' })
+      expect(client.closed).toBeNull()
+    } finally {
+      await bare.close()
+    }
+  })
+
   it('Vapi refusing the call is an error and `ended` (upstream-error); the row records why', async () => {
     const { user, headers } = await paidUser()
     fake.inject('POST /call', { kind: 'status', status: 400, body: { message: ['assistant not found'], error: 'Bad Request', statusCode: 400 } })
