@@ -132,6 +132,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     app.addHook('onClose', async () => flushPending())
   }
 
+  // Closing: the server stops accepting and closes its idle keep-alive connections once; a request
+  // in flight then (a provider's webhook) would leave its connection open for keepAliveTimeout
+  // (72 s) after its answer, past the 10 s a shutdown has. Idle connections are reaped until the
+  // server has closed.
+  app.addHook('preClose', (done) => {
+    const reap = setInterval(() => app.server.closeIdleConnections(), 100).unref()
+    app.server.once('close', () => clearInterval(reap))
+    done()
+  })
+
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
 

@@ -1,10 +1,15 @@
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import websocket from '@fastify/websocket'
 import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ErrorBodySchema } from '#common/errors'
+import { ErrorBodySchema, ERRORS } from '#common/errors'
 import { VOICE_MAX_TEXT_FRAME_BYTES, VOICE_PROTOCOL_VERSION } from '#common/voice'
 import { AppError, forbidden } from '../lib/app-error'
+
+const VOICE_PATH = '/api/voice'
+const NOT_FOUND = JSON.stringify({ error: { code: 'NOT_FOUND', message: ERRORS.NOT_FOUND.message } })
 
 /** Connection attempts per client address a minute (the open sockets are capped by the gateway). */
 export const VOICE_CONNECTS_PER_MINUTE = 30
@@ -38,6 +43,20 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
     preClose: async () => voice.shutdown(),
   })
 
+  // @fastify/websocket listens to every upgrade request of the server and routes it through the
+  // app; only this route may upgrade. Any other path is answered 404 and its socket closed at once
+  // (routed, a plain route would answer it and leave the socket open for good).
+  const routeUpgrade = app.server.listeners('upgrade').at(-1) as ((request: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
+  if (routeUpgrade) {
+    app.server.removeListener('upgrade', routeUpgrade)
+    app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (request.url ?? '').split('?')[0]
+      if (path === VOICE_PATH || path === `${VOICE_PATH}/`) return routeUpgrade(request, socket, head)
+      socket.on('error', () => {})
+      socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(NOT_FOUND)}\r\nconnection: close\r\n\r\n${NOT_FOUND}`)
+    })
+  }
+
   // Browsers always send Origin on a WebSocket handshake: only the app's own may connect.
   const sameOrigin: onRequestHookHandler = (request, _reply, done) => {
     done(request.headers.origin === app.config.appOrigin ? undefined : forbidden('Cross-site requests are not allowed.'))
@@ -49,7 +68,7 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.route({
     method: 'GET',
-    url: '/api/voice',
+    url: VOICE_PATH,
     schema: {
       tags: ['voice'],
       summary: 'The realtime voice gateway (WebSocket): talk to the coach; the Vapi key and URLs never leave the server',

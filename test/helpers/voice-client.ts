@@ -20,6 +20,8 @@ export class VoiceClient {
   closed: { code: number; reason: string } | null = null
   readonly #waiters: Waiter[] = []
   readonly #closeWaiters: Array<(closed: { code: number; reason: string }) => void> = []
+  readonly #audioWaiters: Array<{ count: number; resolve: () => void }> = []
+  #audioCount = 0
 
   private constructor(socket: WebSocket) {
     this.socket = socket
@@ -27,6 +29,13 @@ export class VoiceClient {
     socket.on('message', (data: Buffer, isBinary) => {
       if (isBinary) {
         this.frames.push({ kind: 'binary', data })
+        this.#audioCount++
+        for (const waiter of [...this.#audioWaiters]) {
+          if (this.#audioCount >= waiter.count) {
+            this.#audioWaiters.splice(this.#audioWaiters.indexOf(waiter), 1)
+            waiter.resolve()
+          }
+        }
         return
       }
       const raw = data.toString('utf8')
@@ -86,6 +95,12 @@ export class VoiceClient {
     const found = this.messages.slice(from).find(test)
     if (found) return Promise.resolve(found as Extract<VoiceServerMessage, { type: T }>)
     return new Promise((resolve) => this.#waiters.push({ match: test, resolve: resolve as (message: VoiceServerMessage) => void, from }))
+  }
+
+  /** Resolves once `count` audio frames have arrived in all. */
+  untilAudio(count: number): Promise<void> {
+    if (this.#audioCount >= count) return Promise.resolve()
+    return new Promise((resolve) => this.#audioWaiters.push({ count, resolve }))
   }
 
   /** Resolves when the socket has closed (with its code and reason). */

@@ -79,6 +79,8 @@ function paidRequests({ conversationId, callId }: { conversationId: string; call
       },
     },
     { route: 'DELETE /api/conversations/:id', request: { method: 'DELETE', url: at('/api/conversations/:id') } },
+    // The voice gateway's socket: through the guard, a plain GET (no upgrade) answers 426.
+    { route: 'GET /api/voice', request: { method: 'GET', url: '/api/voice' } },
   ]
 }
 
@@ -141,7 +143,9 @@ describe('the paid guard', () => {
     for (const { route, request } of paidRequests(ids)) {
       const response = await send(user, request)
       const cache = noStore.has(route) ? 'no-store' : response.headers['cache-control']
-      const through = response.statusCode < 300 || (route === 'POST /api/calls/test' && response.json().error?.code === 'CALLS_NOT_CONFIGURED')
+      const code = response.statusCode >= 300 ? response.json().error?.code : undefined
+      const through =
+        response.statusCode < 300 || (route === 'POST /api/calls/test' && code === 'CALLS_NOT_CONFIGURED') || (route === 'GET /api/voice' && code === 'UPGRADE_REQUIRED')
       expect({ route, ok: through, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
     }
   })

@@ -1,50 +1,841 @@
+/**
+ * The realtime voice gateway (`GET /api/voice`) with the real app listening on a port, the Vapi
+ * fake's WebSocket transport behind it, and `ws` clients as the browser. Time is the test clock:
+ * the gateway's caps (no audio, the call's length, the heartbeat, the session checks) fire when
+ * the test moves it. Every frame a browser gets is checked against the protocol and scanned for
+ * the Vapi key and URLs.
+ */
+import { mkdtempSync } from 'node:fs'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { VOICE_FRAME_BYTES, VOICE_MAX_BINARY_FRAME_BYTES, VOICE_MAX_TEXT_FRAME_BYTES, type VoiceServerMessage } from '#common/voice'
+import { createSession } from '#server/auth/session'
+import { hashSecret } from '#server/auth/tokens'
+import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, vapiWebhookEvents } from '#server/db/schema'
+import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
+import { redisLocks } from '#server/services/voice'
+import { FakeVapi, type TransportStats } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freePort, spawnEntry } from '../helpers/process'
+import { createTestRedis } from '../helpers/redis'
 import { manualTimers } from '../helpers/timers'
-import { signedInUser } from '../helpers/users'
+import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
 
+const SECRET = 'whsec-voice-gateway-0123456789'
+
 let database: TestDatabase
+let fake: FakeVapi
 let app: FastifyInstance
-let url: string
 let clock: ReturnType<typeof fakeClock>
 let timers: ReturnType<typeof manualTimers>
+let port: number
+let url: string
+/** Every browser socket and refused upgrade of the test, scanned after it. */
+let clients: VoiceClient[]
+let refusals: Refusal[]
+let appClosed: boolean
 
 beforeAll(async () => {
   database = await createTestDatabase()
 })
+
 afterAll(async () => {
   await database?.destroy()
 })
+
 beforeEach(async () => {
-  clock = fakeClock()
+  clock = fakeClock(new Date('2026-06-15T14:00:00Z'))
   timers = manualTimers(clock)
-  app = await buildTestApp({ database, clock, timers: timers.timers, env: { VAPI_API_KEY: 'vapi-secret-key', VAPI_ASSISTANT_ID: 'asst-coach' } })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const address = app.server.address() as { port: number }
-  url = `ws://127.0.0.1:${address.port}/api/voice`
-})
-afterEach(async () => {
-  await app.close()
+  // The fake sends the assistant's frames at once (no wall-clock pacing); its own timers are real.
+  fake = await FakeVapi.start({ clock, transport: { frameIntervalMs: 0 } })
+  port = await freePort()
+  app = await buildTestApp({
+    database,
+    clock,
+    timers: timers.timers,
+    env: {
+      APP_URL: `http://127.0.0.1:${port}`,
+      VAPI_API_KEY: fake.apiKey,
+      VAPI_API_URL: fake.url,
+      VAPI_ASSISTANT_ID: 'asst-coach',
+      VAPI_WEBHOOK_SECRET: SECRET,
+    },
+  })
+  await app.listen({ port, host: '127.0.0.1' })
+  // Time moves by jumps here: the heartbeat (a real browser answers pings in milliseconds) is
+  // tested on its own.
+  app.services.voice.settings.heartbeatMs = 24 * 3_600_000
+  url = `ws://127.0.0.1:${port}/api/voice`
+  clients = []
+  refusals = []
+  appClosed = false
 })
 
-describe('refusals', () => {
-  it('401, 403', async () => {
-    const anonymous = (await VoiceClient.connect(url, { origin: app.config.appOrigin })) as Refusal
+afterEach(async () => {
+  if (!appClosed) await app.close()
+  await fake.close()
+  // Nothing of Vapi's reached a browser: not the key, not the fake's address, no call URL.
+  const fakeHost = new URL(fake.url).host
+  const secrets = [fake.apiKey, fakeHost, '/transport', '/control', 'websocketCallUrl', 'listenUrl', 'controlUrl', 'vapi']
+  for (const client of clients) {
+    for (const frame of client.frames) {
+      const text = frame.kind === 'json' ? frame.raw : frame.data.toString('latin1')
+      for (const secret of secrets) expect(text.toLowerCase(), `a frame holds ${secret}`).not.toContain(secret.toLowerCase())
+    }
+    expect(client.closed?.reason ?? '').not.toMatch(/vapi|127\.0\.0\.1/i)
+  }
+  for (const refusal of refusals) for (const secret of secrets) expect(refusal.body.toLowerCase()).not.toContain(secret.toLowerCase())
+})
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+async function paidUser(plan: 'basic' | 'premium' | 'elite' = 'basic'): Promise<SignedIn> {
+  return signedInUser(app, { paid: plan })
+}
+
+async function open(headers: Record<string, string>): Promise<VoiceClient> {
+  const client = await VoiceClient.open(url, headers)
+  clients.push(client)
+  await client.next('hello')
+  return client
+}
+
+async function refused(headers: Record<string, string>, path = url): Promise<Refusal> {
+  const result = await VoiceClient.connect(path, headers)
+  if (result instanceof VoiceClient) {
+    clients.push(result)
+    throw new Error('the upgrade was accepted')
+  }
+  refusals.push(result)
+  return result
+}
+
+/** Starts a voice call on a client; resolves with Vapi's call id once the browser hears `listening`. */
+async function startCall(client: VoiceClient): Promise<string> {
+  const connected = fake.transport.connected()
+  const from = client.messages.length
+  client.send({ type: 'start', v: 1 })
+  await client.next('status', (m) => m.status === 'listening', from)
+  return connected
+}
+
+/** Moves the test clock, firing the gateway's timers that come due. */
+function advance(ms: number): void {
+  timers.advanceTo(new Date(clock.now().getTime() + ms))
+}
+
+/** 20 ms of PCM16 audio: a loud square wave, or silence. */
+const audioFrame = (loud: boolean) => {
+  const frame = Buffer.alloc(VOICE_FRAME_BYTES)
+  if (loud) for (let i = 0; i < frame.length / 2; i++) frame.writeInt16LE(i % 20 < 10 ? 6000 : -6000, i * 2)
+  return frame
+}
+
+/** The user says something: 300 ms of speech, then 600 ms of silence, in real time on the test clock. */
+function speak(client: VoiceClient): void {
+  for (let i = 0; i < 15; i++) {
+    client.sendRaw(audioFrame(true))
+    advance(20)
+  }
+  for (let i = 0; i < 30; i++) {
+    client.sendRaw(audioFrame(false))
+    advance(20)
+  }
+}
+
+/** Runs the webhooks the fake sent and the jobs they enqueued, until nothing is left. */
+async function settleWebhooks(): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    await fake.settled()
+    timers.advanceTo(clock.now())
+    await app.jobRunner!.drain()
+    const pending = await database.db.select({ id: vapiWebhookEvents.id }).from(vapiWebhookEvents).where(isNull(vapiWebhookEvents.processedAt))
+    if (pending.length === 0) return
+  }
+}
+
+const endCallsReceived = (stats: TransportStats | undefined) => (stats?.received ?? []).filter((entry) => (entry.message as { type?: string }).type === 'end-call')
+const endedOf = (client: VoiceClient, from = 0) => client.next('ended', () => true, from)
+const errorsOf = (client: VoiceClient) => client.messages.filter((m): m is Extract<VoiceServerMessage, { type: 'error' }> => m.type === 'error')
+const callRows = (userId: string) => database.db.select().from(coachingCalls).where(eq(coachingCalls.userId, userId)).orderBy(asc(coachingCalls.callDate))
+
+// ---- refusals --------------------------------------------------------------------------------
+
+describe('GET /api/voice refuses before the upgrade, with the error JSON', () => {
+  it('401 without a session, 403 when not paid, 403 from another origin or none', async () => {
+    const origin = app.config.appOrigin
+    const anonymous = await refused({ origin })
     expect(anonymous.status).toBe(401)
-    expect(JSON.parse(anonymous.body)).toMatchObject({ error: { code: 'UNAUTHENTICATED' } })
+    expect(JSON.parse(anonymous.body)).toEqual({ error: { code: 'UNAUTHENTICATED', message: 'Please log in to continue.' } })
+    expect(anonymous.headers['content-type']).toMatch(/^application\/json/)
+
     const unpaid = await signedInUser(app)
-    const refused = (await VoiceClient.connect(url, unpaid.headers)) as Refusal
-    expect(refused.status).toBe(403)
-    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'PAYMENT_REQUIRED' } })
-    const paid = await signedInUser(app, { paid: 'basic' })
-    const cross = (await VoiceClient.connect(url, { ...paid.headers, origin: 'https://evil.example' })) as Refusal
-    expect(cross.status).toBe(403)
-    const client = await VoiceClient.open(url, paid.headers)
-    expect(await client.next('hello')).toEqual({ type: 'hello', v: 1 })
-    await client.close()
+    const notPaid = await refused(unpaid.headers)
+    expect(notPaid.status).toBe(403)
+    expect(JSON.parse(notPaid.body).error.code).toBe('PAYMENT_REQUIRED')
+
+    const paid = await paidUser()
+    for (const headers of [{ ...paid.headers, origin: 'https://evil.example' }, { cookie: paid.cookie }, { ...paid.headers, origin: `http://localhost:${port}` }]) {
+      const crossSite = await refused(headers)
+      expect(crossSite.status).toBe(403)
+      expect(JSON.parse(crossSite.body).error.code).toBe('FORBIDDEN')
+    }
+    // The origin is checked first: a cross-site page learns nothing of the session.
+    expect((await refused({ origin: 'https://evil.example' })).status).toBe(403)
+
+    // The same user, from the app's own origin, connects.
+    const client = await open(paid.headers)
+    expect(client.messages[0]).toEqual({ type: 'hello', v: 1 })
+    // Nothing reached Vapi.
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(0)
+  })
+
+  it('only /api/voice upgrades: an upgrade to any other path is 404 and its socket is closed', async () => {
+    for (const path of ['/api/plans', '/api/voice/config', '/nowhere']) {
+      const socket = net.connect({ port, host: '127.0.0.1' })
+      let answer = ''
+      socket.on('data', (chunk) => (answer += chunk.toString()))
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
+      await closed
+      expect(answer).toMatch(/^HTTP\/1\.1 404 /)
+      expect(answer).toContain('{"error":{"code":"NOT_FOUND","message":"Not found"}}')
+    }
+  })
+
+  it('a plain GET (no upgrade) is 426', async () => {
+    const paid = await paidUser()
+    const response = await fetch(`http://127.0.0.1:${port}/api/voice`, { headers: paid.headers })
+    expect(response.status).toBe(426)
+    expect(await response.json()).toMatchObject({ error: { code: 'UPGRADE_REQUIRED' } })
+  })
+
+  it('limits the sockets open from one address (429), and connection attempts a minute (429)', async () => {
+    app.services.voice.settings.connectionsPerIp = 2
+    const paid = await paidUser()
+    const first = await open(paid.headers)
+    await open(paid.headers)
+    const third = await refused(paid.headers)
+    expect(third.status).toBe(429)
+    expect(JSON.parse(third.body).error.code).toBe('RATE_LIMITED')
+    // One closes: one more may open.
+    await first.close()
+    await open(paid.headers)
+
+    app.services.voice.settings.connectionsPerIp = 100
+    // 30 attempts a minute per address: the 4 above, then 26 more, then refused.
+    for (let i = 0; i < 26; i++) (await open(paid.headers)).socket.close()
+    const over = await refused(paid.headers)
+    expect(over.status).toBe(429)
+    expect(over.headers['retry-after']).toBeDefined()
+  })
+})
+
+// ---- a whole call ----------------------------------------------------------------------------
+
+describe('a voice call', () => {
+  it('greets, hears the user, answers by voice, takes typed text and mute, ends on `end`, and is saved once', async () => {
+    const { user, headers } = await paidUser('premium')
+    const client = await open(headers)
+    client.send({ type: 'mute', muted: false })
+    const callId = await startCall(client)
+    expect(client.messages.map((m) => m.type).slice(0, 3)).toEqual(['hello', 'status', 'status'])
+    expect(client.messages[1]).toEqual({ type: 'status', status: 'connecting' })
+
+    // Vapi was asked once, with the WebSocket transport, our ids and the person's context.
+    const [post] = fake.requestsTo('POST', '/call')
+    type Overrides = { variableValues: Record<string, string>; firstMessage: string; maxDurationSeconds: number; serverMessages: string[]; server: unknown; metadata: unknown }
+    const body = post!.body as { transport: unknown; assistantId: string; phoneNumberId?: string; assistantOverrides: Overrides }
+    expect(body.transport).toEqual({ provider: 'vapi.websocket', audioFormat: { format: 'pcm_s16le', container: 'raw', sampleRate: 16000 } })
+    expect(body.assistantId).toBe('asst-coach')
+    expect(body.phoneNumberId).toBeUndefined()
+    const overrides = body.assistantOverrides
+    expect(Object.keys(overrides.variableValues).sort()).toEqual([...CALL_VARIABLES].sort())
+    expect(overrides.variableValues).toMatchObject({ callKind: '', maxMinutes: '10', localDate: '2026-06-15', firstName: 'Test' })
+    expect(overrides.firstMessage).toBe(WEB_CALL_FIRST_MESSAGE)
+    expect(overrides.maxDurationSeconds).toBe(600)
+    expect(overrides.serverMessages).toEqual(['status-update', 'end-of-call-report'])
+    expect(overrides.server).toMatchObject({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': SECRET } })
+    const [row] = await callRows(user.id)
+    expect(row).toMatchObject({ slot: 'web', kind: 'web', vapiCallId: callId, localDate: null, maxDurationSeconds: 600 })
+    expect(overrides.metadata).toMatchObject({ callId: row!.id, userId: user.id, kind: 'web' })
+    expect(fake.transport.stats(callId)!.bearer).toBe(true)
+
+    // The greeting: the assistant's transcript and audio.
+    const greeting = await client.next('transcript', (m) => m.role === 'assistant' && m.final)
+    expect(greeting.text).toBe("Hi Test, it's your AI coach from Momentum Coach. What would you like to work on today?")
+    await fake.transport.idle(callId)
+    await client.next('speech', (m) => m.role === 'assistant' && m.status === 'stopped')
+    const greetingFrames = fake.transport.stats(callId)!.framesOut
+
+    // The user speaks: their transcript, then the assistant's answer and its audio.
+    speak(client)
+    const said = await client.next('transcript', (m) => m.role === 'user' && m.final)
+    expect(said.text).toBe('I want to work on my fitness this week.')
+    const answer = await client.next('transcript', (m) => m.role === 'assistant' && m.final && m.text.startsWith('echo:'))
+    expect(answer.text).toBe('echo:I want to work on my fitness this week.')
+    await fake.transport.idle(callId)
+    await client.next('speech', (m) => m.role === 'assistant' && m.status === 'stopped', client.messages.indexOf(answer))
+    expect(client.messages).toContainEqual({ type: 'speech', role: 'user', status: 'started' })
+    expect(client.messages).toContainEqual({ type: 'transcript', role: 'user', final: false, text: 'I want to work on' })
+    const sentFrames = fake.transport.stats(callId)!.framesOut
+    await client.untilAudio(sentFrames)
+    expect(sentFrames).toBeGreaterThan(greetingFrames)
+
+    // Typed into the call: Vapi gets it as a user message and answers by voice.
+    const fromTyped = client.messages.length
+    client.send({ type: 'text', text: 'Also my sleep' })
+    await client.next('transcript', (m) => m.role === 'assistant' && m.final && m.text === 'echo:Also my sleep', fromTyped)
+    expect(fake.transport.stats(callId)!.addMessages).toEqual([{ role: 'user', content: 'Also my sleep', triggerResponseEnabled: true }])
+    await fake.transport.idle(callId)
+
+    // Muted: Vapi is told, and no assistant audio reaches the browser.
+    client.send({ type: 'mute', muted: true })
+    await fake.transport.waitFor(callId, (stats) => stats.controls.includes('mute-assistant'))
+    const audioBefore = client.audioFrames.length
+    const fromMuted = client.messages.length
+    client.send({ type: 'text', text: 'Quietly now' })
+    await client.next('transcript', (m) => m.role === 'assistant' && m.final && m.text === 'echo:Quietly now', fromMuted)
+    await fake.transport.idle(callId)
+    client.send({ type: 'mute', muted: false })
+    await fake.transport.waitFor(callId, (stats) => stats.controls.includes('unmute-assistant'))
+    expect(client.audioFrames.length).toBe(audioBefore)
+
+    // The user ends: Vapi is told `end-call`, then the browser hears `ended` with the conversation.
+    client.send({ type: 'end' })
+    const ended = await endedOf(client)
+    expect(ended.reason).toBe('user-ended')
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    expect(await fake.transport.ended(callId)).toBe('customer-ended-call')
+    expect(client.closed).toBeNull() // the socket stays for another call
+
+    // Saved like a text conversation: finals only, each once, in order; titled by the first user line.
+    const [conversation] = await database.db.select().from(conversations).where(eq(conversations.userId, user.id))
+    expect(conversation!.id).toBe(ended.conversationId)
+    expect(conversation!.title).toBe('I want to work on my fitness this week....')
+    expect(conversation!.content.map((m) => [m.sender, m.text])).toEqual([
+      ['ai', "Hi Test, it's your AI coach from Momentum Coach. What would you like to work on today?"],
+      ['user', 'I want to work on my fitness this week.'],
+      ['ai', 'echo:I want to work on my fitness this week.'],
+      ['user', 'Also my sleep'],
+      ['ai', 'echo:Also my sleep'],
+      ['user', 'Quietly now'],
+      ['ai', 'echo:Quietly now'],
+    ])
+
+    // The webhooks (not the socket) complete the call's row: a web call in the call history, never retried.
+    await settleWebhooks()
+    const [done] = await callRows(user.id)
+    expect(done).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call', slot: 'web', kind: 'web', retryAt: null })
+    expect(done!.transcript).toContain('I want to work on my fitness this week.')
+    expect(done!.startedAt).not.toBeNull()
+    const timeline = (await database.db.select().from(coachingCallEvents).where(eq(coachingCallEvents.callId, done!.id))).map((event) => event.type)
+    expect(timeline).toEqual(expect.arrayContaining(['scheduled', 'dialled', 'answered', 'ended', 'report']))
+    expect(timeline).not.toContain('retry_scheduled')
+    expect(timeline).not.toContain('not_retried')
+    const recent = await app.inject({ method: 'GET', url: '/api/calls/recent', headers })
+    expect(recent.json().calls).toEqual([expect.objectContaining({ id: done!.id, slot: 'web', kind: 'web', completionStatus: 'completed' })])
+    const detail = await app.inject({ method: 'GET', url: `/api/calls/${done!.id}`, headers })
+    expect(detail.json()).toMatchObject({ kind: 'web', slot: 'web', transcript: expect.stringContaining('fitness') })
+
+    // Another call on the same socket.
+    const second = await startCall(client)
+    expect(second).not.toBe(callId)
+    client.send({ type: 'end' })
+    expect((await endedOf(client, client.messages.indexOf(ended) + 1)).reason).toBe('user-ended')
+  })
+
+  it('a call in which the user said nothing saves no conversation', async () => {
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    await fake.transport.idle(callId)
+    client.send({ type: 'end' })
+    expect(await endedOf(client)).toEqual({ type: 'ended', reason: 'user-ended', conversationId: null })
+    expect(await database.db.select().from(conversations).where(eq(conversations.userId, user.id))).toEqual([])
+  })
+
+  it('one live voice call per user: a second start, on this socket or another, is a protocol error', async () => {
+    const { headers } = await paidUser()
+    const first = await open(headers)
+    const second = await open(headers)
+    await startCall(first)
+    first.send({ type: 'start', v: 1 })
+    second.send({ type: 'start', v: 1 })
+    expect(await first.next('error')).toMatchObject({ code: 'VOICE_SESSION_ACTIVE' })
+    expect(await second.next('error')).toMatchObject({ code: 'VOICE_SESSION_ACTIVE', message: 'A voice call is already under way. End it before starting another.' })
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(1)
+    // The lease outlives its own 90 s while the call lives (renewed), here 4 minutes on.
+    app.services.voice.settings.noAudioMs = 3_600_000
+    for (let i = 0; i < 8; i++) advance(30_000)
+    const from = second.messages.length
+    second.send({ type: 'start', v: 1 })
+    expect(await second.next('error', () => true, from)).toMatchObject({ code: 'VOICE_SESSION_ACTIVE' })
+    // Once it ends, the other socket may start one.
+    first.send({ type: 'end' })
+    await endedOf(first)
+    await startCall(second)
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(2)
+  })
+
+  it('answers what it cannot do with protocol errors, and keeps the socket', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    client.send({ type: 'end' })
+    expect(await client.next('error')).toMatchObject({ code: 'VOICE_NOT_ACTIVE', message: 'Not currently in a call.' })
+    client.send({ type: 'text', text: 'hello?' })
+    client.send({ type: 'start', v: 2 })
+    client.sendRaw('not json')
+    client.send({ type: 'launch' })
+    client.send({ type: 'watch-calls' })
+    client.send({ type: 'end-phone-call', callId: '6c5b0a52-4f86-4a3c-9f4e-0a0d9c9a4c11' })
+    await client.next('error', (m) => m.code === 'NOT_SUPPORTED' && /Ending/.test(m.message))
+    expect(errorsOf(client).map((m) => m.code)).toEqual(['VOICE_NOT_ACTIVE', 'VOICE_NOT_ACTIVE', 'VALIDATION_FAILED', 'VALIDATION_FAILED', 'VALIDATION_FAILED', 'NOT_SUPPORTED', 'NOT_SUPPORTED'])
+    expect(client.closed).toBeNull()
+  })
+
+  it('without Vapi configured, `start` is VOICE_NOT_CONFIGURED (the socket still serves)', async () => {
+    const bare = await buildTestApp({ database, clock, timers: timers.timers })
+    try {
+      await bare.listen({ port: 0, host: '127.0.0.1' })
+      const { headers } = await signedInUser(bare, { paid: 'basic' })
+      expect(bare.services.voice.configured).toBe(false)
+      const client = await VoiceClient.open(`ws://127.0.0.1:${(bare.server.address() as { port: number }).port}/api/voice`, { ...headers, origin: bare.config.appOrigin })
+      clients.push(client)
+      client.send({ type: 'start', v: 1 })
+      expect(await client.next('error')).toEqual({ type: 'error', code: 'VOICE_NOT_CONFIGURED', message: 'Voice assistant is not available. Please check your configuration.' })
+      expect(client.closed).toBeNull()
+    } finally {
+      await bare.close()
+    }
+  })
+
+  it('Vapi refusing the call is an error and `ended` (upstream-error); the row records why', async () => {
+    const { user, headers } = await paidUser()
+    fake.inject('POST /call', { kind: 'status', status: 400, body: { message: ['assistant not found'], error: 'Bad Request', statusCode: 400 } })
+    const client = await open(headers)
+    client.send({ type: 'start', v: 1 })
+    expect(await client.next('error')).toMatchObject({ code: 'VOICE_UNAVAILABLE' })
+    expect(await endedOf(client)).toEqual({ type: 'ended', reason: 'upstream-error', conversationId: null })
+    const [row] = await callRows(user.id)
+    expect(row).toMatchObject({ completionStatus: 'failed', endedReason: 'vapi-refused-400', vapiCallId: null })
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(1) // never repeated
+  })
+})
+
+// ---- caps --------------------------------------------------------------------------------------
+
+describe('the caps', () => {
+  it('a binary frame over 4 KB closes 1009, and Vapi is told to end the call', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    client.sendRaw(Buffer.alloc(VOICE_MAX_BINARY_FRAME_BYTES))
+    client.sendRaw(Buffer.alloc(VOICE_MAX_BINARY_FRAME_BYTES + 2))
+    expect((await client.whenClosed()).code).toBe(1009)
+    await fake.transport.ended(callId)
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('a text frame over 8 KB closes 1009', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    client.sendRaw(JSON.stringify({ type: 'text', text: 'x'.repeat(VOICE_MAX_TEXT_FRAME_BYTES) }))
+    expect((await client.whenClosed()).code).toBe(1009)
+  })
+
+  it('audio faster than 1.5x real time closes 1008; real time (and a little faster) never does', async () => {
+    // Each second of the test clock: a batch of frames, handled before the clock moves on.
+    const stream = async (client: VoiceClient, callId: string, framesPerSecond: number, seconds: number) => {
+      let sent = fake.transport.stats(callId)!.framesIn
+      for (let second = 0; second < seconds && !client.closed; second++) {
+        for (let i = 0; i < framesPerSecond; i++) client.sendRaw(audioFrame(false))
+        sent += framesPerSecond
+        const relayed = fake.transport.waitFor(callId, (stats) => stats.framesIn >= sent)
+        await Promise.race([relayed, client.whenClosed()])
+        advance(1000)
+      }
+    }
+    const { headers } = await paidUser()
+    const steady = await open(headers)
+    const steadyCall = await startCall(steady)
+    // Ten seconds at real time (50 frames a second), then ten at 1.2x.
+    await stream(steady, steadyCall, 50, 10)
+    await stream(steady, steadyCall, 60, 10)
+    expect(steady.closed).toBeNull()
+    expect(fake.transport.stats(steadyCall)!.framesIn).toBe(1100)
+
+    // 1.6x real time: closed once the burst allowance is spent.
+    const { headers: other } = await paidUser()
+    const hasty = await open(other)
+    const hastyCall = await startCall(hasty)
+    await stream(hasty, hastyCall, 80, 60)
+    expect(await hasty.whenClosed()).toEqual({ code: 1008, reason: 'audio faster than real time' })
+    await fake.transport.ended(hastyCall)
+    expect(endCallsReceived(fake.transport.stats(hastyCall))).toHaveLength(1)
+  })
+
+  it('a flood of messages spends the budget and closes 1008', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    for (let i = 0; i < 100 && !client.closed; i++) client.send({ type: 'mute', muted: i % 2 === 0 })
+    const closed = await client.whenClosed()
+    expect(closed).toEqual({ code: 1008, reason: 'message budget exceeded' })
+  })
+
+  it('no audio for 60 s ends the call (no-audio), on the test clock', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    advance(30_000)
+    client.sendRaw(audioFrame(false))
+    await fake.transport.waitFor(callId, (stats) => stats.framesIn >= 1)
+    advance(59_000)
+    expect(client.messages.some((m) => m.type === 'ended')).toBe(false)
+    advance(1_000)
+    expect(await endedOf(client)).toMatchObject({ reason: 'no-audio' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    expect(client.closed).toBeNull()
+  })
+
+  it("the plan's call length ends the call (max-duration), on the test clock", async () => {
+    app.services.voice.settings.noAudioMs = 3_600_000
+    const { headers } = await paidUser('basic')
+    const client = await open(headers)
+    const callId = await startCall(client)
+    advance(299_000)
+    expect(client.messages.some((m) => m.type === 'ended')).toBe(false)
+    advance(1_000)
+    expect(await endedOf(client)).toMatchObject({ reason: 'max-duration' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+})
+
+// ---- ends ----------------------------------------------------------------------------------------
+
+describe('the ends', () => {
+  it('Vapi ends the call: the reason is relayed (assistant-ended, max-duration), then a dropped socket (upstream-error)', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    let callId = await startCall(client)
+    fake.transport.endCall(callId, 'assistant-said-end-call-phrase')
+    expect(await endedOf(client)).toMatchObject({ reason: 'assistant-ended' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(0)
+
+    let from = client.messages.length
+    callId = await startCall(client)
+    fake.transport.endCall(callId, 'exceeded-max-duration')
+    expect(await endedOf(client, from)).toMatchObject({ reason: 'max-duration' })
+
+    from = client.messages.length
+    callId = await startCall(client)
+    fake.transport.drop(callId)
+    expect(await endedOf(client, from)).toMatchObject({ reason: 'upstream-error' })
+    expect(client.closed).toBeNull()
+  })
+
+  it('the browser vanishes: Vapi gets end-call and the socket is closed', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    client.socket.terminate()
+    expect(await fake.transport.ended(callId)).toBe('customer-ended-call')
+    const stats = fake.transport.stats(callId)!
+    expect(endCallsReceived(stats)).toHaveLength(1)
+    expect(stats.endCallReceived).toBe('socket')
+    expect(app.services.voice.metrics().connections).toBe(0)
+  })
+
+  it('the browser vanishes while Vapi is still creating the call: once created, it is ended', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    fake.inject('POST /call', { kind: 'latency', ms: 300 })
+    const connected = fake.transport.connected()
+    client.send({ type: 'start', v: 1 })
+    await client.next('status', (m) => m.status === 'connecting')
+    client.socket.terminate()
+    const callId = await connected
+    expect(await fake.transport.ended(callId)).toBe('customer-ended-call')
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('a sign-out ends the call (signed-out) and closes that session’s sockets, not another session’s', async () => {
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    const other = await createSession(app.db, clock, user.id)
+    const elsewhere = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const response = await fetch(`http://127.0.0.1:${port}/api/auth/logout`, { method: 'POST', headers })
+    expect(response.status).toBe(204)
+    expect(await endedOf(client)).toMatchObject({ reason: 'signed-out' })
+    expect(await client.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    // The other session's socket stays, and may call.
+    await startCall(elsewhere)
+    expect(elsewhere.closed).toBeNull()
+  })
+
+  it('a password reset closes every socket of the person', async () => {
+    const { user, headers } = await paidUser()
+    const first = await open(headers)
+    const other = await createSession(app.db, clock, user.id)
+    const second = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const callId = await startCall(first)
+    const token = 'voicegatewayresetlinkaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+    await database.db.insert(emailTokens).values({ userId: user.id, purpose: 'reset_password', tokenHash: hashSecret(token), expiresAt: new Date(clock.now().getTime() + 3_600_000), createdAt: clock.now() })
+    const reset = await fetch(`http://127.0.0.1:${port}/api/auth/reset-password`, {
+      method: 'POST',
+      headers: { origin: headers.origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ token, password: 'copper-meadow-whistle', confirmPassword: 'copper-meadow-whistle' }),
+    })
+    expect(reset.status).toBe(200)
+    expect(await first.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await second.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await endedOf(first)).toMatchObject({ reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('a session signed out elsewhere (another server) closes the socket at its next check', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    await database.db.delete(sessions).where(eq(sessions.id, headers.cookie.split('=')[1]!.split('.')[0]!))
+    client.sendRaw(audioFrame(false))
+    advance(30_000)
+    client.sendRaw(audioFrame(false))
+    advance(30_000)
+    expect(await client.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('closing the app ends every call (server-restarting) and closes the sockets 1001', async () => {
+    const a = await paidUser()
+    const b = await paidUser()
+    const first = await open(a.headers)
+    const second = await open(b.headers)
+    const idle = await open(b.headers)
+    const firstCall = await startCall(first)
+    const secondCall = await startCall(second)
+    appClosed = true
+    await app.close()
+    for (const client of [first, second]) {
+      expect(await endedOf(client)).toMatchObject({ reason: 'server-restarting' })
+      expect((await client.whenClosed()).code).toBe(1001)
+    }
+    expect((await idle.whenClosed()).code).toBe(1001)
+    for (const callId of [firstCall, secondCall]) expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('stopping does not wait on a call Vapi has not answered for: the socket closes within the bound', async () => {
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    fake.inject('POST /call', { kind: 'hang' })
+    client.send({ type: 'start', v: 1 })
+    await client.next('status', (m) => m.status === 'connecting')
+    const stopping = app.services.voice.shutdown()
+    // The wait for the call is bounded on the clock (4 s): the test moves it past.
+    advance(4_000)
+    await stopping
+    expect(await client.whenClosed()).toEqual({ code: 1001, reason: 'server-restarting' })
+    // Vapi never answered: the row says it is still being dialled (the sweep settles such claims).
+    const [row] = await callRows(user.id)
+    expect(row).toMatchObject({ completionStatus: 'dialling', vapiCallId: null })
+  })
+
+  it('a browser that stops answering pings is gone: the call ends', async () => {
+    app.services.voice.settings.heartbeatMs = 30_000
+    app.services.voice.settings.noAudioMs = 3_600_000
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    // The browser's socket stops reading (and so answering pings): one ping, then it is gone.
+    client.socket.pause()
+    advance(30_000)
+    expect(fake.transport.stats(callId)!.state).toBe('open')
+    advance(30_000)
+    expect(await fake.transport.ended(callId)).toBe('customer-ended-call')
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('a browser that answers pings (or sends audio) stays', async () => {
+    app.services.voice.settings.heartbeatMs = 30_000
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    for (let i = 0; i < 6; i++) {
+      // Each step: audio from the browser, then 20 s on the clock (the heartbeat sees it alive).
+      client.sendRaw(audioFrame(false))
+      await fake.transport.waitFor(callId, (stats) => stats.framesIn >= i + 1)
+      advance(20_000)
+    }
+    expect(fake.transport.stats(callId)!.state).toBe('open')
+    expect(client.closed).toBeNull()
+  })
+})
+
+// ---- backpressure --------------------------------------------------------------------------------
+
+describe('backpressure', () => {
+  it('a browser that is behind loses the OLDEST assistant audio, counted, and never an unbounded buffer', async () => {
+    const { headers } = await paidUser()
+    const client = await open(headers)
+    // A greeting far longer than the sockets' buffers hold (6.4 MB of audio, sent at once).
+    fake.transport.configureNext({ greetingFrames: 10_000 })
+    const connected = fake.transport.connected()
+    // The browser stops reading; what it sends still goes.
+    client.socket.pause()
+    client.send({ type: 'start', v: 1 })
+    const callId = await connected
+    await fake.transport.idle(callId)
+    expect(fake.transport.stats(callId)!.framesOut).toBe(10_000)
+    // The browser reads again. The assistant's `speech stopped` came after its last frame on
+    // Vapi's socket: once it is here, the gateway has handled every frame.
+    client.socket.resume()
+    await client.next('speech', (m) => m.role === 'assistant' && m.status === 'stopped')
+    const dropped = app.services.voice.metrics().droppedToBrowser
+    expect(dropped).toBeGreaterThan(0)
+    // Every frame not dropped arrives, the newest included: the dropped ones were the oldest waiting.
+    await client.untilAudio(10_000 - dropped)
+    expect(client.audioFrames.length).toBe(10_000 - dropped)
+    client.send({ type: 'end' })
+    await endedOf(client)
+    expect(app.services.voice.metrics().droppedToBrowser).toBe(dropped)
+  })
+})
+
+describe('a web call that did not reach anyone', () => {
+  it('a web call left live is never picked up by the retry ladder', async () => {
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    fake.transport.endCall(callId, 'customer-busy')
+    await endedOf(client)
+    await settleWebhooks()
+    const [row] = await callRows(user.id)
+    expect(row).toMatchObject({ completionStatus: 'busy', retryAt: null })
+    const events = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, row!.id), eq(coachingCallEvents.type, 'not_retried')))
+    expect(events.map((event) => event.detail)).toEqual([expect.objectContaining({ reason: 'not_a_daily_call' })])
+  })
+})
+
+describe('the server process', () => {
+  it('on SIGTERM ends every voice call (server-restarting), tells Vapi, and exits 0 (close-with-grace exits 1 past its 10 s)', async () => {
+    const serverPort = await freePort()
+    const origin = `http://127.0.0.1:${serverPort}`
+    const server = spawnEntry('server/index.ts', {
+      PORT: String(serverPort),
+      APP_URL: origin,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'mc-voice-')),
+      VAPI_API_KEY: fake.apiKey,
+      VAPI_API_URL: fake.url,
+      VAPI_ASSISTANT_ID: 'asst-coach',
+    })
+    try {
+      await server.waitFor(/Momentum Coach is ready/)
+      // A paid person, through the API: sign up, confirm the email (its link is logged), testing plan.
+      const password = 'steady-maple-lantern-42'
+      const signup = await fetch(`${origin}/api/auth/signup`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ fullName: 'Dana Reyes', email: 'dana@example.com', phoneNumber: '5551234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true }),
+      })
+      expect(signup.status).toBe(201)
+      const cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!
+      await server.waitFor(/mode=confirm#token=/)
+      const token = /mode=confirm#token=([A-Za-z0-9_-]+)/.exec(server.output())![1]!
+      const headers = { origin, cookie, 'content-type': 'application/json' }
+      expect((await fetch(`${origin}/api/auth/confirm-email`, { method: 'POST', headers, body: JSON.stringify({ token }) })).status).toBe(200)
+      expect((await fetch(`${origin}/api/billing/testing-activation`, { method: 'POST', headers, body: JSON.stringify({ plan: 'basic' }) })).status).toBe(200)
+
+      const client = await VoiceClient.open(`ws://127.0.0.1:${serverPort}/api/voice`, { origin, cookie })
+      clients.push(client)
+      const connected = fake.transport.connected()
+      client.send({ type: 'start', v: 1 })
+      await client.next('status', (m) => m.status === 'listening')
+      const callId = await connected
+
+      server.child.kill('SIGTERM')
+      expect(await endedOf(client)).toMatchObject({ reason: 'server-restarting' })
+      expect(await client.whenClosed()).toEqual({ code: 1001, reason: 'server-restarting' })
+      expect(await fake.transport.ended(callId)).toBe('customer-ended-call')
+      expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+      expect((await server.exited).code).toBe(0)
+      // The logs name calls by their ids only: never the key or the call's socket address.
+      expect(server.output()).toContain(callId)
+      expect(server.output()).not.toContain(fake.apiKey)
+      expect(server.output()).not.toContain('/transport')
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL')
+    }
+  })
+})
+
+describe('one voice call per person across servers (Redis)', () => {
+  it('a second server sharing Redis refuses a second call of the same person', async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const serverPort = await freePort()
+        const server = await buildTestApp({
+          database,
+          redis: shared.redis,
+          redisPrefix: shared.prefix,
+          bullmqPrefix: `${shared.prefix}bull`,
+          clock,
+          timers: timers.timers,
+          env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
+        })
+        await server.listen({ port: serverPort, host: '127.0.0.1' })
+        servers.push(server)
+      }
+      const [a, b] = servers as [FastifyInstance, FastifyInstance]
+      const person = await signedInUser(a, { paid: 'basic' })
+      const onA = await VoiceClient.open(`ws://127.0.0.1:${(a.server.address() as { port: number }).port}/api/voice`, { cookie: person.cookie, origin: a.config.appOrigin })
+      const onB = await VoiceClient.open(`ws://127.0.0.1:${(b.server.address() as { port: number }).port}/api/voice`, { cookie: person.cookie, origin: b.config.appOrigin })
+      clients.push(onA, onB)
+      const connected = fake.transport.connected()
+      onA.send({ type: 'start', v: 1 })
+      await onA.next('status', (m) => m.status === 'listening')
+      await connected
+      onB.send({ type: 'start', v: 1 })
+      expect(await onB.next('error')).toMatchObject({ code: 'VOICE_SESSION_ACTIVE' })
+      onA.send({ type: 'end' })
+      await onA.next('ended')
+      onB.send({ type: 'start', v: 1 })
+      await onB.next('status', (m) => m.status === 'listening')
+      onB.send({ type: 'end' })
+      await onB.next('ended')
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('the lease: held by one owner, renewed (taken again if it lapsed untaken), released by its owner only', async () => {
+    const shared = await createTestRedis()
+    try {
+      const locks = redisLocks(shared.redis, shared.prefix)
+      expect(await locks.acquire('u1', 'call-a', 60_000)).toBe(true)
+      expect(await locks.acquire('u1', 'call-b', 60_000)).toBe(false)
+      await locks.release('u1', 'call-b')
+      expect(await locks.acquire('u1', 'call-b', 60_000)).toBe(false)
+      await locks.renew('u1', 'call-a', 120_000)
+      expect(await shared.redis.pttl(`${shared.prefix}u1`)).toBeGreaterThan(60_000)
+      await shared.redis.del(`${shared.prefix}u1`)
+      await locks.renew('u1', 'call-a', 60_000)
+      expect(await shared.redis.get(`${shared.prefix}u1`)).toBe('call-a')
+      await locks.release('u1', 'call-a')
+      expect(await locks.acquire('u1', 'call-b', 60_000)).toBe(true)
+    } finally {
+      await shared.destroy()
+    }
   })
 })

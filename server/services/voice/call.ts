@@ -74,6 +74,8 @@ export type BrowserSide = {
   interrupt(): void
   /** Whether the browser muted the assistant's voice. */
   readonly muted: boolean
+  /** Assistant audio frames dropped so far on this socket because the browser was behind. */
+  readonly dropped: number
   /** The call is over; `announced`: the browser heard `connecting` (it is then told `ended`). */
   ended(call: VoiceCall, reason: VoiceEndReason, conversationId: string | null, announced: boolean): void
 }
@@ -98,10 +100,12 @@ export class VoiceCall {
   #assistantSpeaking = false
   #lastAudioAt = 0
   #liveAt = 0
+  #droppedBefore = 0
   #maxDurationMs = 0
   #endReason: VoiceEndReason | null = null
   #timers = new Set<unknown>()
   #upstreamCut: unknown = null
+  #leaseTimer: unknown = null
   #finishing: Promise<void> | null = null
   #markUpstreamClosed: () => void = () => {}
   readonly #upstreamClosed = new Promise<void>((resolve) => (this.#markUpstreamClosed = resolve))
@@ -125,6 +129,7 @@ export class VoiceCall {
     try {
       if (!(await ctx.locks.acquire(this.#userId, this.#owner, ctx.settings.lockTtlMs))) return this.#refuse(new AppError('VOICE_SESSION_ACTIVE'))
       this.#locked = true
+      this.#renewLease()
       if (this.#endReason) return void (await this.#finish())
 
       let opened: OpenedWebCall
@@ -208,6 +213,17 @@ export class VoiceCall {
     return this.#done
   }
 
+  /** The lease is renewed a third of its time before it lapses, for as long as the call holds it. */
+  #renewLease(): void {
+    const ctx = this.#ctx
+    this.#leaseTimer = ctx.timers.setTimeout(() => {
+      this.#leaseTimer = null
+      if (!this.#locked) return
+      ctx.locks.renew(this.#userId, this.#owner, ctx.settings.lockTtlMs).catch(() => {})
+      this.#renewLease()
+    }, Math.max(1000, Math.floor(ctx.settings.lockTtlMs / 3)))
+  }
+
   #refuse(error: AppError): void {
     this.#browser.send({ type: 'error', code: error.code, message: error.message })
     this.#endReason ??= 'upstream-error'
@@ -247,6 +263,7 @@ export class VoiceCall {
     }
     const ctx = this.#ctx
     this.#state = 'live'
+    this.#droppedBefore = this.#browser.dropped
     const now = ctx.clock.now().getTime()
     this.#liveAt = now
     this.#lastAudioAt = now
@@ -369,6 +386,8 @@ export class VoiceCall {
       for (const handle of this.#timers) ctx.timers.clearTimeout(handle)
       this.#timers.clear()
       this.#closeUpstream(!byVapi)
+      if (this.#leaseTimer !== null) ctx.timers.clearTimeout(this.#leaseTimer)
+      this.#leaseTimer = null
       if (this.#locked) {
         this.#locked = false
         await ctx.locks.release(this.#userId, this.#owner).catch(() => {})
@@ -386,6 +405,7 @@ export class VoiceCall {
             reason,
             liveMs: this.#liveAt ? ctx.clock.now().getTime() - this.#liveAt : 0,
             droppedToVapi: this.#toVapi?.dropped ?? 0,
+            droppedToBrowser: this.#liveAt ? this.#browser.dropped - this.#droppedBefore : 0,
           },
           'voice: call ended',
         )

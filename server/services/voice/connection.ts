@@ -78,7 +78,7 @@ export class VoiceConnection implements BrowserSide {
   #sessionCheck: unknown = null
   #unwatch: (() => void) | null = null
   #closedDone: () => void = () => {}
-  /** Resolves once the socket is closed and its call (if any) has ended. */
+  /** Resolves once the socket is closed. */
   readonly done = new Promise<void>((resolve) => (this.#closedDone = resolve))
 
   constructor(env: ConnectionEnv, socket: WebSocket, who: Who) {
@@ -149,7 +149,19 @@ export class VoiceConnection implements BrowserSide {
     if (this.#closing || this.#gone) return this.done
     this.#closing = true
     this.#stopTimers()
-    await this.#call?.end(reason)
+    const call = this.#call
+    if (call) {
+      // Bounded: a call still being created waits for Vapi's answer (up to its 15 s limit), longer
+      // than a shutdown may; it is ended when the answer comes, the browser told by the close.
+      const { timers, settings } = this.#env
+      await new Promise<void>((resolve) => {
+        const bound = timers.setTimeout(resolve, settings.upstreamCloseMs + settings.flushTimeoutMs)
+        void call.end(reason).finally(() => {
+          timers.clearTimeout(bound)
+          resolve()
+        })
+      })
+    }
     if (!this.#gone) {
       this.#socket.close(code, text)
       const { timers } = this.#env
@@ -170,6 +182,8 @@ export class VoiceConnection implements BrowserSide {
 
   #onMessage(data: RawData, isBinary: boolean): void {
     if (this.#closing || this.#gone) return
+    // Anything from the browser shows it is there, as a pong does.
+    this.#awaitingPong = false
     if (!this.#frames.take()) return this.#violation(CLOSE.policy, 'message budget exceeded')
     const frame = data as Buffer
     if (isBinary) {
@@ -285,9 +299,9 @@ export class VoiceConnection implements BrowserSide {
     this.#toBrowser.close()
     this.#unwatch?.()
     this.#unwatch = null
-    const call = this.#call
     this.#env.closed(this)
-    if (call) void call.end('disconnected').finally(() => this.#closedDone())
-    else this.#closedDone()
+    // Ends at once (Vapi is told at once); its bounded waits need not hold the socket's close.
+    void this.#call?.end('disconnected')
+    this.#closedDone()
   }
 }

@@ -31,7 +31,7 @@ export type VoiceSettings = {
   upstreamHighWaterBytes: number
   /** The most audio queued for a socket that is behind (per direction). */
   audioQueueBytes: number
-  /** The per-user voice call lock's lease (renewed at each heartbeat while the call lives). */
+  /** The per-user voice call lease (renewed each third of it while the call lives; lapses if its server dies). */
   lockTtlMs: number
   /** How long the end of a call waits for its conversation to be written before saying `ended`. */
   flushTimeoutMs: number

@@ -24,6 +24,8 @@ export function memoryLocks(now: () => number): VoiceLocks {
     async renew(userId, owner, ttlMs) {
       const lease = held.get(userId)
       if (lease?.owner === owner) lease.until = now() + ttlMs
+      // Lapsed and not taken meanwhile: held again.
+      else if (!lease || lease.until <= now()) held.set(userId, { owner, until: now() + ttlMs })
     },
     async release(userId, owner) {
       if (held.get(userId)?.owner === owner) held.delete(userId)
@@ -31,7 +33,11 @@ export function memoryLocks(now: () => number): VoiceLocks {
   }
 }
 
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`
+/** Extends the owner's lease; takes it again if it lapsed and nobody took it meanwhile. */
+const RENEW = `local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if not holder then return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) and 1 end
+return 0`
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
 
 export function redisLocks(redis: Redis, prefix: string): VoiceLocks {
