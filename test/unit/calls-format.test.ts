@@ -51,6 +51,7 @@ describe('the next call in words', () => {
     expect(callKindLabel('evening', 'check_in')).toBe('Evening check-in')
     expect(callKindLabel('daily', 'goal_session')).toBe('Monthly goal session')
     expect(callKindLabel(undefined, undefined)).toBe('Daily check-in')
+    expect(callKindLabel('web', 'web')).toBe('Voice call in the app')
   })
 
   it('explains every reason there is no call, with where to fix it', () => {

@@ -63,6 +63,7 @@ export function callKindLabel(slot: CallSlotName | undefined, kind: CallKind | u
   if (kind === 'goal_session') return 'Monthly goal session'
   if (slot === 'evening') return 'Evening check-in'
   if (slot === 'test') return 'Test call'
+  if (slot === 'web' || kind === 'web') return 'Voice call in the app'
   return 'Daily check-in'
 }
 

@@ -191,7 +191,7 @@ export function CallsPanel({
                   <span className="sr-only">: {callKindLabel(call.slot, call.kind)}, view details</span>
                 </Link>
                 <span className="text-muted-foreground"> · {callMinutes(call.callDuration)} min</span>
-                {call.slot === 'evening' || call.slot === 'test' || call.kind === 'goal_session' ? (
+                {call.slot === 'evening' || call.slot === 'test' || call.slot === 'web' || call.kind === 'goal_session' ? (
                   <span className="text-muted-foreground" aria-hidden="true">
                     {' '}
                     · {callKindLabel(call.slot, call.kind)}
