@@ -1,5 +1,6 @@
 import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
-import { Agent, fetch as undiciFetch } from 'undici'
+import { Agent } from 'undici'
+import { lightFetch } from './light-fetch'
 
 /**
  * The app's client of Vapi's phone calls: the official SDK with `baseUrl` from VAPI_API_URL,
@@ -108,16 +109,12 @@ export class VapiCallsClient {
     this.settings = settings
     // Idle connections are kept a minute (calls come in bursts on the minute), as long as Vapi allows.
     this.#agent = options.fetch ? undefined : new Agent({ connections: VAPI_CONNECTIONS, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 })
-    const agent = this.#agent
-    const pooled = agent
-      ? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as object), dispatcher: agent })) as unknown as typeof fetch
-      : undefined
     this.client = new VapiClient({
       token: settings.apiKey,
       ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
       maxRetries: 0,
       timeoutInSeconds: 15,
-      fetch: options.fetch ?? pooled,
+      fetch: options.fetch ?? lightFetch(this.#agent!),
     })
   }
 
