@@ -425,17 +425,21 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
   }
   // A new claim was written with the dial's instant; a claim taken over gets this try's.
   if (claimed.takenOver || !call.dialledAt) await db.update(coachingCalls).set({ dialledAt: now, updatedAt: now }).where(eq(coachingCalls.id, call.id))
-  const outcome = await vapi.dial({
-    callId: call.id,
-    customerNumber: e164(phone),
-    customerName: firstName,
-    variableValues: values,
-    maxDurationSeconds: call.maxDurationSeconds ?? 300,
-    metadata: { callId: call.id, userId: call.userId, slot: call.slot, localDate: call.localDate ?? '', attempt: call.attempt },
-    ...(deps.server ? { server: deps.server } : {}),
-  } as DialRequest)
+  const outcome = await deps.instant.dialling(() =>
+    vapi.dial({
+      callId: call.id,
+      customerNumber: e164(phone),
+      customerName: firstName,
+      variableValues: values,
+      maxDurationSeconds: call.maxDurationSeconds ?? 300,
+      metadata: { callId: call.id, userId: call.userId, slot: call.slot, localDate: call.localDate ?? '', attempt: call.attempt },
+      ...(deps.server ? { server: deps.server } : {}),
+    } as DialRequest),
+  )
 
   if (outcome.kind === 'placed') {
+    // The other dials of this instant first; then the record (batched) and the job's completion.
+    await deps.instant.quiet()
     await deps.instant.attach({ callId: call.id, vapiCallId: outcome.vapiCallId, at: now })
     return 'placed'
   }

@@ -16,13 +16,52 @@ export type InstantState = { stillDialling: boolean; person: CallPerson }
 /** The dial's answer, to be written on the claim with its 'dialled' event. */
 export type Attachment = { callId: string; vapiCallId: string; at: Date }
 
+/** The longest a dial's record waits for the other dials of its instant. */
+const QUIET_MAX_WAIT_MS = 3000
+
 /** Calls checked or recorded in one statement at most (a larger burst takes several). */
 const MAX_BATCH = 500
 
 /** Collects what is asked in one turn of the event loop (timers due at the same instant included). */
 const oneTurn = (flush: () => void) => setImmediate(flush)
 
+/**
+ * Counts the dials of this process that are on their way to Vapi: what follows a dial (recording
+ * it, the job's completion) waits until none is, so a burst's requests are not slowed by the
+ * bookkeeping of the ones already answered.
+ */
+function inFlight() {
+  let dialling = 0
+  const waiters: Array<() => void> = []
+  return {
+    async around<T>(dial: () => Promise<T>): Promise<T> {
+      dialling += 1
+      try {
+        return await dial()
+      } finally {
+        dialling -= 1
+        if (dialling === 0) for (const wake of waiters.splice(0)) wake()
+      }
+    },
+    // At most a few seconds: a dial that hangs until its timeout does not hold every record.
+    quiet: () =>
+      dialling === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, QUIET_MAX_WAIT_MS)
+            timer.unref()
+            waiters.push(() => {
+              clearTimeout(timer)
+              resolve()
+            })
+          }),
+  }
+}
+
 export type InstantBatches = {
+  /** Runs a dial of an instant; `quiet` resolves once no dial of this process is on its way. */
+  dialling<T>(dial: () => Promise<T>): Promise<T>
+  quiet(): Promise<void>
   /** The claim's state and its person now; undefined when the claim is gone. */
   check(callId: string, now: Date): Promise<InstantState | undefined>
   /** Records that Vapi has the call (the claim becomes 'queued'; its 'dialled' event is written). */
@@ -72,7 +111,10 @@ export function instantBatches(db: Db): InstantBatches {
     { cache: false, maxBatchSize: MAX_BATCH, batchScheduleFn: oneTurn, cacheKeyFn: (item) => item.callId },
   )
 
+  const dials = inFlight()
   return {
+    dialling: (dial) => dials.around(dial),
+    quiet: dials.quiet,
     check: (callId, now) => checks.load({ callId, now }),
     attach: (attachment) => attachments.load(attachment),
   }
