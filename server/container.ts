@@ -121,9 +121,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     maintenance: createMaintenance({ db, clock }),
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
-    /** Releases what the adapters hold (the SMTP pool). The caller owns the database and Redis. */
+    /** Releases what the adapters hold (the SMTP pool, Vapi's connections). The caller owns the database and Redis. */
     async close() {
       mailer.close()
+      await vapiCalls?.close()
     },
   }
 }

@@ -7,7 +7,7 @@ import { Queue, UnrecoverableError, Worker, type JobsOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
-import type { AnyJobDefinition } from './define'
+import { JobStopping, type AnyJobDefinition } from './define'
 import type { EnqueueOptions } from './in-process'
 
 export type BullmqOptions = {
@@ -79,6 +79,23 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
     )
   }
   connection.on('ready', onReady)
+  // Parked runs (a call prepared ahead waiting for its instant) and how to wake them when closing.
+  let closing = false
+  const parked = new Set<() => void>()
+  const waitUntil = (when: Date) =>
+    new Promise<void>((resolve, reject) => {
+      if (closing) return reject(new JobStopping())
+      const stop = () => {
+        clearTimeout(timer)
+        parked.delete(stop)
+        reject(new JobStopping())
+      }
+      const timer = setTimeout(() => {
+        parked.delete(stop)
+        resolve()
+      }, Math.max(0, when.getTime() - services.clock.now().getTime()))
+      parked.add(stop)
+    })
   for (const name of queueNames(jobs)) {
     const worker = new Worker(
       name,
@@ -88,7 +105,7 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
         const parsed = job.payload.safeParse(run.data)
         if (!parsed.success) throw new UnrecoverableError(`job ${job.name}: invalid payload: ${parsed.error.message}`)
         const attempt = run.attemptsMade + 1
-        return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt })
+        return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil })
       },
       { connection, prefix, concurrency: Math.max(1, ...jobs.filter((job) => job.queue === name).map((job) => job.concurrency ?? 1)) },
     )
@@ -102,6 +119,10 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
     syncSchedulers: syncAll,
     async close() {
       connection.off('ready', onReady)
+      // Parked runs give their work back (it is retried, here or on another worker) instead of
+      // holding the shutdown until their instant.
+      closing = true
+      for (const stop of [...parked]) stop()
       await Promise.all(workers.map((worker) => worker.close()))
     },
   }

@@ -9,6 +9,20 @@ export type JobContext = {
   jobId: string
   /** 1 on the first try, 2 on the first retry, ... */
   attempt: number
+  /**
+   * Parks the run until the clock reaches `at` (a call prepared ahead waits for its instant). The
+   * in-process runner's `drain()` does not wait for parked runs. Rejects with JobStopping when the
+   * runner or worker stops first: the run must then give back what it holds and throw.
+   */
+  waitUntil(at: Date): Promise<void>
+}
+
+/** The runner or worker is stopping: a parked run gives back what it holds and fails (it is retried later). */
+export class JobStopping extends Error {
+  constructor() {
+    super('the job runner is stopping')
+    this.name = 'JobStopping'
+  }
 }
 
 /** When a job runs: on a cron schedule in a time zone, or when something enqueues it. */

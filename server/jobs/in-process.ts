@@ -9,7 +9,7 @@ import { Cron } from 'croner'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
 import { realTimers, type Clock, type Timers } from '../lib/clock'
-import type { AnyJobDefinition } from './define'
+import { JobStopping, type AnyJobDefinition } from './define'
 
 /** The timer functions the runner arms (tests pass manual ones): defined with the clock. */
 export { realTimers, type Timers } from '../lib/clock'
@@ -27,7 +27,7 @@ export type EnqueueOptions = {
 export type JobRunner = {
   /** Queues a run of the named job; resolves with its id. The payload is checked against the job's schema first. */
   enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<string>
-  /** Resolves once no run is in progress (runs started meanwhile included). */
+  /** Resolves once no run is in progress (runs started meanwhile included; parked runs are not in progress). */
   drain(): Promise<void>
   /** Stops the schedules and pending runs, and waits for the runs in progress. */
   stop(): Promise<void>
@@ -50,6 +50,13 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
   const waiting = new Set<string>()
   const inFlight = new Set<Promise<void>>()
   let stopped = false
+  // Runs in progress and not parked (drain waits for these), and the parked runs' wake-ups.
+  let busy = 0
+  const idleWaiters: Array<() => void> = []
+  const parked = new Set<(error: Error) => void>()
+  const idle = () => {
+    if (busy === 0) for (const wake of idleWaiters.splice(0)) wake()
+  }
 
   /** Calls `fn` once the clock reaches `when` (re-arming when a timer fires early). */
   function at(when: Date, fn: () => void): void {
@@ -94,6 +101,24 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
   /** One try of a run; schedules the next try after a failure while tries are left. */
   function attempt(job: AnyJobDefinition, payload: unknown, jobId: string, tryNumber: number): Promise<void> {
     const runLog = log.child({ job: job.name, jobId, attempt: tryNumber })
+    busy++
+    const waitUntil = (when: Date) =>
+      new Promise<void>((resolve, reject) => {
+        if (stopped) return reject(new JobStopping())
+        const abort = (error: Error) => {
+          parked.delete(abort)
+          busy++
+          reject(error)
+        }
+        parked.add(abort)
+        busy--
+        idle()
+        at(when, () => {
+          if (!parked.delete(abort)) return
+          busy++
+          resolve()
+        })
+      })
     const run = (async () => {
       const free = slot(job.queue)
       const release = typeof free === 'function' ? free : await free
@@ -102,7 +127,7 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
         return
       }
       try {
-        await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber })
+        await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil })
       } catch (error) {
         if (tryNumber < job.attempts && !stopped) {
           const waitMs = job.backoffMs * 2 ** (tryNumber - 1)
@@ -112,6 +137,8 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
             waiting.delete(jobId)
             void attempt(job, payload, jobId, tryNumber + 1)
           })
+        } else if (stopped && error instanceof JobStopping) {
+          runLog.info('job given back: the runner stopped while it was parked')
         } else {
           runLog.error({ err: error }, 'job failed')
         }
@@ -120,7 +147,11 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
       }
     })()
     inFlight.add(run)
-    void run.finally(() => inFlight.delete(run))
+    void run.finally(() => {
+      inFlight.delete(run)
+      busy--
+      idle()
+    })
     return run
   }
 
@@ -160,13 +191,14 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
       return jobId
     },
     async drain() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+      while (busy > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve))
     },
     async stop() {
       stopped = true
       for (const handle of armed) timers.clearTimeout(handle)
       armed.clear()
       waiting.clear()
+      for (const abort of [...parked]) abort(new JobStopping())
       await Promise.allSettled([...inFlight])
     },
   }

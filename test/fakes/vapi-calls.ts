@@ -371,6 +371,8 @@ export class FakeCalls {
   readonly #host: FakeVapiHost
   readonly #options: FakeCallsOptions
   readonly #entries = new Map<string, Entry>()
+  /** Calls in an active status (queued to forwarding), kept as statuses change: what `subscriptionLimits` reports. */
+  #active = 0
   #scenarios = new Map<string, ScenarioInput>()
   #inflight = new Set<Promise<void>>()
   #created: Array<(call: FakeCall) => void> = []
@@ -553,6 +555,7 @@ export class FakeCalls {
     this.#generation += 1
     this.#seq = 0
     this.#entries.clear()
+    this.#active = 0
     this.#inflight.clear()
     this.#created = []
     this.releaseHolds()
@@ -953,7 +956,7 @@ export class FakeCalls {
     const seq = this.#seq++
     let wake = () => {}
     const woken = new Promise<void>((resolve) => (wake = resolve))
-    this.#entries.set(id, {
+    const entry: Entry = {
       seq,
       record,
       deleted: false,
@@ -966,6 +969,20 @@ export class FakeCalls {
       endEarly: undefined,
       random: seededRandom(this.emitter.settings.seed * 1_000_003 + seq),
       chain: Promise.resolve(),
+    }
+    this.#entries.set(id, entry)
+    // The active count follows every change of the status, wherever it is made (a count over every
+    // call on each create would make a burst of thousands of dials quadratic).
+    let status = record.status
+    if (ACTIVE.has(status)) this.#active += 1
+    Object.defineProperty(record, 'status', {
+      enumerable: true,
+      configurable: true,
+      get: () => status,
+      set: (next: CallStatus) => {
+        this.#active += (ACTIVE.has(next) ? 1 : 0) - (ACTIVE.has(status) ? 1 : 0)
+        status = next
+      },
     })
     const waiters = this.#created
     this.#created = []
@@ -974,7 +991,7 @@ export class FakeCalls {
   }
 
   #subscriptionLimits() {
-    const active = [...this.#entries.values()].filter((entry) => !entry.deleted && ACTIVE.has(entry.record.status)).length
+    const active = this.#active
     return { concurrencyBlocked: active > this.concurrencyLimit, concurrencyLimit: this.concurrencyLimit, remainingConcurrentCalls: Math.max(0, this.concurrencyLimit - active) }
   }
 

@@ -426,7 +426,7 @@ export class FakeVapiTransport {
     return { release: hold.release }
   }
 
-  /** Resolves with the call id once the call's socket is open (any call's next socket, without an id). */
+  /** Resolves with the call id once the call's socket opened or the call ended (without an id: the next socket any call opens). */
   connected(callId?: string): Promise<string> {
     if (callId === undefined) return new Promise((resolve) => this.#connectionWaiters.push(resolve))
     return this.waitFor(callId, (stats) => stats.state !== 'waiting').then(() => callId)

@@ -366,6 +366,45 @@ describe('"Call me now"', () => {
 })
 
 describe('a second server', () => {
+  it('is claimed ahead of its instant and checked again at the instant: a pause set in between skips it', async () => {
+    const { user, phone } = await person({ time: '10:00' })
+    // Claimed and built 45 s ahead; parked until 10:00.
+    await advanceTo(at('2026-06-15T13:59:30Z'))
+    const [claim] = await callsOf(user.id)
+    expect(claim).toMatchObject({ completionStatus: 'dialling', dialledAt: at('2026-06-15T14:00:00Z') })
+    expect(dialsTo(phone)).toHaveLength(0)
+
+    await database.db.update(profiles).set({ callsPausedUntil: '2026-06-16' }).where(eq(profiles.id, user.id))
+    await advanceTo(at('2026-06-15T14:05:00Z'))
+    expect(dialsTo(phone)).toHaveLength(0)
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'skipped', skipReason: 'paused', dialledAt: null, vapiCallId: null })
+    expect(await timelineOf(call!.id)).toEqual(['scheduled', 'skipped'])
+  })
+
+  it('is given back when its runner stops while it waits for its instant, and dialled once by the next', async () => {
+    const { user, phone } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T13:59:30Z'))
+    expect((await callsOf(user.id))[0]).toMatchObject({ completionStatus: 'dialling' })
+    await app.close()
+    const [released] = await callsOf(user.id)
+    expect(released).toMatchObject({ completionStatus: 'dialling', dialLeaseUntil: null, dialledAt: null })
+
+    app = await buildTestApp({
+      database,
+      clock,
+      timers: timers.timers,
+      env: { VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach', VAPI_PHONE_NUMBER_ID: 'pn-coach', VAPI_WEBHOOK_SECRET: SECRET, APP_URL: `http://127.0.0.1:${port}` },
+    })
+    await app.listen({ port, host: '127.0.0.1' })
+    // The next tick (10:00:30) finds the claim nobody holds and enqueues it again.
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    expect(dialsTo(phone)).toHaveLength(1)
+    const [call] = await callsOf(user.id)
+    expect(call!.vapiCallId).toBe(dialsTo(phone)[0]!.id)
+    expect(await timelineOf(call!.id)).toEqual(expect.arrayContaining(['scheduled', 'dial_deferred', 'dialled']))
+  })
+
   it('never dials twice: two apps over one database each run the tick and the job', async () => {
     const { phone } = await person({ time: '10:00' })
     const second = await buildTestApp({

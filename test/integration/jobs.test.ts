@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createServices, type Services } from '#server/container'
 import { sessions } from '#server/db/schema'
-import { defineJob } from '#server/jobs/define'
+import { defineJob, JobStopping } from '#server/jobs/define'
 import { JOBS } from '#server/jobs/index'
 import { startInProcessRunner } from '#server/jobs/in-process'
 import { buildTestApp, testConfig } from '../helpers/app'
@@ -145,6 +145,48 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     await runner.drain()
     expect(started).toEqual([1, 2, 3])
     await runner.stop()
+  })
+
+  it('parks a run until an instant on the test clock: drain does not wait for it, and stop wakes it with JobStopping', async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    const seen: string[] = []
+    const parking = defineJob({
+      name: 'parking',
+      queue: 'test',
+      trigger: 'enqueue',
+      // A parked run keeps its place in the queue's concurrency, as on a BullMQ worker.
+      concurrency: 2,
+      payload: z.object({ until: z.iso.datetime() }),
+      attempts: 1,
+      backoffMs: 1000,
+      async handler(_services, payload, { waitUntil }) {
+        seen.push(`parked ${clock.now().toISOString()}`)
+        try {
+          await waitUntil(new Date(payload.until))
+          seen.push(`woke ${clock.now().toISOString()}`)
+        } catch (error) {
+          seen.push(error instanceof JobStopping ? 'stopped' : 'failed')
+          throw error
+        }
+      },
+    })
+    const runner = startInProcessRunner({ jobs: [parking], services: servicesOn(clock), log, timers })
+    await runner.enqueue('parking', { until: '2026-11-21T12:00:45.000Z' })
+    await runner.enqueue('parking', { until: '2026-11-21T12:05:00.000Z' })
+    advanceTo(clock.now())
+    await runner.drain() // returns while both are parked
+    expect(seen).toEqual(['parked 2026-11-21T12:00:00.000Z', 'parked 2026-11-21T12:00:00.000Z'])
+
+    advanceTo(at('2026-11-21T12:00:44.999Z'))
+    await runner.drain()
+    expect(seen).toHaveLength(2)
+    advanceTo(at('2026-11-21T12:00:45Z'))
+    await runner.drain()
+    expect(seen).toEqual(['parked 2026-11-21T12:00:00.000Z', 'parked 2026-11-21T12:00:00.000Z', 'woke 2026-11-21T12:00:45.000Z'])
+
+    await runner.stop()
+    expect(seen.at(-1)).toBe('stopped')
   })
 
   it('checks the payload before queueing, delays a run, and adds nothing for a job id already waiting', async () => {

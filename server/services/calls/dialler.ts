@@ -19,6 +19,7 @@ import type { CallVariables } from './assistant'
 import { callDurationLimit, type CallSlot } from './entitlements'
 import { insideAllowedWindow } from './next-fire'
 import { eligibilityOf, loadCallPerson, personColumns, toPerson, type CallPerson, type PersonRow } from './person'
+import type { InstantBatches } from './instant'
 import { addCallEvent, applyObservation, type Applied } from './record'
 import { observationOfRecord } from './webhooks'
 
@@ -54,7 +55,15 @@ export type DiallerDeps = {
   /** Applies an observation and enqueues what follows (a retry). */
   afterApply(applied: Applied): Promise<void>
   eligibleAt(db: DbExecutor, userId: string, at: Date): Promise<boolean>
+  /** The checks and records of calls at their instant, batched across the calls of that instant. */
+  instant: InstantBatches
 }
+
+/**
+ * How a try may wait: a call prepared ahead of its instant is parked until then (the job runner's
+ * `waitUntil`); without it the call is dialled as soon as it is claimed.
+ */
+export type DialTiming = { lastTry: boolean; waitUntil?: ((at: Date) => Promise<void>) | undefined }
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
@@ -165,6 +174,8 @@ type NewClaim = {
   /** The number the call goes to (null: the dial fails, with the claim written). */
   phone: string | null
   now: Date
+  /** When the call is dialled: its instant when it is prepared ahead, else now. */
+  dialAt: Date
 }
 
 /**
@@ -181,7 +192,7 @@ async function insertClaim(db: DbExecutor, claim: NewClaim): Promise<Claim | nul
   const plan = eligibility.eligible ? eligibility.plan : null
   const limit = plan ? callDurationLimit(plan, claim.firstCallOfMonth && request.slot === 'daily') : null
   const skipReason = !eligibility.eligible ? eligibility.reason : window
-  const dialledAt = skipReason || !claim.phone ? null : now
+  const dialledAt = skipReason || !claim.phone ? null : claim.dialAt
   const kind = limit?.goalSession ? 'goal_session' : 'check_in'
   const events = [
     sql`(${'scheduled'}::text, ${request.dueAt.toISOString()}::timestamptz, ${request.attempt > 0 ? JSON.stringify({ attempt: request.attempt }) : null}::jsonb)`,
@@ -197,7 +208,7 @@ async function insertClaim(db: DbExecutor, claim: NewClaim): Promise<Claim | nul
     with claim as (
       insert into ${coachingCalls} (user_id, slot, local_date, attempt, call_date, time_zone, kind, max_duration_seconds, completion_status, skip_reason, dial_lease_until, dialled_at)
       values (${request.userId}, ${request.slot}, ${request.localDate}::date, ${request.attempt}, ${request.dueAt.toISOString()}::timestamptz, ${person.timeZone}, ${kind},
-              ${limit?.seconds ?? null}::int, ${skipReason ? 'skipped' : 'dialling'}, ${skipReason}, ${skipReason ? null : new Date(now.getTime() + DIAL_LEASE_MS).toISOString()}::timestamptz,
+              ${limit?.seconds ?? null}::int, ${skipReason ? 'skipped' : 'dialling'}, ${skipReason}, ${skipReason ? null : new Date(claim.dialAt.getTime() + DIAL_LEASE_MS).toISOString()}::timestamptz,
               ${dialledAt?.toISOString() ?? null}::timestamptz)
       on conflict do nothing
       returning id, user_id
@@ -308,12 +319,50 @@ async function attach(deps: DiallerDeps, call: ClaimedCall, vapiCallId: string, 
 }
 
 /**
+ * Parks a prepared call until its instant, then checks it again: the claim is still to be dialled
+ * (nothing cancelled it meanwhile) and the person may still be called (the same rules as at the
+ * claim, on what is stored now). Returns the instant, or null when the call is not to be dialled
+ * (a call the person may no longer get is recorded as skipped). A runner that stops meanwhile gets
+ * the claim back as never dialled, and JobStopping is thrown (the job is tried again later).
+ */
+async function atTheInstant(deps: DiallerDeps, call: ClaimedCall, waitUntil: (at: Date) => Promise<void>): Promise<Date | null> {
+  try {
+    await waitUntil(call.dialledAt!)
+  } catch (error) {
+    const now = deps.clock.now()
+    await deps.db.transaction(async (tx) => {
+      await tx
+        .update(coachingCalls)
+        .set({ dialLeaseUntil: null, dialledAt: null, updatedAt: now })
+        .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+      await addCallEvent(tx, call, 'dial_deferred', now, { reason: 'the worker stopped before the call was due' })
+    })
+    throw error
+  }
+  const now = deps.clock.now()
+  const state = await deps.instant.check(call.id, now)
+  if (!state?.stillDialling) return null
+  const eligibility = eligibilityOf(state.person, now)
+  if (eligibility.eligible) return now
+  await deps.db.transaction(async (tx) => {
+    const [skipped] = await tx
+      .update(coachingCalls)
+      .set({ completionStatus: 'skipped', skipReason: eligibility.reason, dialLeaseUntil: null, dialledAt: null, updatedAt: now })
+      .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+      .returning({ id: coachingCalls.id })
+    if (skipped) await addCallEvent(tx, call, 'skipped', now, { reason: eligibility.reason })
+  })
+  return null
+}
+
+/**
  * One try of placing a call. Throws DialLater when the try must be repeated (the job retries it);
  * `lastTry` turns what would be repeated into a recorded failure.
  */
-export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, lastTry: boolean): Promise<PlaceOutcome> {
+export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, timing: DialTiming): Promise<PlaceOutcome> {
   const { db, log, vapi } = deps
-  const now = deps.clock.now()
+  const { lastTry } = timing
+  let now = deps.clock.now()
   if (!vapi) {
     log.warn({ userId: request.userId }, 'calls: Vapi is not configured; no call placed')
     return 'not_configured'
@@ -330,8 +379,19 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, la
     person = read.person
     const call = { slot: request.slot, localDate: request.localDate, kind: 'check_in' as const, maxDurationSeconds: null }
     const phone = variablesOf(read.person, read.context, read.previousSummary, call).phone
-    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, firstCallOfMonth: read.firstCallOfMonth, phone, now })
-    if (claimed && 'call' in claimed) variables = variablesOf(read.person, read.context, read.previousSummary, claimed.call)
+    // Prepared ahead (the tick enqueues the job a little before the instant): claimed and built
+    // now, parked, and dialled at the instant with nothing left to do but ask Vapi.
+    const prepared = timing.waitUntil !== undefined && request.dueAt.getTime() > now.getTime()
+    const dialAt = prepared ? request.dueAt : now
+    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, firstCallOfMonth: read.firstCallOfMonth, phone, now, dialAt })
+    if (claimed && 'call' in claimed) {
+      variables = variablesOf(read.person, read.context, read.previousSummary, claimed.call)
+      if (prepared && variables.phone) {
+        const at = await atTheInstant(deps, claimed.call, timing.waitUntil!)
+        if (at === null) return 'skipped'
+        now = at
+      }
+    }
   }
   person ??= await loadCallPerson(db, request.userId, now)
   if (!person) return 'no_user'
@@ -376,7 +436,7 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, la
   } as DialRequest)
 
   if (outcome.kind === 'placed') {
-    await attach(deps, call, outcome.vapiCallId, 'dialled', null, now)
+    await deps.instant.attach({ callId: call.id, vapiCallId: outcome.vapiCallId, at: now })
     return 'placed'
   }
   if (outcome.kind === 'refused') {

@@ -17,7 +17,8 @@ import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
 import { callDetail } from './detail'
 import { PLAN_CALLS } from './entitlements'
-import { placeCall, type DiallerDeps, type PlaceCallRequest } from './dialler'
+import { placeCall, type DialTiming, type DiallerDeps, type PlaceCallRequest } from './dialler'
+import { instantBatches } from './instant'
 import { nextCall } from './next-call'
 import { eligibilityOf, loadCallPerson } from './person'
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
@@ -85,6 +86,9 @@ export type CallsDeps = {
 /** A place-call job's payload (the job registry checks it with its schema). */
 export type PlaceCallPayload = { userId: string; slot: PlaceCallRequest['slot']; localDate: string | null; attempt: number; dueAt: string; callId?: string | undefined }
 
+/** How long before its instant a call is claimed and its dial built. */
+export const PREPARE_LEAD_MS = 45_000
+
 /** How many enqueues the tick runs at once. */
 const ENQUEUE_CONCURRENCY = 50
 
@@ -98,8 +102,10 @@ export function createCalls(deps: CallsDeps) {
   async function enqueueCall(call: DueCall | RetryPlan, now: Date): Promise<void> {
     const dueAt = 'dueAt' in call ? call.dueAt : call.at
     const payload: PlaceCallPayload = { userId: call.userId, slot: call.slot as PlaceCallPayload['slot'], localDate: call.localDate, attempt: call.attempt, dueAt: dueAt.toISOString() }
+    // The job runs a little before the instant: it claims the call and builds the dial then, and
+    // parks until the instant, when only the request to Vapi is left (ADR 041).
     await jobs.enqueue('place-call', payload, {
-      delayMs: Math.max(0, dueAt.getTime() - now.getTime()),
+      delayMs: Math.max(0, dueAt.getTime() - PREPARE_LEAD_MS - now.getTime()),
       jobId: placeCallJobId({ userId: call.userId, slot: call.slot as DueCall['slot'], localDate: call.localDate, attempt: call.attempt }),
     })
   }
@@ -116,7 +122,7 @@ export function createCalls(deps: CallsDeps) {
   }
 
   const webhookServer = deps.webhookAuth?.mode === 'secret' ? { url: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': deps.webhookAuth.secret } } : undefined
-  const diallerDeps: DiallerDeps = { db, clock, log, vapi: deps.vapi, server: webhookServer, afterApply, eligibleAt }
+  const diallerDeps: DiallerDeps = { db, clock, log, vapi: deps.vapi, server: webhookServer, afterApply, eligibleAt, instant: instantBatches(db) }
 
   async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<number> {
     let failed = 0
@@ -173,9 +179,8 @@ export function createCalls(deps: CallsDeps) {
       return { calls: calls.length, retries: retries.length, failed }
     },
 
-    /** One try of a place-call job. */
-    place: (payload: PlaceCallPayload, lastTry: boolean) =>
-      placeCall(diallerDeps, { ...payload, dueAt: new Date(payload.dueAt), callId: payload.callId }, lastTry),
+    /** One try of a place-call job (parked until the call's instant with `waitUntil`, when given). */
+    place: (payload: PlaceCallPayload, timing: DialTiming) => placeCall(diallerDeps, { ...payload, dueAt: new Date(payload.dueAt), callId: payload.callId }, timing),
 
     /**
      * POST /api/webhooks/vapi: authenticates, stores the message once, enqueues its processing,
