@@ -83,10 +83,6 @@ class Listeners {
       }
     }
   }
-
-  get users(): string[] {
-    return [...this.#byUser.keys()]
-  }
 }
 
 /** The in-process bus (no Redis): one server process sees its own webhooks. */
