@@ -14,7 +14,7 @@ import type { LiveCallHandle } from './use-live-call'
  */
 export function LiveCallCard({ live }: { live: LiveCallHandle }) {
   const titleId = useId()
-  const logRef = useRef<HTMLOListElement>(null)
+  const logRef = useRef<HTMLDivElement>(null)
   const { call } = live
   const lineCount = call?.lines.length ?? 0
 
@@ -41,22 +41,24 @@ export function LiveCallCard({ live }: { live: LiveCallHandle }) {
       </CardHeader>
       <CardContent className="space-y-4">
         {lineCount > 0 ? (
-          <ol
+          <div
             ref={logRef}
             role="log"
             aria-live="polite"
             aria-label="Live transcript"
             // Scrollable, so reachable from the keyboard.
             tabIndex={0}
-            className="max-h-64 space-y-2 overflow-y-auto rounded-md border bg-muted/30 p-3 text-sm focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+            className="max-h-64 overflow-y-auto rounded-md border bg-muted/30 p-3 text-sm focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
             data-testid="live-transcript"
           >
-            {call.lines.map((line) => (
-              <li key={line.id}>
-                <span className="font-semibold">{line.role === 'assistant' ? 'Coach' : 'You'}:</span> {line.text}
-              </li>
-            ))}
-          </ol>
+            <ol className="space-y-2">
+              {call.lines.map((line) => (
+                <li key={line.id}>
+                  <span className="font-semibold">{line.role === 'assistant' ? 'Coach' : 'You'}:</span> {line.text}
+                </li>
+              ))}
+            </ol>
+          </div>
         ) : (
           <p className="text-sm text-muted-foreground">{ended ? 'Nothing was said.' : 'What you and your coach say appears here as you talk.'}</p>
         )}
