@@ -296,6 +296,8 @@ describe('two servers sharing Redis', () => {
 
       const person = await callablePerson(b)
       const watching = await dashboard(b, person)
+      // Every webhook comes twice (each line is still told once: the key is in Redis).
+      fake.calls.configureWebhooks({ duplicates: 1 })
       const hold = fake.calls.holdBefore('status-update:ended')
       const response = await a.inject({ method: 'POST', url: '/api/calls/test', headers: { cookie: person.cookie, origin: a.config.appOrigin } })
       expect(response.statusCode, response.body).toBe(202)
@@ -304,6 +306,7 @@ describe('two servers sharing Redis', () => {
 
       await watching.next('phone-call', (m) => m.status === 'in-progress')
       await watching.next('phone-transcript', (m) => /^Sounds like a plan/.test(m.text))
+      await sync(watching)
       expectSpoken(transcripts(watching), callId)
       expect(phoneCalls(watching).map((m) => m.status)).toEqual(['ringing', 'in-progress'])
       // The webhooks all went to A.
@@ -313,6 +316,8 @@ describe('two servers sharing Redis', () => {
       watching.send({ type: 'end-phone-call', callId })
       const ended = await watching.next('phone-call', (m) => m.status === 'ended')
       expect(ended).toEqual({ type: 'phone-call', callId, status: 'ended', endedReason: 'customer-ended-call' })
+      // Published after every line, on the same connection: no copy of a line came later.
+      expectSpoken(transcripts(watching), callId)
       expect(fake.transport.controlMessages(vapiCallId)).toEqual([{ type: 'end-call' }])
       expect(errorsOf(watching)).toEqual([])
       // One channel per user under the servers' prefix; none left once the dashboard is gone.

@@ -94,7 +94,7 @@ export async function liveCallOfLine(db: DbExecutor, line: TranscriptLine): Prom
   return { id: call.id, userId: call.userId }
 }
 
-/** The person's phone calls live now, as `phone-call` events (newest first). */
+/** The person's phone call live now (the newest: a person has one at a time), as a `phone-call` event. */
 export async function liveCallsOf(db: DbExecutor, userId: string, now: Date): Promise<LiveEvent[]> {
   const rows = await db
     .select({ id: coachingCalls.id, slot: coachingCalls.slot, completionStatus: coachingCalls.completionStatus, endedReason: coachingCalls.endedReason })
@@ -108,7 +108,7 @@ export async function liveCallsOf(db: DbExecutor, userId: string, now: Date): Pr
       ),
     )
     .orderBy(desc(coachingCalls.callDate))
-    .limit(3)
+    .limit(1)
   return rows.flatMap((row) => phoneCallEvent(row) ?? [])
 }
 

@@ -160,8 +160,17 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
       if (closed) return { ready: Promise.reject(new Error('the live bus is closed')), unsubscribe: () => {} }
       // The user's first listener here subscribes the channel; later ones share it. Commands on
       // the one connection run in order, so a SUBSCRIBE after an UNSUBSCRIBE of the same channel wins.
-      if (listeners.add(userId, listener)) subscribed.set(userId, connection().subscribe(channelOf(userId)).then(() => {}))
-      const ready = subscribed.get(userId) ?? Promise.resolve()
+      // A SUBSCRIBE that failed (Redis down) is sent again by the user's next watcher.
+      if (listeners.add(userId, listener) || !subscribed.has(userId)) {
+        const sent = connection()
+          .subscribe(channelOf(userId))
+          .then(() => {})
+        sent.catch(() => {
+          if (subscribed.get(userId) === sent) subscribed.delete(userId)
+        })
+        subscribed.set(userId, sent)
+      }
+      const ready = subscribed.get(userId)!
       return {
         ready,
         unsubscribe: () => {
