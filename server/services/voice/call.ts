@@ -74,6 +74,8 @@ export type BrowserSide = {
   interrupt(): void
   /** Whether the browser muted the assistant's voice. */
   readonly muted: boolean
+  /** Assistant audio frames dropped so far on this socket because the browser was behind. */
+  readonly dropped: number
   /** The call is over; `announced`: the browser heard `connecting` (it is then told `ended`). */
   ended(call: VoiceCall, reason: VoiceEndReason, conversationId: string | null, announced: boolean): void
 }
@@ -98,6 +100,7 @@ export class VoiceCall {
   #assistantSpeaking = false
   #lastAudioAt = 0
   #liveAt = 0
+  #droppedBefore = 0
   #maxDurationMs = 0
   #endReason: VoiceEndReason | null = null
   #timers = new Set<unknown>()
@@ -260,6 +263,7 @@ export class VoiceCall {
     }
     const ctx = this.#ctx
     this.#state = 'live'
+    this.#droppedBefore = this.#browser.dropped
     const now = ctx.clock.now().getTime()
     this.#liveAt = now
     this.#lastAudioAt = now
@@ -401,6 +405,7 @@ export class VoiceCall {
             reason,
             liveMs: this.#liveAt ? ctx.clock.now().getTime() - this.#liveAt : 0,
             droppedToVapi: this.#toVapi?.dropped ?? 0,
+            droppedToBrowser: this.#liveAt ? this.#browser.dropped - this.#droppedBefore : 0,
           },
           'voice: call ended',
         )
