@@ -51,6 +51,8 @@ export const ERRORS = {
   CALLS_NOT_CONFIGURED: { status: 409, message: 'Coaching calls are not set up on this server yet.' },
   CALL_NOT_ELIGIBLE: { status: 409, message: 'We cannot call you right now. Check your plan, phone number and call settings.' },
   CALL_IN_PROGRESS: { status: 409, message: 'A call to you is already under way.' },
+  /** `end-phone-call` for a call of the user's that is not under way (ended, or not dialled yet). */
+  CALL_NOT_LIVE: { status: 409, message: 'This call is not under way.' },
   /** The voice gateway (protocol `error` codes and refusals): voice is not configured on this server. */
   VOICE_NOT_CONFIGURED: { status: 409, message: 'Voice assistant is not available. Please check your configuration.' },
   /** A second voice call while one of the user's is live (on any socket, on any server). */

@@ -21,6 +21,7 @@ import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
+import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
 import { createMaintenance } from '#server/services/maintenance'
 import { createVoice } from '#server/services/voice'
 
@@ -85,6 +86,21 @@ export function createServices(config: Config, deps: ServiceDeps) {
     stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
   })
 
+  // Live phone calls: Redis pub/sub (one channel per user) shared by every server and worker when
+  // REDIS_URL is set, so a webhook on one server reaches a dashboard on another; in-process otherwise.
+  let liveWarnedAt = 0
+  const liveBus = deps.redis
+    ? redisLiveBus(deps.redis, {
+        prefix: `${prefix}live:`,
+        now,
+        onError: (error) => {
+          if (now() - liveWarnedAt < 60_000) return
+          liveWarnedAt = now()
+          log.warn({ err: error }, 'live calls: Redis is unavailable, live events reach this process only until it is back')
+        },
+      })
+    : memoryLiveBus(now)
+
   const calls = createCalls({
     db,
     clock,
@@ -93,7 +109,9 @@ export function createServices(config: Config, deps: ServiceDeps) {
     webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
     appUrl: config.appUrl,
     jobs: deps.jobs ?? noJobQueue,
+    live: liveBus,
   })
+  const live = createLive({ bus: liveBus, log, current: (userId) => calls.liveNow(userId), end: (userId, callId) => calls.endLive(userId, callId) })
   const chat = createChat({ db, clock, vapiChat, settings: chatSettings })
   const voice = createVoice({
     clock,
@@ -106,6 +124,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     firstMessage: WEB_CALL_FIRST_MESSAGE,
     redis: deps.redis,
     redisPrefix: prefix,
+    phoneCalls: live,
   })
   // A sign-out or a password reset closes the voice sockets of the sessions it ended.
   const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue, onSessionsEnded: (ended) => void voice.sessionsEnded(ended) })
@@ -121,9 +140,12 @@ export function createServices(config: Config, deps: ServiceDeps) {
     maintenance: createMaintenance({ db, clock }),
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
-    /** Releases what the adapters hold (the SMTP pool, Vapi's connections). The caller owns the database and Redis. */
+    /** Live phone calls: the sockets that watch them (`watch-calls`) and ending one (`end-phone-call`). */
+    live,
+    /** Releases what the adapters hold (the SMTP pool, Vapi's connections, the live calls' subscriber). The caller owns the database and Redis. */
     async close() {
       mailer.close()
+      await live.close()
       await vapiCalls?.close()
     },
   }

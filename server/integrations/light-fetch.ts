@@ -21,7 +21,7 @@ export function lightFetch(dispatcher: Dispatcher): typeof fetch {
       signal: init.signal ?? undefined,
       dispatcher,
     })
-    const text = await answer.body.text()
+    const text = init.method === 'HEAD' ? '' : await answer.body.text()
     const responseHeaders = new Headers()
     for (const [name, value] of Object.entries(answer.headers)) {
       if (Array.isArray(value)) for (const item of value) responseHeaders.append(name, item)

@@ -27,6 +27,8 @@ export type DialRequest = {
   maxDurationSeconds: number
   metadata: Record<string, string | number>
   server: { url: string; headers?: Record<string, string> }
+  /** The server messages Vapi posts to the webhook for this call. */
+  serverMessages: readonly Vapi.AssistantOverridesServerMessagesItem[]
 }
 
 export type DialOutcome =
@@ -104,17 +106,19 @@ export class VapiCallsClient {
   readonly client: VapiClient
   readonly settings: VapiCallSettings
   readonly #agent: Agent | undefined
+  readonly #fetch: typeof fetch
 
   constructor(settings: VapiCallSettings, options: { fetch?: typeof fetch } = {}) {
     this.settings = settings
     // Idle connections are kept a minute (calls come in bursts on the minute), as long as Vapi allows.
     this.#agent = options.fetch ? undefined : new Agent({ connections: VAPI_CONNECTIONS, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 })
+    this.#fetch = options.fetch ?? lightFetch(this.#agent!)
     this.client = new VapiClient({
       token: settings.apiKey,
       ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
       maxRetries: 0,
       timeoutInSeconds: 15,
-      fetch: options.fetch ?? lightFetch(this.#agent!),
+      fetch: this.#fetch,
     })
   }
 
@@ -135,7 +139,7 @@ export class VapiCallsClient {
         maxDurationSeconds: request.maxDurationSeconds,
         metadata: request.metadata,
         server: { url: request.server.url, timeoutSeconds: 20, ...(request.server.headers ? { headers: request.server.headers } : {}) },
-        serverMessages: ['status-update', 'end-of-call-report'],
+        serverMessages: [...request.serverMessages],
       },
     }
     try {
@@ -185,6 +189,42 @@ export class VapiCallsClient {
       else lower = new Date(Math.max(...times))
     }
     return null
+  }
+
+  /**
+   * Ends a live call through Vapi's live call control: the call's `monitor.controlUrl` (read with
+   * `GET /call/{id}`, never kept or shown) is sent `{"type":"end-call"}`. 'not-live' when Vapi
+   * knows no such call, it has ended, or it is not dialled yet (nothing to end); throws when Vapi
+   * cannot be asked or names no control URL.
+   */
+  async endLive(vapiCallId: string): Promise<'ending' | 'not-live'> {
+    let call: Vapi.Call
+    try {
+      call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return 'not-live'
+      throw error
+    }
+    if (call.status === 'ended' || call.status === 'scheduled') return 'not-live'
+    const controlUrl = call.monitor?.controlUrl
+    if (!controlUrl) throw new Error('Vapi named no control URL for the call (is monitorPlan.controlEnabled off?)')
+    // The URL grants control of the call: no error or log line carries it.
+    let response: Response
+    try {
+      response = await this.#fetch(controlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'end-call' }),
+        signal: AbortSignal.timeout(10_000),
+      })
+    } catch (error) {
+      // eslint-disable-next-line preserve-caught-error -- the cause may quote the URL
+      throw new Error(`Vapi's call control could not be reached (${error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'network error'})`)
+    }
+    await response.body?.cancel().catch(() => {})
+    if (response.status === 404) return 'not-live'
+    if (!response.ok) throw new Error(`Vapi's call control answered ${response.status}`)
+    return 'ending'
   }
 
   /** `GET /call/{id}`, or null when Vapi does not know the call. */

@@ -14,6 +14,8 @@ const BODY_LIMIT = 5 * 1024 * 1024
  * JSON parser hands the route the raw bytes (the HMAC scheme signs them exactly as sent). No
  * session, no same-origin check: the X-Vapi-Secret header (or the HMAC) is the authentication,
  * 401 otherwise. The message is stored once and applied by a job: the answer never waits on Vapi.
+ * A final transcript line of a live phone call is not stored: it is published to the person's open
+ * dashboards before the answer (docs/decisions/044).
  */
 const vapiWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls } = app.services
@@ -27,7 +29,7 @@ const vapiWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['webhooks'],
-        summary: 'Vapi server messages (status updates, end-of-call reports), authenticated with X-Vapi-Secret or an HMAC; each (call, type, status) is applied once',
+        summary: 'Vapi server messages (status updates, end-of-call reports, final transcript lines), authenticated with X-Vapi-Secret or an HMAC; each (call, type, status) is applied once, each transcript line relayed live once',
         headers: z.object({ 'x-vapi-secret': text().optional(), 'x-signature': text().optional(), 'x-timestamp': text().optional() }),
         response: { 200: WebhookResponseSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema },
       },

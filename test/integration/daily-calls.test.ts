@@ -129,7 +129,8 @@ describe('a daily call', () => {
     // Placed through the SDK once, with the plan's limit, our call id and the person's context.
     expect(dial!.assistantId).toBe('asst-coach')
     expect(dial!.assistantOverrides?.maxDurationSeconds).toBe(300)
-    expect(dial!.assistantOverrides?.serverMessages).toEqual(['status-update', 'end-of-call-report'])
+    // The status and the report keep the record; the final transcript lines go to an open dashboard.
+    expect(dial!.assistantOverrides?.serverMessages).toEqual(['status-update', 'transcript[transcriptType="final"]', 'end-of-call-report'])
     expect(dial!.assistantOverrides?.variableValues).toMatchObject({ callKind: 'daily check-in', timezone: 'America/New_York', localDate: '2026-06-15' })
     const [call] = await callsOf(user.id)
     expect(dial!.assistantOverrides?.metadata).toMatchObject({ callId: call!.id, userId: user.id, slot: 'daily', localDate: '2026-06-15', attempt: 0 })

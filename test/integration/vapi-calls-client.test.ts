@@ -34,6 +34,7 @@ const dial = (callId = randomUUID()): DialRequest => ({
   maxDurationSeconds: 300,
   metadata: { callId, userId: randomUUID(), slot: 'daily', localDate: '2026-11-21', attempt: 0 },
   server: { url: 'http://127.0.0.1:9/api/webhooks/vapi', headers: { 'X-Vapi-Secret': 'secret' } },
+  serverMessages: ['status-update', 'end-of-call-report'],
 })
 
 describe('the Vapi calls client', () => {

@@ -82,7 +82,7 @@ describe('npm run vapi:setup', () => {
       model: { provider: 'openai', messages: [{ role: 'system', content: COACH_PROMPT }], tools: [{ type: 'endCall' }] },
     })
     expect(assistant.server).toEqual({ url: 'https://coach.example.com/api/webhooks/vapi', credentialId: first.credential.id, timeoutSeconds: 20 })
-    expect(assistant.serverMessages).toEqual(['status-update', 'end-of-call-report'])
+    expect(assistant.serverMessages).toEqual(['status-update', 'transcript[transcriptType="final"]', 'end-of-call-report'])
 
     const writesBefore = writes().length
     const again = await setupVapi(client, options)
@@ -113,7 +113,7 @@ describe('npm run vapi:setup', () => {
     expect(Object.keys(writes()[1]!.body as object)).toEqual(['model', 'serverMessages'])
     expect(resources.assistants.get(first.assistant.id)).toMatchObject({
       model: { messages: [{ role: 'system', content: COACH_PROMPT }] },
-      serverMessages: ['status-update', 'end-of-call-report'],
+      serverMessages: ['status-update', 'transcript[transcriptType="final"]', 'end-of-call-report'],
     })
     expect(Object.keys((resources.structuredOutputs.get(first.structuredOutput.id)!.schema as { properties: object }).properties)).not.toContain('extra')
 

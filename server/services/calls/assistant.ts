@@ -45,8 +45,19 @@ export type CallVariables = Record<CallVariable, string>
 export const CALL_KINDS = ['daily check-in', 'evening check-in', 'monthly goal session'] as const
 export type CallKindLabel = (typeof CALL_KINDS)[number]
 
-/** The only server messages the product uses: everything else would be posted for nothing. */
-export const CALL_SERVER_MESSAGES = ['status-update', 'end-of-call-report'] as const satisfies readonly Vapi.CreateAssistantDtoServerMessagesItem[]
+/**
+ * The server messages a phone call posts to the webhook, and the saved assistant's (setup writes
+ * them): the status and the report keep the record; the final transcript lines (one message per
+ * finished utterance, never partials) are relayed to the person's open dashboard while the call
+ * lives. Everything else would be posted for nothing.
+ */
+export const CALL_SERVER_MESSAGES = ['status-update', 'transcript[transcriptType="final"]', 'end-of-call-report'] as const satisfies readonly Vapi.CreateAssistantDtoServerMessagesItem[]
+
+/**
+ * A call in the app (the voice gateway) hears its transcripts on its own socket: its webhook keeps
+ * the record only.
+ */
+export const WEB_CALL_SERVER_MESSAGES = ['status-update', 'end-of-call-report'] as const satisfies readonly Vapi.CreateAssistantDtoServerMessagesItem[]
 
 /**
  * The assistant's own limit when a call sets none (Vapi's default, and Premium's daily call);

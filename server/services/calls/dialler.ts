@@ -15,7 +15,7 @@ import { coachingCallEvents, coachingCalls, profiles, subscribers, users, type C
 import type { DialRequest, VapiCallRecord, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
 import { coachContextJson, loadCoachContext, toCoachContext, type CoachContext } from '#server/services/chat'
-import type { CallVariables } from './assistant'
+import { CALL_SERVER_MESSAGES, type CallVariables } from './assistant'
 import { callDurationLimit, type CallSlot } from './entitlements'
 import { insideAllowedWindow } from './next-fire'
 import { eligibilityOf, loadCallPerson, personColumns, toPerson, type CallPerson, type PersonRow } from './person'
@@ -433,6 +433,7 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
       variableValues: values,
       maxDurationSeconds: call.maxDurationSeconds ?? 300,
       metadata: { callId: call.id, userId: call.userId, slot: call.slot, localDate: call.localDate ?? '', attempt: call.attempt },
+      serverMessages: CALL_SERVER_MESSAGES,
       ...(deps.server ? { server: deps.server } : {}),
     } as DialRequest),
   )

@@ -12,7 +12,7 @@ import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
-import { CALL_SERVER_MESSAGES } from './assistant'
+import { WEB_CALL_SERVER_MESSAGES } from './assistant'
 import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
 import { callDetail } from './detail'
@@ -21,6 +21,8 @@ import { placeCall, type DialTiming, type DiallerDeps, type PlaceCallRequest } f
 import { instantBatches } from './instant'
 import { nextCall } from './next-call'
 import { eligibilityOf, loadCallPerson } from './person'
+import type { LivePublisher } from '#server/services/live'
+import { endLiveCall, liveCallOfLine, liveCallsOf, phoneCallEvent, transcriptLineOf } from './live'
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
 import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
@@ -39,6 +41,7 @@ export {
   CALL_REPORT_OUTPUT,
   CALL_REPORT_SCHEMA,
   CALL_SERVER_MESSAGES,
+  WEB_CALL_SERVER_MESSAGES,
   CALL_VARIABLES,
   COACH_ASSISTANT_NAME,
   COACH_FIRST_MESSAGE,
@@ -81,6 +84,8 @@ export type CallsDeps = {
   /** APP_URL: the webhook's address is APP_URL/api/webhooks/vapi. */
   appUrl: string
   jobs: JobQueue
+  /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
+  live?: LivePublisher | undefined
 }
 
 /** A place-call job's payload (the job registry checks it with its schema). */
@@ -112,6 +117,9 @@ export function createCalls(deps: CallsDeps) {
 
   async function afterApply(applied: Applied): Promise<void> {
     const { call, ended, retry } = applied
+    // A phone call's status moved: an open dashboard of the person's shows it.
+    const event = call && applied.moved ? phoneCallEvent(call) : null
+    if (event && deps.live) await deps.live.publish(call!.userId, event)
     if (ended && call && isOurSideFailure(call.endedReason)) {
       log.error({ callId: call.id, vapiCallId: call.vapiCallId, endedReason: call.endedReason }, 'calls: Vapi could not start the call (check the account, its credits and concurrency, and the assistant)')
     }
@@ -131,6 +139,15 @@ export function createCalls(deps: CallsDeps) {
       failed += results.filter((result) => result.status === 'rejected').length
     }
     return failed
+  }
+
+  async function publishLine(line: NonNullable<ReturnType<typeof transcriptLineOf>>): Promise<void> {
+    try {
+      const call = await liveCallOfLine(db, line)
+      if (call) await deps.live!.publish(call.userId, { type: 'phone-transcript', callId: call.id, role: line.role, text: line.text }, line.key ?? undefined)
+    } catch (error) {
+      log.warn({ err: error, vapiCallId: line.vapiCallId }, 'calls: a live transcript line could not be published')
+    }
   }
 
   /** Applies one stored webhook message (a job, or the sweep for a lost job). */
@@ -198,6 +215,13 @@ export function createCalls(deps: CallsDeps) {
       const message = (body as { message?: unknown } | null)?.message
       if (!message || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') {
         throw new AppError('VALIDATION_FAILED', 'The body must be {"message": {"type": ...}}.', { field: 'message.type' })
+      }
+      // A final transcript line of a live phone call goes to the person's dashboards now (it is
+      // not stored: the end-of-call report keeps the whole transcript).
+      const line = transcriptLineOf(message as VapiMessage)
+      if (line) {
+        if (deps.live) await publishLine(line)
+        return { stored: false, duplicate: false }
       }
       const stored = await storeVapiMessage(db, message as VapiMessage, now)
       if (stored.id !== null) {
@@ -269,8 +293,13 @@ export function createCalls(deps: CallsDeps) {
       fail: (callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) => failWebCall(db, callId, status, reason, detail, clock.now()),
       /** The per-call webhook server (secret mode), or undefined: the saved assistant's own (hmac mode). */
       server: webhookServer,
-      serverMessages: CALL_SERVER_MESSAGES,
+      serverMessages: WEB_CALL_SERVER_MESSAGES,
     },
+
+    /** The person's phone calls live now, as the live card's `phone-call` events. */
+    liveNow: (userId: string) => liveCallsOf(db, userId, clock.now()),
+    /** Ends the person's live phone call through Vapi's live call control (refusals are AppErrors). */
+    endLive: (userId: string, callId: string) => endLiveCall(db, deps.vapi, userId, callId, clock.now()),
 
     /** "Call me now": a test call, placed at once (rate-limited by its route). */
     async callNow(userId: string): Promise<{ callId: string }> {

@@ -104,6 +104,8 @@ export type Applied = {
   call: CoachingCall | null
   /** Set when this observation ended the call. */
   ended: FinalCallStatus | null
+  /** Whether this observation moved the call's status (forward: the status never goes back). */
+  moved: boolean
   /** Set when this observation scheduled a retry (the caller enqueues it after the commit). */
   retry: RetryPlan | null
 }
@@ -161,9 +163,9 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
     .where(byOurId ? or(eq(coachingCalls.vapiCallId, observation.vapiCallId), byOurId) : eq(coachingCalls.vapiCallId, observation.vapiCallId))
     .limit(1)
     .for('update')
-  if (!call) return { call: null, ended: null, retry: null }
+  if (!call) return { call: null, ended: null, moved: false, retry: null }
   // The provider's id is ours to keep once we know it; a message about another call is not.
-  if (call.vapiCallId && call.vapiCallId !== observation.vapiCallId) return { call, ended: null, retry: null }
+  if (call.vapiCallId && call.vapiCallId !== observation.vapiCallId) return { call, ended: null, moved: false, retry: null }
 
   const events: Array<{ type: string; at: Date; detail: Record<string, unknown> | null }> = []
   const set: Partial<typeof coachingCalls.$inferInsert> = {}
@@ -243,7 +245,7 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
   if (events.length > 0) {
     await tx.insert(coachingCallEvents).values(events.map((event) => ({ callId: call.id, userId: call.userId, type: event.type, at: event.at, detail: { ...event.detail, source: observation.source } })))
   }
-  return { call: updated ?? call, ended, retry }
+  return { call: updated ?? call, ended, moved: set.completionStatus !== undefined, retry }
 }
 
 /** Appends one entry to a call's timeline. */

@@ -1,4 +1,4 @@
-import type { FakeCall } from '../../fakes/vapi'
+import type { FakeCall, StepInfo } from '../../fakes/vapi'
 import { freePort } from '../../helpers/process'
 import { spawnAppServer, type AppServer } from './app-server'
 
@@ -9,6 +9,12 @@ export type ClockedAppServer = AppServer & {
   advanceTo(to: Date): Promise<Date>
   /** The phone calls the Vapi fake received, oldest first. */
   vapiCalls(): Promise<FakeCall[]>
+  /** Holds every phone call the fake plays before its step `before` (e.g. 'status-update:ended': it stays in progress). */
+  holdCalls(before: string): Promise<void>
+  /** Resolves with the first call held before `before`. */
+  callHeld(before: string): Promise<StepInfo>
+  /** Lets the calls held before `before` go on (to the next hold); resolves once what followed has run. */
+  releaseCalls(before: string): Promise<void>
 }
 
 /**
@@ -38,5 +44,8 @@ export async function startClockedAppServer(options: { start: Date; env?: Record
     now: async () => new Date((await control<{ now: string }>('GET', '/now')).now),
     advanceTo: async (to) => new Date((await control<{ now: string }>('POST', '/advance', { to: to.toISOString() })).now),
     vapiCalls: async () => (await control<{ calls: FakeCall[] }>('GET', '/vapi/calls')).calls,
+    holdCalls: async (before) => void (await control('POST', '/vapi/hold', { before })),
+    callHeld: async (before) => (await control<{ step: StepInfo }>('POST', '/vapi/hold/reached', { before })).step,
+    releaseCalls: async (before) => void (await control('POST', '/vapi/release', { before })),
   }
 }

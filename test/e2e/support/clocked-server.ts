@@ -14,6 +14,11 @@
  *     POST /advance {to}   → moves the clock to `to`, firing each timer due on the way at its own
  *                            instant and letting the jobs and the fake's webhooks settle; { now }
  *     GET  /vapi/calls     → { calls }: the phone calls the fake received, as GET /call returns them
+ *     POST /vapi/hold {before} → holds every phone call before its step `before` (e.g.
+ *                            'status-update:ended': the call stays in progress); settling then
+ *                            stops waiting for a held call once it is held at the latest hold set
+ *     POST /vapi/hold/reached {before} → { step }: once a call is held there
+ *     POST /vapi/release {before} → lets the calls held there go on (to the next hold), and settles
  * The clock moves only on /advance; a job due at the current instant runs at once (see appTimers).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -23,7 +28,7 @@ import { loadConfig } from '#server/config'
 import { openDatabase } from '#server/db/client'
 import { vapiWebhookEvents } from '#server/db/schema'
 import type { JobRunner, Timers } from '#server/jobs/in-process'
-import { FakeVapi } from '../../fakes/vapi'
+import { FakeVapi, type StepInfo } from '../../fakes/vapi'
 import { fakeClock } from '../../helpers/clock'
 import { manualTimers } from '../../helpers/timers'
 
@@ -66,15 +71,26 @@ let runner: JobRunner | null = null
 const app = await buildApp(config, { database, clock, timers: appTimers })
 if (!app.jobRunner) throw new Error('clocked-server: the in-process job runner is off (REDIS_URL must be empty)')
 runner = app.jobRunner
+// The voice gateway's heartbeat runs on the test clock too: a jump of minutes would ping a browser
+// socket and, the next instant, find no pong (the browser answers in real time) and cut it. A real
+// browser answers in milliseconds; here the heartbeat is left out of the jumps.
+app.services.voice.settings.heartbeatMs = 24 * 3_600_000
+
+/** The holds set over /vapi/hold by step label: a held call never settles, so settling waits until it is held (at the latest hold). */
+const holds = new Map<string, { reached: Promise<StepInfo>; release: () => void }>()
+const fakeSettled = (): Promise<unknown> => {
+  const latest = [...holds.values()].at(-1)
+  return latest ? Promise.race([fake.settled(), latest.reached]) : fake.settled()
+}
 
 /** Runs everything due up to now: armed jobs, the fake's webhooks, the jobs they enqueue. */
 async function settle(): Promise<void> {
   if (!runner) return
   for (let round = 0; round < 50; round++) {
-    await fake.settled()
+    await fakeSettled()
     timers.advanceTo(clock.now())
     await runner.drain()
-    await fake.settled()
+    await fakeSettled()
     const due = timers.armed().some((instant) => instant.getTime() <= clock.now().getTime())
     const pending = await database.db.select({ id: vapiWebhookEvents.id }).from(vapiWebhookEvents).where(isNull(vapiWebhookEvents.processedAt))
     if (!due && pending.length === 0) return
@@ -111,6 +127,25 @@ const control = createServer((request, response) => {
     try {
       if (request.method === 'GET' && request.url === '/now') return send(response, 200, { now: clock.now().toISOString() })
       if (request.method === 'GET' && request.url === '/vapi/calls') return send(response, 200, { calls: fake.calls.list() })
+      if (request.url?.startsWith('/vapi/hold') || request.url === '/vapi/release') {
+        const before = request.method === 'POST' ? (await readJson(request)).before : undefined
+        if (typeof before !== 'string' || !before) return send(response, 400, { error: 'before must be a step label such as status-update:ended' })
+        if (request.url === '/vapi/hold') {
+          holds.get(before)?.release()
+          holds.delete(before)
+          holds.set(before, fake.calls.holdBefore(before))
+          return send(response, 200, { ok: true })
+        }
+        const hold = holds.get(before)
+        if (!hold) return send(response, 404, { error: `no hold before ${before}` })
+        if (request.url === '/vapi/hold/reached') return send(response, 200, { step: await hold.reached })
+        if (request.url === '/vapi/release') {
+          holds.delete(before)
+          hold.release()
+          await serialized(settle)
+          return send(response, 200, { ok: true })
+        }
+      }
       if (request.method === 'POST' && request.url === '/advance') {
         const to = new Date(String((await readJson(request)).to))
         if (Number.isNaN(to.getTime())) return send(response, 400, { error: 'to must be an ISO instant' })

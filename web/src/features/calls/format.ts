@@ -233,6 +233,8 @@ export function eventText(event: CallEvent, call: { endedReason: string | null; 
     }
     case 'reconciled':
       return 'Checked with the phone service'
+    case 'end_requested':
+      return 'You ended the call from the dashboard'
     default: {
       const words = event.type.replace(/[-._]+/g, ' ')
       return words.charAt(0).toUpperCase() + words.slice(1)

@@ -15,10 +15,13 @@ import { LogoutButton } from '../auth/components/logout-button'
 import { subscriptionQueryOptions } from '../billing/api'
 import { PaymentGraceNotice } from '../billing/grace-notice'
 import { TrialNotice } from '../billing/trial-notice'
+import { nextCallQueryOptions } from '../calls/api'
 import { NextCallCard } from '../calls/next-call-card'
 import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
 import { StatCard } from './components/stat-card'
+import { LiveCallCard } from './live-call/live-call-card'
+import { useLiveCall } from './live-call/use-live-call'
 
 const GOALS_ERROR_TOAST: ToastInput = {
   title: 'Goals Loading Error',
@@ -52,6 +55,10 @@ export function DashboardPage() {
   const goals = useQuery(dashboardGoalsQueryOptions())
   const calls = useQuery(recentCallsQueryOptions())
   const stats = useQuery(dashboardStatsQueryOptions())
+  // The person's phone calls, live, over the voice gateway's socket: only here, and only where
+  // calls are set up (the next-call answer says when they are not).
+  const next = useQuery(nextCallQueryOptions())
+  const live = useLiveCall(next.isSuccess && next.data.reason !== 'not_configured')
 
   useErrorToast(goals, GOALS_ERROR_TOAST)
   useErrorToast(calls, CALLS_ERROR_TOAST)
@@ -124,6 +131,8 @@ export function DashboardPage() {
           />
           <StatCard title="Life Areas" state={goalsFailed ? 'failed' : goals.isSuccess ? 'ready' : 'loading'} value={goals.data ? lifeAreaCount(goals.data) : 0} />
         </section>
+
+        <LiveCallCard live={live} />
 
         <NextCallCard />
 

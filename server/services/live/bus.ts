@@ -1,0 +1,204 @@
+import type { Redis } from 'ioredis'
+import { VoiceServerMessageSchema, type VoiceServerMessage } from '#common/voice'
+
+/** What a watching dashboard is told about the person's phone calls (common/voice.ts). */
+export type LiveEvent = Extract<VoiceServerMessage, { type: 'phone-call' | 'phone-transcript' }>
+export type LiveListener = (event: LiveEvent) => void
+
+export type LiveSubscription = {
+  /** Resolves once events published from now on reach the listener (Redis: SUBSCRIBE answered). */
+  ready: Promise<void>
+  unsubscribe(): void
+}
+
+/**
+ * The per-user channel of live phone-call events: published where Vapi's webhooks land, heard
+ * where the person's dashboards are connected. In-process without Redis; Redis pub/sub with it,
+ * so a webhook on one server reaches a dashboard on another.
+ */
+export type LiveBus = {
+  /**
+   * Publishes an event to the user's channel. With `once`, an event under the same key within
+   * `onceMs` is dropped (a webhook delivered twice). Never throws.
+   */
+  publish(userId: string, event: LiveEvent, once?: string): Promise<void>
+  subscribe(userId: string, listener: LiveListener): LiveSubscription
+  close(): Promise<void>
+}
+
+/** How long a `once` key is remembered (longer than any call). */
+export const ONCE_MS = 2 * 3_600_000
+/** Keys remembered in memory at most (the oldest are forgotten first). */
+const MEMORY_ONCE_MAX = 10_000
+
+/** The keys already seen, each for ONCE_MS, bounded. */
+function memoryOnce(now: () => number) {
+  const seen = new Map<string, number>()
+  return (key: string): boolean => {
+    const at = now()
+    const until = seen.get(key)
+    if (until !== undefined && until > at) return false
+    seen.delete(key)
+    seen.set(key, at + ONCE_MS)
+    if (seen.size > MEMORY_ONCE_MAX) {
+      for (const [old, expires] of seen) {
+        if (seen.size <= MEMORY_ONCE_MAX && expires > at) break
+        seen.delete(old)
+      }
+    }
+    return true
+  }
+}
+
+/** This process's listeners by user. */
+class Listeners {
+  readonly #byUser = new Map<string, Set<LiveListener>>()
+
+  /** Adds a listener; true when it is the user's first (the caller subscribes the channel). */
+  add(userId: string, listener: LiveListener): boolean {
+    const set = this.#byUser.get(userId)
+    if (set) {
+      set.add(listener)
+      return false
+    }
+    this.#byUser.set(userId, new Set([listener]))
+    return true
+  }
+
+  /** Removes a listener; true when it was the user's last (the caller unsubscribes the channel). */
+  remove(userId: string, listener: LiveListener): boolean {
+    const set = this.#byUser.get(userId)
+    if (!set?.delete(listener)) return false
+    if (set.size > 0) return false
+    this.#byUser.delete(userId)
+    return true
+  }
+
+  deliver(userId: string, event: LiveEvent): void {
+    for (const listener of [...(this.#byUser.get(userId) ?? [])]) {
+      try {
+        listener(event)
+      } catch {
+        // One socket's failure is not the publisher's.
+      }
+    }
+  }
+}
+
+/** The in-process bus (no Redis): one server process sees its own webhooks. */
+export function memoryLiveBus(now: () => number): LiveBus {
+  const listeners = new Listeners()
+  const firstTime = memoryOnce(now)
+  return {
+    async publish(userId, event, once) {
+      if (once !== undefined && !firstTime(once)) return
+      listeners.deliver(userId, event)
+    },
+    subscribe(userId, listener) {
+      listeners.add(userId, listener)
+      return { ready: Promise.resolve(), unsubscribe: () => void listeners.remove(userId, listener) }
+    },
+    async close() {},
+  }
+}
+
+/** SET NX the key, then PUBLISH: one round trip, and a duplicate is never published. */
+const PUBLISH_ONCE = `if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return redis.call('PUBLISH', KEYS[2], ARGV[2]) end
+return -1`
+
+export type RedisLiveBusOptions = {
+  /** Prefix of the channels (`<prefix><user id>`) and of the `once` keys (`<prefix>once:<key>`). */
+  prefix: string
+  now: () => number
+  /** Redis could not be reached; the event was delivered in this process only. */
+  onError(error: Error): void
+}
+
+/**
+ * Redis pub/sub, one channel per user (`<prefix><user id>`): a server subscribes to the channels of
+ * the people whose dashboards it holds, so Redis sends each server only what it serves. Publishing
+ * goes through the shared connection; listening through one subscriber connection per process,
+ * opened at the first subscription (a worker, which only publishes, never opens one). While Redis
+ * cannot be reached, an event is delivered to this process's own listeners.
+ */
+export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBus {
+  const { prefix } = options
+  const listeners = new Listeners()
+  const firstTime = memoryOnce(options.now)
+  const channelOf = (userId: string) => `${prefix}${userId}`
+  /** Each subscribed user's SUBSCRIBE (answered or on its way). */
+  const subscribed = new Map<string, Promise<void>>()
+  let subscriber: Redis | undefined
+  let closed = false
+
+  const connection = (): Redis => {
+    if (subscriber) return subscriber
+    // Its own connection (a subscribed connection can do nothing else); commands wait while it connects.
+    const created = redis.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 2 })
+    created.on('error', (error: Error) => options.onError(error))
+    created.on('message', (channel: string, raw: string) => {
+      if (!channel.startsWith(prefix)) return
+      const event = parseEvent(raw)
+      if (event) listeners.deliver(channel.slice(prefix.length), event)
+    })
+    subscriber = created
+    return created
+  }
+
+  return {
+    async publish(userId, event, once) {
+      const payload = JSON.stringify(event)
+      try {
+        if (once === undefined) await redis.publish(channelOf(userId), payload)
+        else await redis.eval(PUBLISH_ONCE, 2, `${prefix}once:${once}`, channelOf(userId), ONCE_MS, payload)
+      } catch (error) {
+        options.onError(error as Error)
+        if (once === undefined || firstTime(once)) listeners.deliver(userId, event)
+      }
+    },
+    subscribe(userId, listener) {
+      if (closed) return { ready: Promise.reject(new Error('the live bus is closed')), unsubscribe: () => {} }
+      // The user's first listener here subscribes the channel; later ones share it. Commands on
+      // the one connection run in order, so a SUBSCRIBE after an UNSUBSCRIBE of the same channel wins.
+      // A SUBSCRIBE that failed (Redis down) is sent again by the user's next watcher.
+      if (listeners.add(userId, listener) || !subscribed.has(userId)) {
+        const sent = connection()
+          .subscribe(channelOf(userId))
+          .then(() => {})
+        sent.catch(() => {
+          if (subscribed.get(userId) === sent) subscribed.delete(userId)
+        })
+        subscribed.set(userId, sent)
+      }
+      const ready = subscribed.get(userId)!
+      return {
+        ready,
+        unsubscribe: () => {
+          if (!listeners.remove(userId, listener)) return
+          subscribed.delete(userId)
+          if (subscriber && !closed) subscriber.unsubscribe(channelOf(userId)).catch(() => {})
+        },
+      }
+    },
+    async close() {
+      closed = true
+      const connection = subscriber
+      subscriber = undefined
+      if (connection) await connection.quit().catch(() => connection.disconnect())
+    },
+  }
+}
+
+/** An event from the channel, checked against the protocol (anything else is dropped). */
+function parseEvent(raw: string): LiveEvent | null {
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch {
+    return null
+  }
+  const parsed = VoiceServerMessageSchema.safeParse(json)
+  if (!parsed.success) return null
+  const message = parsed.data
+  return message.type === 'phone-call' || message.type === 'phone-transcript' ? message : null
+}
