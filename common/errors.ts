@@ -68,7 +68,6 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: 'Too many requests. Please try again later.' },
   // 5xx
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
-  NOT_SUPPORTED: { status: 501, message: 'This is not supported yet.' },
   PAYMENT_PROVIDER_ERROR: { status: 502, message: 'The payment service refused the request. Please try again later.' },
   ASSISTANT_UNAVAILABLE: { status: 502, message: "I'm having trouble processing your message. Please try again." },
   /** The voice provider refused or dropped the call. */

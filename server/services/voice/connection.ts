@@ -33,10 +33,7 @@ export const CLOSE = {
   tooBig: 1009,
 } as const
 
-/**
- * The live phone-call part of the protocol (`watch-calls`, `end-phone-call`), plugged in by the
- * feature that serves it; without it those messages are answered NOT_SUPPORTED.
- */
+/** The live phone-call part of the protocol (`watch-calls`, `end-phone-call`): services/live. */
 export type PhoneCallWatch = {
   /** Subscribes the socket to the user's phone calls; returns the unsubscribe. */
   watch(userId: string, send: (message: VoiceServerMessage) => void): () => void
@@ -50,7 +47,7 @@ export type ConnectionEnv = {
   settings: VoiceSettings
   /** What voice calls need; undefined when Vapi is not configured (`start` is refused). */
   calls: CallContext | undefined
-  phoneCalls: PhoneCallWatch | undefined
+  phoneCalls: PhoneCallWatch
   sessionIsLive(sessionId: string): Promise<boolean>
   /** The socket closed (the gateway forgets it). */
   closed(connection: VoiceConnection): void
@@ -233,15 +230,11 @@ export class VoiceConnection implements BrowserSide {
         this.#call?.muted(message.muted)
         return
       case 'watch-calls': {
-        const phoneCalls = this.#env.phoneCalls
-        if (!phoneCalls) return this.#error(new AppError('NOT_SUPPORTED', 'Watching phone calls is not available yet.'))
-        this.#unwatch ??= phoneCalls.watch(this.userId, (event) => this.send(event))
+        this.#unwatch ??= this.#env.phoneCalls.watch(this.userId, (event) => this.send(event))
         return
       }
       case 'end-phone-call': {
-        const phoneCalls = this.#env.phoneCalls
-        if (!phoneCalls) return this.#error(new AppError('NOT_SUPPORTED', 'Ending a phone call from here is not available yet.'))
-        phoneCalls.endPhoneCall(this.userId, message.callId).catch((error: unknown) => this.#error(error instanceof AppError ? error : new AppError('INTERNAL')))
+        this.#env.phoneCalls.endPhoneCall(this.userId, message.callId).catch((error: unknown) => this.#error(error instanceof AppError ? error : new AppError('INTERNAL')))
         return
       }
     }

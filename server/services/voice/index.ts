@@ -40,7 +40,7 @@ export type VoiceDeps = {
   redis: Redis | undefined
   redisPrefix: string
   /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
-  phoneCalls?: PhoneCallWatch | undefined
+  phoneCalls: PhoneCallWatch
 }
 
 export type Voice = ReturnType<typeof createVoice>
