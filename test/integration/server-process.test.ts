@@ -49,7 +49,9 @@ describe('server process', () => {
     const rows = await reopened.db.select({ id: users.id }).from(users).where(eq(users.id, user.id))
     await reopened.close()
     expect(rows).toEqual([{ id: user.id }])
-  })
+    // Two cold starts of the real entry (tsx compiling the app, PGlite opening its directory) and
+    // two shutdowns: well over the default 30 s on a loaded machine.
+  }, 120_000)
 
   it('on SIGTERM finishes the request in flight, then exits 0 within 10 s', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mc-data-'))
