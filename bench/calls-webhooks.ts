@@ -24,7 +24,6 @@ import { loadConfig } from '#server/config'
 import { createServices } from '#server/container'
 import { openDatabase, type Database } from '#server/db/client'
 import { coachingCalls, profiles, users, vapiWebhookEvents } from '#server/db/schema'
-import { CALL_SERVER_MESSAGES } from '#server/services/calls'
 import { FakeVapi } from '../test/fakes/vapi'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -185,7 +184,7 @@ export async function webhookBench(): Promise<boolean> {
           phoneNumberId: 'pn-bench',
           name: `mc ${id}`,
           customer: { number: `+1${phone}`, name: `Bench ${i}` },
-          assistantOverrides: { maxDurationSeconds: 300, metadata: { callId: id }, serverMessages: [...CALL_SERVER_MESSAGES], variableValues: { firstName: `Bench ${i}` } },
+          assistantOverrides: { maxDurationSeconds: 300, metadata: { callId: id }, serverMessages: ['status-update', 'end-of-call-report'], variableValues: { firstName: `Bench ${i}` } },
         }),
       })
       const vapiCallId = ((await response.json()) as { id: string }).id
