@@ -61,25 +61,3 @@ export function memoryCounters(now: () => number): Counters {
     },
   }
 }
-
-/**
- * Redis counters that fall back to this process's memory while Redis cannot answer, so a limit
- * built on them (login throttling, sign-ups per network) never fails open, nor fails the request.
- */
-export function withMemoryFallback(primary: Counters, fallback: Counters, onFallback: (error: Error) => void): Counters {
-  const attempt =
-    <A extends unknown[], R>(method: (c: Counters) => (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await method(primary)(...args)
-      } catch (error) {
-        onFallback(error as Error)
-        return method(fallback)(...args)
-      }
-    }
-  return {
-    hit: attempt((c) => c.hit),
-    get: attempt((c) => c.get),
-    reset: attempt((c) => c.reset),
-  }
-}

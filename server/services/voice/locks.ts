@@ -53,25 +53,3 @@ export function redisLocks(redis: Redis, prefix: string): VoiceLocks {
     },
   }
 }
-
-/**
- * Redis leases that fall back to this process's memory while Redis cannot answer (ADR 034: a
- * limit never fails open, and an outage never stops a call from starting).
- */
-export function withMemoryFallback(primary: VoiceLocks, fallback: VoiceLocks, onFallback: (error: Error) => void): VoiceLocks {
-  const attempt =
-    <A extends unknown[], R>(method: (locks: VoiceLocks) => (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await method(primary)(...args)
-      } catch (error) {
-        onFallback(error as Error)
-        return method(fallback)(...args)
-      }
-    }
-  return {
-    acquire: attempt((locks) => locks.acquire),
-    renew: attempt((locks) => locks.renew),
-    release: attempt((locks) => locks.release),
-  }
-}
