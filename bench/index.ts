@@ -16,6 +16,7 @@ import { callsPunctuality } from './calls-punctuality'
 import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
 import { dstAgreement } from './dst'
+import { liveTranscript, voiceGateway } from './voice'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Rounds of the benchmarks that are not app-vs-bare pairs (hashing). */
@@ -269,7 +270,7 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, faults). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, faults, voice, live). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -285,6 +286,14 @@ if (wanted('webhooks')) {
 if (wanted('punctuality')) {
   console.log('\nBenchmark: daily calls punctuality (lateness of the dial at the fake Vapi, BullMQ and embedded)')
   results.push(...(await callsPunctuality()))
+}
+if (wanted('voice')) {
+  console.log('\nBenchmark: the voice gateway, audio through it vs straight to the fake Vapi (echoing): added latency, capacity, memory per session')
+  results.push(...(await voiceGateway()))
+}
+if (wanted('live')) {
+  console.log('\nBenchmark: a phone call watched live, webhook on one server and dashboard on another (one Redis)')
+  results.push(await liveTranscript())
 }
 if (wanted('faults')) {
   console.log('\nBenchmark: daily calls exactly once under faults (workers killed, Redis restarted)')
