@@ -65,6 +65,17 @@ function rssKiB(pid: number | undefined): number {
   return match ? Number(match[1]) : Number.NaN
 }
 
+/** The median of the process's RSS sampled every 100 ms for `ms` (KiB). */
+async function rssOver(pid: number | undefined, ms: number): Promise<number> {
+  const samples: number[] = []
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    samples.push(rssKiB(pid))
+    await sleep(100)
+  }
+  samples.sort((a, b) => a - b)
+  return samples[Math.floor(samples.length / 2)] ?? rssKiB(pid)
+}
+
 /** Paid people with a live session each, written straight to the database (no password hashing). */
 async function seedPeople(database: Database, count: number): Promise<Array<{ userId: string; cookie: string }>> {
   const people: Array<{ userId: string; cookie: string }> = []
@@ -268,8 +279,7 @@ type Phase = { path: Path; sessions: number; latencies: number[]; sent: number; 
 
 /** Opens `sessions` streams on one path, streams (warm-up, then measured), stops, counts, closes. */
 async function phase(stack: Stack, path: Path, sessions: number, measureMs: number): Promise<Phase> {
-  await sleep(1000)
-  const rssBefore = rssKiB(stack.server.child.pid)
+  const rssBefore = await rssOver(stack.server.child.pid, 1000)
   const sink = { measuring: false, latencies: [] as number[] }
   const streams: Stream[] = []
   for (let i = 0; i < sessions; i += 20) {
@@ -284,10 +294,10 @@ async function phase(stack: Stack, path: Path, sessions: number, measureMs: numb
   const cpu = () => ({ server: cpuSecondsOf(stack.server.child.pid), fake: cpuSecondsOf(stack.fake.child.pid), clients: cpuSecondsOf(process.pid) })
   const cpuBefore = cpu()
   sink.measuring = true
-  await sleep(measureMs)
+  await sleep(Math.max(0, measureMs - 2000))
+  const rssHeld = await rssOver(stack.server.child.pid, Math.min(2000, measureMs))
   sink.measuring = false
   const cpuAfter = cpu()
-  const rssHeld = rssKiB(stack.server.child.pid)
   stop()
   // Every frame sent while measuring has its echo back, or two seconds pass.
   const deadline = Date.now() + 2000
