@@ -715,7 +715,7 @@ describe('backpressure toward Vapi', () => {
   it('Vapi stops reading while the browser streams: at most 0.5 s waits, the OLDEST frames are dropped (counted), and the call goes on after the stall', async () => {
     // Vapi echoes what it hears (each frame carries its number), so the browser sees what reached it.
     fake.transport.configureNext({ echo: true })
-    const { headers } = await paidUser('premium')
+    const { headers } = await paidUser('elite')
     const client = await open(headers)
     const callId = await startCall(client)
     const settings = app.services.voice.settings
@@ -735,9 +735,10 @@ describe('backpressure toward Vapi', () => {
     }
 
     expect(fake.transport.stallReading(callId)).toBe(true)
-    // The browser keeps streaming in real time until the sockets' buffers toward Vapi are full and
-    // the gateway has begun to drop (a few MB on loopback; the premium plan's 10 minutes are ample).
-    for (let second = 0; second < 500 && droppedToVapi() === 0; second++) await stream()
+    // The browser keeps streaming in real time until the kernel's buffers toward Vapi are full and
+    // the gateway has begun to drop: about 4 MB (2 minutes of audio) on loopback here; the elite
+    // plan's 15-minute calls leave room for kernels that buffer far more.
+    for (let second = 0; second < 850 && droppedToVapi() === 0; second++) await stream()
     expect(droppedToVapi()).toBeGreaterThan(0)
     expect(fake.transport.stats(callId)!.framesIn).toBe(0)
     // From now on nothing more is held: each frame the browser sends drops exactly one waiting frame.
