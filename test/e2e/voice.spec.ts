@@ -93,10 +93,58 @@ const line = (page: Page, who: 'you' | 'coach', text: string) => messages(page).
 /** Assistant audio the playback worklet has played in this call, in ms. */
 const playedMs = async (page: Page) => Number((await page.locator('[data-voice-played-ms]').getAttribute('data-voice-played-ms')) ?? '0')
 
+/** The playback worklet's counters of the assistant's audio in this call, in ms (the voice button's data-voice-*-ms). */
+type Playback = { receivedMs: number; playedMs: number; flushedMs: number; droppedMs: number; bufferedMs: number }
+const playback = (page: Page): Promise<Playback> =>
+  page.locator('[data-voice-played-ms]').evaluate((element: HTMLElement) => {
+    const ms = (name: string) => Number(element.dataset[name] ?? 'NaN')
+    return { receivedMs: ms('voiceReceivedMs'), playedMs: ms('voicePlayedMs'), flushedMs: ms('voiceFlushedMs'), droppedMs: ms('voiceDroppedMs'), bufferedMs: ms('voiceBufferedMs') }
+  })
+/** Every bit of audio received was played, dropped, flushed or is queued (each rounded to the ms on its own). */
+const accountedFor = ({ receivedMs, playedMs, flushedMs, droppedMs, bufferedMs }: Playback) => Math.abs(receivedMs - (playedMs + flushedMs + droppedMs + bufferedMs)) <= 3
+
+/** What the page's `/api/voice` socket received, as the network carried it (JSON messages and audio frames, in order). */
+type VoiceFrame = { kind: 'json'; message: { type: string; [key: string]: unknown } } | { kind: 'audio'; bytes: number }
+function voiceSocketFrames(page: Page): VoiceFrame[] {
+  const frames: VoiceFrame[] = []
+  page.on('websocket', (socket) => {
+    if (new URL(socket.url()).pathname !== '/api/voice') return
+    socket.on('framereceived', ({ payload }) => {
+      frames.push(typeof payload === 'string' ? { kind: 'json', message: JSON.parse(payload) as { type: string } } : { kind: 'audio', bytes: payload.length })
+    })
+  })
+  return frames
+}
+const audioFramesIn = (frames: VoiceFrame[], from = 0) => frames.slice(from).filter((frame) => frame.kind === 'audio').length
+const jsonIn = (frames: VoiceFrame[], from = 0) => frames.slice(from).flatMap((frame) => (frame.kind === 'json' ? [frame.message] : []))
+
+/** Starts a voice call with the voice button; resolves with the fake's id of the call once it listens. */
+async function startVoiceCall(page: Page): Promise<string> {
+  const before = fake.transport.allStats().length
+  await page.getByRole('button', { name: CHAT_TEXT.startVoiceCall }).click()
+  await expect(toastWith(page, 'Voice Active')).toBeVisible()
+  const calls = fake.transport.allStats()
+  expect(calls).toHaveLength(before + 1)
+  return calls.at(-1)!.callId
+}
+
+async function endVoiceCall(page: Page): Promise<void> {
+  await page.getByRole('button', { name: CHAT_TEXT.endVoiceCall }).click()
+  await expect(toastWith(page, 'Call Ended', 'Voice call has been ended.')).toBeVisible()
+}
+
+/** Says `text` into the call by typing it; resolves once the coach's answer is on screen. */
+async function typeIntoCall(page: Page, text: string): Promise<void> {
+  await messageBox(page).fill(text)
+  await messageBox(page).press('Enter')
+  await expect(line(page, 'coach', `echo:${text}`)).toBeVisible()
+}
+
+let fake: FakeVapi
+
 test.describe('a voice call in the chat', () => {
   test.describe.configure({ timeout: 90_000 })
 
-  let fake: FakeVapi
   let server: AppServer
 
   test.beforeAll(async () => {
@@ -176,6 +224,142 @@ test.describe('a voice call in the chat', () => {
     await expect(line(page, 'you', USER_WORDS)).toHaveCount(1)
     await expect(line(page, 'you', TYPED)).toHaveCount(1)
     await expect(line(page, 'coach', `echo:${TYPED}`)).toHaveCount(1)
+  })
+
+  test("the user interrupts (Vapi's user-interrupted): the reply's queued audio is flushed at once, and the next reply plays", async ({ page }) => {
+    // The microphone is not heard as speech (a threshold above any sample): only the test
+    // interrupts. Replies are 4 s, sent faster than real time (as a speech synthesiser may), and
+    // held after 2.5 s of them: still streaming, with 2.5 s queued in the browser.
+    fake.transport.configureNext({ greeting: '', silenceThreshold: 40_000, frameIntervalMs: 0, replyFrames: 200 })
+    const hold = fake.transport.holdAudio(125)
+    try {
+      const frames = voiceSocketFrames(page)
+      const base = server.baseUrl
+      await signUpViaApi(page, { paid: 'basic', fullName: 'Jordan Lee', origin: base })
+      await page.goto(`${base}/chat`)
+      const callId = await startVoiceCall(page)
+
+      await typeIntoCall(page, 'Tell me about my week')
+      // The reply's 2.5 s reached playback, which plays it in real time.
+      await expect.poll(async () => (await playback(page)).receivedMs).toBeGreaterThanOrEqual(2400)
+      const queued = await playback(page)
+      expect(queued.flushedMs).toBe(0)
+      expect(queued.bufferedMs).toBeGreaterThan(0)
+
+      // The user interrupts: Vapi says user-interrupted and stops the reply.
+      const fromInterrupt = frames.length
+      expect(fake.transport.interrupt(callId)).toBe(true)
+      await expect.poll(() => jsonIn(frames, fromInterrupt).map((message) => message.type)).toContain('interrupted')
+      // What was queued is dropped at once, unplayed: nothing waits, and what was played is all
+      // that will be of that reply.
+      await expect.poll(async () => (await playback(page)).flushedMs).toBeGreaterThan(0)
+      const flushed = await playback(page)
+      expect(flushed.bufferedMs).toBe(0)
+      expect(flushed.droppedMs).toBe(0)
+      expect(accountedFor(flushed)).toBe(true)
+      expect(flushed.playedMs).toBeLessThan(flushed.receivedMs)
+      const stats = fake.transport.stats(callId)!
+      expect(stats.sent.filter((message) => message.type === 'user-interrupted')).toHaveLength(1)
+      expect(stats.framesOut).toBe(125)
+
+      // The call goes on: the next reply (0.5 s) plays from the start.
+      hold.release()
+      fake.transport.configureCall(callId, { replyFrames: 25 })
+      await typeIntoCall(page, 'And after that?')
+      await expect.poll(async () => (await playback(page)).playedMs).toBeGreaterThanOrEqual(flushed.playedMs + 450)
+      // The page got the first reply's 125 frames and this one's 25: nothing more of the first.
+      await expect.poll(() => audioFramesIn(frames)).toBe(150)
+      const after = await playback(page)
+      expect(after.flushedMs).toBe(flushed.flushedMs)
+      expect(accountedFor(after)).toBe(true)
+      await endVoiceCall(page)
+    } finally {
+      hold.release()
+    }
+  })
+
+  test('the user starts speaking while a reply plays: the browser drops the rest of it at once', async ({ page }) => {
+    // The microphone speaks for 0.7 s every 3 s. Each reply (2.9 s, sent at once) comes after 1.8 s
+    // of the user's silence, so the microphone's next words start while it plays. Vapi says only
+    // speech-update (user-interrupted is off) and the reply has finished streaming: the gateway
+    // relays `speech`, and the browser's own rule (the user talks while the assistant's audio
+    // plays) flushes it.
+    fake.transport.configureNext({ greeting: '', userInterrupted: false, frameIntervalMs: 0, replyFrames: 145, silenceMs: 1800 })
+    const frames = voiceSocketFrames(page)
+    const base = server.baseUrl
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Kim', origin: base })
+    await page.goto(`${base}/chat`)
+    const callId = await startVoiceCall(page)
+
+    await expect(line(page, 'coach', `echo:${USER_WORDS}`)).toBeVisible({ timeout: 15_000 })
+    await expect.poll(async () => (await playback(page)).flushedMs, { timeout: 15_000 }).toBeGreaterThan(0)
+    const flushed = await playback(page)
+    expect(flushed.droppedMs).toBe(0)
+    expect(accountedFor(flushed)).toBe(true)
+    expect(flushed.playedMs).toBeLessThan(flushed.receivedMs)
+    // No reply was streaming when the user spoke, and nobody said `interrupted`: the flush was the
+    // browser's, on the user's `speech started`.
+    const stats = fake.transport.stats(callId)!
+    expect(stats.userTurns).toBeGreaterThanOrEqual(2)
+    expect(stats.interruptions).toBe(0)
+    expect(stats.sent.some((message) => message.type === 'user-interrupted')).toBe(false)
+    const relayed = jsonIn(frames)
+    expect(relayed.map((message) => message.type)).not.toContain('interrupted')
+    expect(relayed).toContainEqual({ type: 'speech', role: 'user', status: 'started' })
+    await endVoiceCall(page)
+  })
+
+  test("the header's mute toggle: queued audio is dropped, none reaches the page while muted (even from a Vapi that keeps sending), and unmuting brings the voice back", async ({ page }) => {
+    // This Vapi ignores mute-assistant and keeps sending the assistant's audio: what the page
+    // hears while muted is up to our gateway. The microphone is not heard as speech; replies (2 s,
+    // sent at once) answer what is typed.
+    fake.transport.configureNext({ greeting: '', silenceThreshold: 40_000, frameIntervalMs: 0, replyFrames: 100, honourAssistantMute: false })
+    const frames = voiceSocketFrames(page)
+    const base = server.baseUrl
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Morgan Diaz', origin: base })
+    await page.goto(`${base}/chat`)
+    const callId = await startVoiceCall(page)
+    const responses = page.getByRole('button', { name: 'Voice responses' })
+
+    // A reply is queued for playback...
+    await typeIntoCall(page, 'What should I focus on?')
+    await expect.poll(async () => (await playback(page)).receivedMs).toBeGreaterThanOrEqual(1900)
+    expect((await playback(page)).bufferedMs).toBeGreaterThan(0)
+    // ...and muting drops it at once; Vapi is told.
+    await responses.click()
+    await expect(responses).toHaveAttribute('aria-pressed', 'false')
+    await expect(toastWith(page, CHAT_ERRORS.audioDisabledTitle, CHAT_ERRORS.audioDisabled)).toBeVisible()
+    await expect.poll(async () => (await playback(page)).flushedMs).toBeGreaterThan(0)
+    await expect.poll(() => fake.transport.stats(callId)?.controls ?? []).toContain('mute-assistant')
+    const muted = await playback(page)
+    expect(muted.bufferedMs).toBe(0)
+    expect(accountedFor(muted)).toBe(true)
+
+    // While muted, Vapi sends a whole reply's audio; the words still come, the audio does not.
+    const fromMuted = frames.length
+    const sentBefore = fake.transport.stats(callId)!.framesOut
+    await typeIntoCall(page, 'Quietly now')
+    await fake.transport.idle(callId)
+    expect(fake.transport.stats(callId)!.framesOut).toBe(sentBefore + 100)
+    // The reply's `speech stopped` follows its last frame through the gateway: once the page has
+    // it, any frame the gateway relayed would be here too.
+    await expect.poll(() => jsonIn(frames, fromMuted).filter((message) => message.type === 'speech' && message.role === 'assistant' && message.status === 'stopped')).toHaveLength(1)
+    expect(audioFramesIn(frames, fromMuted)).toBe(0)
+    const quiet = await playback(page)
+    expect(quiet.receivedMs).toBe(muted.receivedMs)
+    expect(quiet.playedMs).toBe(muted.playedMs)
+
+    // Unmuted: Vapi is told, and the next reply is heard.
+    await responses.click()
+    await expect(responses).toHaveAttribute('aria-pressed', 'true')
+    await expect(toastWith(page, CHAT_ERRORS.audioEnabledTitle, CHAT_ERRORS.audioEnabled)).toBeVisible()
+    await expect.poll(() => fake.transport.stats(callId)?.controls ?? []).toContain('unmute-assistant')
+    const fromUnmuted = frames.length
+    await typeIntoCall(page, 'Out loud again')
+    await expect.poll(() => audioFramesIn(frames, fromUnmuted)).toBe(100)
+    await expect.poll(async () => (await playback(page)).playedMs).toBeGreaterThanOrEqual(quiet.playedMs + 1900)
+    expect(accountedFor(await playback(page))).toBe(true)
+    await endVoiceCall(page)
   })
 
   test("a refused or missing microphone says 'Voice Error' - 'Failed to start voice input.' and leaves the call idle", async () => {

@@ -66,6 +66,12 @@ export type TransportSettings = {
   reply: (context: ReplyContext) => string
   /** Also send `user-interrupted` when the user's speech cuts a reply (a speech-update is always sent). */
   userInterrupted: boolean
+  /**
+   * `mute-assistant` stops the assistant's frames (counted in framesMuted, not sent). Off: they are
+   * sent anyway, as from a provider that ignores the control (or frames already on their way), so
+   * a test shows what the client does on its own.
+   */
+  honourAssistantMute: boolean
   /** No socket within this long: the call ends with call.in-progress.error-assistant-did-not-receive-customer-audio. */
   joinTimeoutMs: number
   /** Multiplies maxDurationSeconds (default 600) before the timer (e.g. 0.001 in tests). */
@@ -91,6 +97,7 @@ export const defaultTransportSettings = (): TransportSettings => ({
   userTranscripts: [DEFAULT_USER_TRANSCRIPT],
   reply: ({ text }) => `echo:${text}`,
   userInterrupted: true,
+  honourAssistantMute: true,
   joinTimeoutMs: 15_000,
   maxDurationScale: 1,
   clientCloseEndedReason: 'phone-call-provider-closed-websocket',
@@ -129,6 +136,8 @@ export type TransportStats = {
   framesOut: number
   /** Assistant frames not sent while the assistant was muted. */
   framesMuted: number
+  /** The socket has stopped reading (`stallReading`): what the client sends waits in the TCP buffers. */
+  readingStalled: boolean
   /** Every text message received (parsed; the raw text when it was not JSON), with where it came from. */
   received: Array<{ via: 'socket' | 'control'; message: unknown }>
   /** Every JSON message sent on the socket. */
@@ -266,6 +275,7 @@ const HTTP_SETTINGS: Record<string, 'boolean' | 'number' | 'string' | 'strings' 
   silenceThreshold: 'number',
   userTranscripts: 'strings',
   userInterrupted: 'boolean',
+  honourAssistantMute: 'boolean',
   joinTimeoutMs: 'number',
   maxDurationScale: 'number',
   clientCloseEndedReason: 'string',
@@ -301,8 +311,8 @@ function writeRefusal(socket: Duplex, status: number, message: string): void {
 
 /**
  * The WebSocket transport and control URLs of one fake. Test API: configure / configureNext /
- * configureCall, stats, controlMessages, upgrades, endCall, drop, interrupt, holdAudio, and the
- * waits (connected, ended, idle, waitFor, settled).
+ * configureCall, stats, controlMessages, upgrades, endCall, drop, interrupt, holdAudio,
+ * stallReading / resumeReading, and the waits (connected, ended, idle, waitFor, settled).
  */
 export class FakeVapiTransport {
   /** Every upgrade attempt, on any path: accepted (101) or the refusal's status. */
@@ -318,7 +328,7 @@ export class FakeVapiTransport {
   #settings: TransportSettings
   #next: Array<Partial<TransportSettings>> = []
   #connectionWaiters: Array<(callId: string) => void> = []
-  #audioHold: { promise: Promise<void>; release: () => void } | undefined
+  #audioHold: { promise: Promise<void>; release: () => void; afterFrames: number } | undefined
 
   constructor(host: FakeVapiHost, calls: FakeCalls, options: FakeTransportOptions = {}) {
     this.#host = host
@@ -409,14 +419,17 @@ export class FakeVapiTransport {
   }
 
   /**
-   * Holds the assistant's audio after the first frame of every turn (greetings, replies, says)
-   * until `release()`: a reply stays "streaming", so a test can interrupt it at leisure.
+   * Holds the assistant's audio after the first `afterFrames` frames (default 1) of every turn
+   * (greetings, replies, says) until `release()`: a reply stays "streaming", so a test can interrupt
+   * it at leisure. A turn with fewer frames is not held.
    */
-  holdAudio(): { release: () => void } {
+  holdAudio(afterFrames = 1): { release: () => void } {
+    if (!Number.isInteger(afterFrames) || afterFrames < 1) throw new RangeError(`afterFrames must be a positive integer (got ${afterFrames})`)
     let release = () => {}
     const promise = new Promise<void>((resolve) => (release = resolve))
     const hold = {
       promise,
+      afterFrames,
       release: () => {
         if (this.#audioHold === hold) this.#audioHold = undefined
         release()
@@ -424,6 +437,30 @@ export class FakeVapiTransport {
     }
     this.#audioHold = hold
     return { release: hold.release }
+  }
+
+  /**
+   * The call's socket stops reading, as a stalled peer does: its TCP receive buffer fills, then the
+   * client's send buffer, and the client's writes wait (its `bufferedAmount` grows). Nothing sent
+   * meanwhile is lost: `resumeReading` reads it, in order. False when the socket is not open.
+   */
+  stallReading(callId: string): boolean {
+    const session = this.#sessions.get(callId)
+    if (!session || session.stats.state !== 'open' || !session.socket) return false
+    session.socket.pause()
+    session.stats.readingStalled = true
+    this.#notify(session)
+    return true
+  }
+
+  /** The call's socket reads again (what waited comes first). False when it was not stalled or is closed. */
+  resumeReading(callId: string): boolean {
+    const session = this.#sessions.get(callId)
+    if (!session || !session.stats.readingStalled || session.socket?.readyState !== WebSocket.OPEN) return false
+    session.stats.readingStalled = false
+    session.socket.resume()
+    this.#notify(session)
+    return true
   }
 
   /** Resolves with the call id once the call's socket opened or the call ended (without an id: the next socket any call opens). */
@@ -512,6 +549,7 @@ export class FakeVapiTransport {
         bytesOut: 0,
         framesOut: 0,
         framesMuted: 0,
+        readingStalled: false,
         received: [],
         sent: [],
         says: [],
@@ -750,7 +788,7 @@ export class FakeVapiTransport {
   #sendFrame(session: Session): void {
     const frame = toneFrame(session.format, session.toneOffset, session.samplesPerFrame)
     session.toneOffset += session.samplesPerFrame
-    if (session.stats.assistantMuted) {
+    if (session.stats.assistantMuted && session.settings.honourAssistantMute) {
       session.stats.framesMuted += 1
     } else if (session.socket?.readyState === WebSocket.OPEN) {
       session.socket.send(frame, { binary: true })
@@ -805,7 +843,7 @@ export class FakeVapiTransport {
     let start = performance.now()
     for (let i = 0; i < frames && live(); i += 1) {
       this.#sendFrame(session)
-      if (i === 0 && this.#audioHold) {
+      if (this.#audioHold && i === this.#audioHold.afterFrames - 1) {
         await Promise.race([this.#audioHold.promise, stopped])
         start = performance.now() - interval
       }
@@ -1041,6 +1079,8 @@ export class FakeVapiTransport {
     app.post('/__fake/transport/calls/:id/end', withSession((session, body) => ({ ended: this.endCall(session.call.id, typeof body.endedReason === 'string' ? body.endedReason : undefined) })))
     app.post('/__fake/transport/calls/:id/drop', withSession((session) => ({ dropped: this.drop(session.call.id) })))
     app.post('/__fake/transport/calls/:id/interrupt', withSession((session) => ({ interrupted: this.interrupt(session.call.id) })))
+    app.post('/__fake/transport/calls/:id/stall-reading', withSession((session) => ({ stalled: this.stallReading(session.call.id) })))
+    app.post('/__fake/transport/calls/:id/resume-reading', withSession((session) => ({ resumed: this.resumeReading(session.call.id) })))
     app.post(
       '/__fake/transport/calls/:id/wait',
       withSession(async (session, body) => {
@@ -1052,8 +1092,12 @@ export class FakeVapiTransport {
       }),
     )
     let held: { release: () => void } | undefined
-    app.post('/__fake/transport/hold-audio', async () => {
-      held = this.holdAudio()
+    app.post('/__fake/transport/hold-audio', async (request, reply) => {
+      const { afterFrames } = (isObject(request.body) ? request.body : {}) as { afterFrames?: unknown }
+      if (afterFrames !== undefined && (typeof afterFrames !== 'number' || !Number.isInteger(afterFrames) || afterFrames < 1)) {
+        return reply.code(400).send(vapiError(400, ['afterFrames must be a positive integer']))
+      }
+      held = this.holdAudio(afterFrames)
       return { ok: true }
     })
     app.post('/__fake/transport/release-audio', async () => {

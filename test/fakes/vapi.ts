@@ -126,7 +126,8 @@
  * - Inbound JSON: say (content, or message as the web SDK sends; endCallAfterSpoken ends with
  *   'assistant-ended-call-after-message-spoken'), add-message (logged; with triggerResponseEnabled,
  *   default true, a user or system message gets the reply `echo:<content>`), control
- *   (mute-assistant: frames are counted, not sent; mute-customer: audio is not heard;
+ *   (mute-assistant: frames are counted, not sent, unless honourAssistantMute is off (then they
+ *   are sent anyway, as by a provider that ignores it); mute-customer: audio is not heard;
  *   say-first-message; all recorded), end-call or hangup (ended 'customer-ended-call'). Other
  *   types and text that is not JSON are recorded and ignored.
  * - Echo mode (`echo`, for every call or per call): inbound binary frames go straight back
@@ -157,8 +158,10 @@
  * calls), configureCall(id) (from now on), stats(id) (state, bearer, bytes and frames in and out,
  * frames muted, messages received and sent, says, addMessages, controls, ignored, endCallReceived,
  * turns, interruptions, close code and side, endedReason), controlMessages(id), upgrades,
- * endCall(id, reason?), drop(id), interrupt(id) (user-interrupted mid-reply), holdAudio()
- * (turns pause after their first frame until released), and waits that resolve on events:
+ * endCall(id, reason?), drop(id), interrupt(id) (user-interrupted mid-reply), holdAudio(afterFrames?)
+ * (turns pause after their first frame, or their first `afterFrames`, until released),
+ * stallReading(id) / resumeReading(id) (the call's socket stops reading, as a stalled peer: TCP
+ * buffers fill and the client's writes wait; resumed, it reads what waited), and waits that resolve on events:
  * connected(id?), ended(id), idle(id), waitFor(id, predicate), settled().
  *
  * Test control over HTTP under `/__fake/*` (no auth; loopback only), for another process:
@@ -168,8 +171,9 @@
  * concurrencyLimit), POST webhooks/auth, POST calls/hold ({before}), POST calls/hold/reached,
  * POST calls/hold/release; transport: POST transport/settings, POST transport/next ({settings,
  * times}), GET transport/calls, GET transport/calls/:id, GET transport/controls/:id, POST
- * transport/calls/:id/{settings, end ({endedReason}), drop, interrupt, wait ({until: connected |
- * ended | idle})}, POST transport/hold-audio, POST transport/release-audio.
+ * transport/calls/:id/{settings, end ({endedReason}), drop, interrupt, stall-reading,
+ * resume-reading, wait ({until: connected | ended | idle})}, POST transport/hold-audio
+ * ({afterFrames?}), POST transport/release-audio.
  */
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'

@@ -109,6 +109,26 @@ export class VoiceClient {
     return new Promise((resolve) => this.#closeWaiters.push(resolve))
   }
 
+  /**
+   * Resolves once the server has read every frame sent before: a ping is answered after the frames
+   * ahead of it (ws handles a socket's frames in order; the gateway handles each as it comes).
+   */
+  roundTrip(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onPong = () => {
+        this.socket.off('close', onClose)
+        resolve()
+      }
+      const onClose = () => {
+        this.socket.off('pong', onPong)
+        reject(new Error('the socket closed before the pong'))
+      }
+      this.socket.once('pong', onPong)
+      this.socket.once('close', onClose)
+      this.socket.ping()
+    })
+  }
+
   send(message: Record<string, unknown>): void {
     this.socket.send(JSON.stringify(message))
   }

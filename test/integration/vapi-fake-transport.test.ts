@@ -361,6 +361,20 @@ describe('the socket at /<callId>/transport', () => {
     expect(fake.transport.interrupt(call.id)).toBe(false)
   })
 
+  it('holds a turn after its first `afterFrames` frames when asked', async () => {
+    fake.transport.configureNext({ greetingFrames: 40 })
+    const call = await createCall()
+    const hold = fake.transport.holdAudio(25)
+    const socket = await connect(call.transport.websocketCallUrl)
+    await socket.until((events) => sequence(events).at(-1) === 'audio×25')
+    // Still streaming: the hook interrupts it, and the rest of its frames never come.
+    expect(fake.transport.interrupt(call.id)).toBe(true)
+    await socket.untilJson({ type: 'speech-update', role: 'assistant', status: 'stopped' })
+    hold.release()
+    expect(socket.frames()).toHaveLength(25)
+    expect(() => fake.transport.holdAudio(0)).toThrow(RangeError)
+  })
+
   it('closes 1007 on a PCM16 frame with half a sample, and the call ends', async () => {
     const call = await createCall()
     const socket = await connectGreeted(call)
@@ -429,6 +443,17 @@ describe('messages on the socket', () => {
     ])
     const last = socket.json().filter((message) => message.type === 'conversation-update').at(-1) as unknown as { messagesOpenAIFormatted: unknown[] }
     expect(last.messagesOpenAIFormatted).toContainEqual({ role: 'system', content: 'be brief' })
+  })
+
+  it('sends the assistant’s frames anyway while muted when honourAssistantMute is off (the control is still recorded)', async () => {
+    fake.transport.configureNext({ honourAssistantMute: false })
+    const call = await createCall()
+    const socket = await connectGreeted(call)
+    socket.send({ type: 'control', control: 'mute-assistant' })
+    socket.send({ type: 'say', content: 'Said anyway.' })
+    await socket.untilJson({ type: 'speech-update', role: 'assistant', status: 'stopped' }, 2)
+    expect(socket.frames()).toHaveLength(20)
+    expect(fake.transport.stats(call.id)).toMatchObject({ controls: ['mute-assistant'], assistantMuted: true, framesMuted: 0, framesOut: 20 })
   })
 
   it('stops hearing the customer while muted', async () => {
@@ -623,6 +648,41 @@ describe('echo mode', () => {
   })
 })
 
+describe('a socket that stops reading', () => {
+  it('stalls: the client’s writes back up and nothing is read; resumed, everything sent is read in order', async () => {
+    fake.transport.configureNext({ echo: true })
+    const call = await createCall()
+    const socket = await connect(call.transport.websocketCallUrl)
+    await socket.untilJson({ type: 'status-update', status: 'in-progress' })
+    expect(fake.transport.stallReading(call.id)).toBe(true)
+    expect(fake.transport.stats(call.id)?.readingStalled).toBe(true)
+    // The client keeps sending until its own socket holds what the kernel would not take.
+    const frames: Buffer[] = []
+    while (socket.ws.bufferedAmount === 0) {
+      for (let i = 0; i < 100; i++) {
+        const frame = Buffer.alloc(FRAME_BYTES)
+        frame.writeUInt32LE(frames.length)
+        frames.push(frame)
+        socket.ws.send(frame)
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(fake.transport.stats(call.id)?.framesIn).toBe(0)
+    expect(fake.transport.resumeReading(call.id)).toBe(true)
+    expect(fake.transport.resumeReading(call.id)).toBe(false)
+    await socket.until((events) => events.filter((event) => event.kind === 'binary').length === frames.length)
+    expect(socket.frames().map((frame) => frame.readUInt32LE(0))).toEqual(frames.map((_, index) => index))
+    expect(fake.transport.stats(call.id)).toMatchObject({ readingStalled: false, framesIn: frames.length })
+  })
+
+  it('answers false for a call whose socket is not open', async () => {
+    const call = await createCall()
+    expect(fake.transport.stallReading(call.id)).toBe(false)
+    expect(fake.transport.resumeReading(call.id)).toBe(false)
+    expect(fake.transport.stallReading('no-such-call')).toBe(false)
+  })
+})
+
 describe('the control URL', () => {
   it('takes the same messages as the socket without the key, and end-call ends the call', async () => {
     const call = await createCall()
@@ -769,5 +829,20 @@ describe('the /__fake/transport controls (for another process)', () => {
     expect((await post(`calls/${call.id}/wait`, { until: 'ended' })).body).toMatchObject({ endedReason: 'assistant-said-end-call-phrase' })
     expect((await socket.closed).code).toBe(1000)
     expect((await post(`calls/${crypto.randomUUID()}/end`)).status).toBe(404)
+  })
+
+  it('holds audio after N frames, stalls and resumes reading', async () => {
+    expect((await post('hold-audio', { afterFrames: 0 })).status).toBe(400)
+    expect((await post('hold-audio', { afterFrames: 3 })).status).toBe(200)
+    const call = await createCall()
+    const socket = await connect(call.transport.websocketCallUrl)
+    await socket.until((events) => sequence(events).at(-1) === 'audio×3')
+    expect((await post('release-audio')).status).toBe(200)
+    await socket.untilJson({ type: 'speech-update', role: 'assistant', status: 'stopped' })
+    expect(socket.frames()).toHaveLength(10)
+    expect((await post(`calls/${call.id}/stall-reading`)).body).toEqual({ stalled: true })
+    expect(fake.transport.stats(call.id)?.readingStalled).toBe(true)
+    expect((await post(`calls/${call.id}/resume-reading`)).body).toEqual({ resumed: true })
+    expect((await post(`calls/${call.id}/resume-reading`)).body).toEqual({ resumed: false })
   })
 })

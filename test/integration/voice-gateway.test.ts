@@ -711,6 +711,68 @@ describe('backpressure', () => {
   })
 })
 
+describe('backpressure toward Vapi', () => {
+  it('Vapi stops reading while the browser streams: at most 0.5 s waits, the OLDEST frames are dropped (counted), and the call goes on after the stall', async () => {
+    // Vapi echoes what it hears (each frame carries its number), so the browser sees what reached it.
+    fake.transport.configureNext({ echo: true })
+    const { headers } = await paidUser('elite')
+    const client = await open(headers)
+    const callId = await startCall(client)
+    const settings = app.services.voice.settings
+    const queueFrames = settings.audioQueueBytes / VOICE_FRAME_BYTES
+    const droppedToVapi = () => app.services.voice.metrics().droppedToVapi
+    let sent = 0
+    const numbered = () => {
+      const frame = Buffer.alloc(VOICE_FRAME_BYTES)
+      frame.writeUInt32LE(sent++)
+      return frame
+    }
+    /** One second of audio in real time: 50 frames, read by the gateway before the clock moves on. */
+    const stream = async () => {
+      for (let i = 0; i < 50; i++) client.sendRaw(numbered())
+      await client.roundTrip()
+      advance(1000)
+    }
+
+    expect(fake.transport.stallReading(callId)).toBe(true)
+    // The browser keeps streaming in real time until the kernel's buffers toward Vapi are full and
+    // the gateway has begun to drop: about 4 MB (2 minutes of audio) on loopback here; the elite
+    // plan's 15-minute calls leave room for kernels that buffer far more.
+    for (let second = 0; second < 850 && droppedToVapi() === 0; second++) await stream()
+    expect(droppedToVapi()).toBeGreaterThan(0)
+    expect(fake.transport.stats(callId)!.framesIn).toBe(0)
+    // From now on nothing more is held: each frame the browser sends drops exactly one waiting frame.
+    const before = droppedToVapi()
+    for (let second = 0; second < 10; second++) await stream()
+    expect(droppedToVapi() - before).toBe(500)
+    expect(client.closed).toBeNull()
+
+    // The stall ends: Vapi reads what waited. It got every frame up to where the gateway fell
+    // behind, then only the newest half second: the frames dropped were the oldest waiting.
+    const dropped = droppedToVapi()
+    expect(fake.transport.resumeReading(callId)).toBe(true)
+    await client.untilAudio(sent - dropped)
+    const heard = client.audioFrames.map((frame) => frame.readUInt32LE(0))
+    const kept = sent - dropped - queueFrames
+    expect(heard).toEqual([...Array.from({ length: kept }, (_, i) => i), ...Array.from({ length: queueFrames }, (_, i) => sent - queueFrames + i)])
+    await fake.transport.waitFor(callId, (stats) => stats.framesIn === sent - dropped)
+
+    // The call goes on: another second of audio reaches Vapi whole, nothing more dropped.
+    const resumedAt = sent
+    await stream()
+    await client.untilAudio(sent - dropped)
+    expect(client.audioFrames.slice(-50).map((frame) => frame.readUInt32LE(0))).toEqual(Array.from({ length: 50 }, (_, i) => resumedAt + i))
+    expect(droppedToVapi()).toBe(dropped)
+    expect(app.services.voice.metrics().droppedToBrowser).toBe(0)
+
+    client.send({ type: 'end' })
+    expect(await endedOf(client)).toMatchObject({ reason: 'user-ended' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    // Counted once: the ended call's drops stay in the gateway's counter.
+    expect(droppedToVapi()).toBe(dropped)
+  })
+})
+
 describe('a web call that did not reach anyone', () => {
   it('a web call left live is never picked up by the retry ladder', async () => {
     const { user, headers } = await paidUser()

@@ -41,6 +41,21 @@ describe('audio toward a socket that falls behind', () => {
     expect(pump.queuedBytes).toBe(0)
   })
 
+  it('tells `onDrop` of each frame as it is dropped (the gateway counts them live)', () => {
+    const socket = heldSocket()
+    let told = 0
+    const pump = new AudioPump(socket.sink, { highWaterBytes: () => 10, maxQueuedBytes: () => 20, onDrop: () => told++ })
+    for (let n = 1; n <= 3; n++) pump.push(frame(n))
+    expect(told).toBe(0)
+    pump.push(frame(4))
+    expect(told).toBe(1)
+    pump.push(frame(5))
+    expect([told, pump.dropped]).toEqual([2, 2])
+    // Cleared frames (an interruption) are not drops.
+    pump.clear()
+    expect(told).toBe(2)
+  })
+
   it('drops what waits when cleared (an interruption), and nothing after it is closed', () => {
     const socket = heldSocket()
     const pump = new AudioPump(socket.sink, { highWaterBytes: () => 10, maxQueuedBytes: () => 100 })

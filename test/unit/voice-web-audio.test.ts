@@ -248,6 +248,21 @@ describe('the playback jitter buffer', () => {
     expect(pulled(buffer, 2).samples).toEqual([5000, 5001])
   })
 
+  it('counts what it received: always what played, dropped, was flushed and is queued', () => {
+    const buffer = new JitterBuffer({ startSamples: 100, capSamples: 1000 })
+    const balanced = () => buffer.received === buffer.played + buffer.dropped + buffer.flushed + buffer.buffered
+    buffer.push(ramp(0, 700))
+    pulled(buffer, 300)
+    buffer.push(ramp(0, 900))
+    expect([buffer.received, buffer.played, buffer.dropped, buffer.buffered]).toEqual([1600, 300, 300, 1000])
+    expect(balanced()).toBe(true)
+    buffer.flush()
+    buffer.push(ramp(0, 2500))
+    pulled(buffer, 128)
+    expect(buffer.received).toBe(4100)
+    expect(balanced()).toBe(true)
+  })
+
   it('refuses a cap below the start threshold', () => {
     expect(() => new JitterBuffer({ startSamples: 100, capSamples: 99 })).toThrow(RangeError)
     expect(() => new JitterBuffer({ startSamples: 0, capSamples: 99 })).toThrow(RangeError)

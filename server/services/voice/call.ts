@@ -37,7 +37,7 @@ export type VoiceMetrics = {
   callsEnded: Record<VoiceEndReason, number>
   /** Assistant audio frames dropped because a browser was behind (oldest first). */
   droppedToBrowser: number
-  /** Browser audio frames dropped because Vapi's socket was behind (oldest first). */
+  /** Browser audio frames dropped because Vapi's socket was behind (oldest first), live calls included. */
   droppedToVapi: number
   /** Vapi messages not relayed (types off the whitelist, unreadable). */
   ignoredUpstream: number
@@ -244,7 +244,12 @@ export class VoiceCall {
     socket.binaryType = 'nodebuffer'
     this.#toVapi = new AudioPump(
       { send: (frame, done) => socket.send(frame, { binary: true }, done), buffered: () => socket.bufferedAmount },
-      { highWaterBytes: () => ctx.settings.upstreamHighWaterBytes, maxQueuedBytes: () => ctx.settings.audioQueueBytes },
+      {
+        highWaterBytes: () => ctx.settings.upstreamHighWaterBytes,
+        maxQueuedBytes: () => ctx.settings.audioQueueBytes,
+        // Counted as they happen, so the gateway's metrics show a call that is behind right now.
+        onDrop: () => ctx.metrics.droppedToVapi++,
+      },
     )
     socket.on('open', () => this.#opened())
     socket.on('message', (data, isBinary) => this.#fromVapi(data, isBinary))
@@ -396,7 +401,6 @@ export class VoiceCall {
       await this.#bounded(this.#recorder.flush(), ctx.settings.flushTimeoutMs)
       this.#state = 'ended'
       if (this.#announced) ctx.metrics.callsEnded[reason]++
-      ctx.metrics.droppedToVapi += this.#toVapi?.dropped ?? 0
       if (this.#vapiCallId) {
         ctx.log.info(
           {

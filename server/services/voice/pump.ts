@@ -12,10 +12,18 @@ export type AudioSink = {
   buffered(): number
 }
 
+export type PumpLimits = {
+  highWaterBytes: () => number
+  maxQueuedBytes: () => number
+  /** Told of each frame dropped, as it is dropped (a gateway's live counters). */
+  onDrop?: () => void
+}
+
 export class AudioPump {
   readonly #sink: AudioSink
   readonly #highWater: () => number
   readonly #maxQueued: () => number
+  readonly #onDrop: () => void
   #queue: Buffer[] = []
   #head = 0
   #queuedBytes = 0
@@ -25,10 +33,11 @@ export class AudioPump {
   /** Frames sent. */
   sent = 0
 
-  constructor(sink: AudioSink, limits: { highWaterBytes: () => number; maxQueuedBytes: () => number }) {
+  constructor(sink: AudioSink, limits: PumpLimits) {
     this.#sink = sink
     this.#highWater = limits.highWaterBytes
     this.#maxQueued = limits.maxQueuedBytes
+    this.#onDrop = limits.onDrop ?? (() => {})
   }
 
   get queuedBytes(): number {
@@ -49,6 +58,7 @@ export class AudioPump {
       this.#queue[this.#head++] = EMPTY
       this.#queuedBytes -= oldest.length
       this.dropped++
+      this.#onDrop()
     }
     this.#compact()
     this.#drain()

@@ -18,14 +18,22 @@ export type ChatInputProps = {
 /**
  * The voice button inside its level ring, and the microphone's level meter beside it while
  * listening. Subscribed to the meters alone, so the volume (ten times a second) re-renders only
- * this. The played audio is exposed on the form for the browser test (`data-voice-played-ms`).
+ * this. The playback worklet's counters of the assistant's audio (received, played, flushed,
+ * dropped, queued, in ms) are exposed on it for the browser test (`data-voice-*-ms`).
  */
 function VoiceControl({ voice, children }: { voice: ChatInputProps['voice']; children: ReactNode }) {
-  const { volume, playedMs } = useSyncExternalStore(voice.meters.subscribe, voice.meters.get)
+  const { volume, receivedMs, playedMs, flushedMs, droppedMs, bufferedMs } = useSyncExternalStore(voice.meters.subscribe, voice.meters.get)
   const level = Math.round(volume * 100)
   return (
     <>
-      <div className="relative shrink-0" data-voice-played-ms={playedMs}>
+      <div
+        className="relative shrink-0"
+        data-voice-received-ms={receivedMs}
+        data-voice-played-ms={playedMs}
+        data-voice-flushed-ms={flushedMs}
+        data-voice-dropped-ms={droppedMs}
+        data-voice-buffered-ms={bufferedMs}
+      >
         {voice.listening ? (
           // The level, drawn as a ring that grows with the voice; the meter beside says it in numbers.
           <span

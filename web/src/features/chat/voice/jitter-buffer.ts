@@ -24,6 +24,8 @@ export class JitterBuffer {
   private started = false
   /** Output time (in samples) spent buffering with audio queued. */
   private waited = 0
+  /** Samples pushed since the start: always played + dropped + flushed + buffered. */
+  received = 0
   /** Samples handed to the speaker since the start (silence not counted). */
   played = 0
   /** Samples dropped because the buffer was full. */
@@ -52,6 +54,7 @@ export class JitterBuffer {
 
   /** Queues samples; when that would pass the cap, the oldest queued ones go first. */
   push(samples: Float32Array): void {
+    this.received += samples.length
     let input = samples
     if (input.length > this.capSamples) {
       this.dropped += input.length - this.capSamples

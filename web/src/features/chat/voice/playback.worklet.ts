@@ -56,12 +56,13 @@ class PlaybackProcessor extends AudioWorkletProcessor {
     const stats: PlaybackStats = {
       type: 'stats',
       playing: this.buffer.playing,
+      receivedMs: ms(this.buffer.received),
       playedMs: ms(this.buffer.played),
       droppedMs: ms(this.buffer.dropped),
       flushedMs: ms(this.buffer.flushed),
       bufferedMs: ms(this.buffer.buffered),
     }
-    const key = `${stats.playing}|${stats.playedMs}|${stats.droppedMs}|${stats.flushedMs}|${stats.bufferedMs}`
+    const key = `${stats.playing}|${stats.receivedMs}|${stats.playedMs}|${stats.droppedMs}|${stats.flushedMs}|${stats.bufferedMs}`
     if (key === this.reported) return
     if (!now && this.sinceStats < STATS_EVERY) return
     this.reported = key

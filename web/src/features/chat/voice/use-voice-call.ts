@@ -195,7 +195,8 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
           onPlaybackStats: (stats) => {
             if (!live()) return
             update({ playing: stats.playing })
-            meters.set({ playedMs: stats.playedMs })
+            const { receivedMs, playedMs, flushedMs, droppedMs, bufferedMs } = stats
+            meters.set({ receivedMs, playedMs, flushedMs, droppedMs, bufferedMs })
           },
         },
         mutedRef.current,

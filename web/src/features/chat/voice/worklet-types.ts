@@ -32,6 +32,8 @@ export type PlaybackStats = {
   type: 'stats'
   /** Whether assistant audio is going to the speaker. */
   playing: boolean
+  /** Assistant audio handed to playback since the start, in ms (played, dropped, flushed or still queued). */
+  receivedMs: number
   /** Assistant audio played since the start, in ms. */
   playedMs: number
   /** Audio dropped because the queue was full, in ms. */
