@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { PlanId } from '#common/plans'
 import { coachingCallEvents, coachingCalls, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
+import { UNAUTHENTIC_PER_MINUTE } from '#server/routes/webhooks-vapi'
 import { activateTestingPlan } from '#server/services/billing'
 import { FakeVapi } from '../fakes/vapi'
 import type { ScenarioInput } from '../fakes/vapi-calls'
@@ -230,6 +231,27 @@ describe('webhooks', () => {
     }
     expect((await post(message)).statusCode).toBe(200)
     expect((await post({ nothing: true })).statusCode).toBe(400)
+  })
+
+  it('never limits Vapi’s own deliveries, however many; limits those that fail authentication per address', async () => {
+    const from = (remoteAddress: string, headers: Record<string, string>, n: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/webhooks/vapi',
+        remoteAddress,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify({ message: { type: 'transcript', transcriptType: 'final', role: 'user', transcript: `line ${n}`, timestamp: n, call: { id: 'not-ours' } } }),
+      })
+    const vapi = '198.51.100.7'
+    for (let n = 0; n < UNAUTHENTIC_PER_MINUTE + 20; n++) expect((await from(vapi, { 'x-vapi-secret': SECRET }, n)).statusCode).toBe(200)
+    const attacker = '203.0.113.9'
+    for (let n = 0; n < UNAUTHENTIC_PER_MINUTE; n++) expect((await from(attacker, { 'x-vapi-secret': 'guess' }, n)).statusCode).toBe(401)
+    const refused = await from(attacker, { 'x-vapi-secret': 'guess' }, 0)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json()).toMatchObject({ error: { code: 'RATE_LIMITED' } })
+    // The same address with the secret is Vapi's delivery: still answered.
+    expect((await from(attacker, { 'x-vapi-secret': SECRET }, 1)).statusCode).toBe(200)
+    expect((await from(vapi, { 'x-vapi-secret': 'guess' }, 0)).statusCode).toBe(401)
   })
 
   it('gives one record in its final state when every message comes three times, in shuffled order', async () => {

@@ -199,6 +199,9 @@ export function createCalls(deps: CallsDeps) {
     /** One try of a place-call job (parked until the call's instant with `waitUntil`, when given). */
     place: (payload: PlaceCallPayload, timing: DialTiming) => placeCall(diallerDeps, { ...payload, dueAt: new Date(payload.dueAt), callId: payload.callId }, timing),
 
+    /** Whether a webhook delivery is Vapi's (the rate limit counts only those that are not). */
+    authentic: (rawBody: Buffer, headers: Record<string, string | string[] | undefined>): boolean => verifyVapiWebhook(deps.webhookAuth, headers, rawBody, clock.now()),
+
     /**
      * POST /api/webhooks/vapi: authenticates, stores the message once, enqueues its processing,
      * and answers. Messages the product does not use are acknowledged and dropped.
