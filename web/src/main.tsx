@@ -19,3 +19,7 @@ createRoot(rootElement).render(
     </QueryClientProvider>
   </StrictMode>,
 )
+
+// After a navigation between pages, focus goes to the new page's heading (features/navigation,
+// docs/decisions/048). Loaded after the first paint: a first load leaves focus to the browser.
+void import('./features/navigation/route-focus').then(({ installRouteFocus }) => installRouteFocus(router))
