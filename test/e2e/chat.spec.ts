@@ -48,8 +48,9 @@ test.describe('assistant chat with the fallback coach (no Vapi configured)', () 
     await expect(messageBox(page)).toHaveAttribute('placeholder', CHAT_TEXT.inputPlaceholder)
     await expect(sendButton(page)).toBeDisabled()
     await expect(page.getByRole('button', { name: CHAT_TEXT.newChat })).toBeVisible()
-    await expect(page.getByRole('button', { name: CHAT_TEXT.logOut })).toBeVisible()
-    await expect(page.getByRole('link', { name: CHAT_TEXT.courses })).toHaveAttribute('href', '/courses')
+    // The sidebar's and the chat header's own (spec 2 §2), beside the app's navigation, which has the same two.
+    await expect(history(page).getByRole('button', { name: CHAT_TEXT.logOut })).toBeVisible()
+    await expect(page.getByRole('main').getByRole('link', { name: CHAT_TEXT.courses })).toHaveAttribute('href', '/courses')
     expect(await seriousA11yViolations(page)).toEqual([])
 
     // Shift+Enter makes a new line; Enter sends.

@@ -19,3 +19,9 @@ createRoot(rootElement).render(
     </QueryClientProvider>
   </StrictMode>,
 )
+
+// After a navigation between pages, focus goes to the new page's heading (features/navigation,
+// docs/decisions/048). Loaded after the first paint: a first load leaves focus to the browser.
+import('./features/navigation/route-focus')
+  .then(({ installRouteFocus }) => installRouteFocus(router))
+  .catch((error: unknown) => console.warn('Focus management after navigation could not be loaded:', error))

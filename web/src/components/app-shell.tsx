@@ -4,7 +4,7 @@ import { cn } from '../lib/utils'
 import { BrandName, LogoMark } from './brand'
 import { Button } from './ui/button'
 
-/** Links shown in the header to visitors; later screens may pass their own (e.g. a user menu). */
+/** Links shown in the header to visitors; the signed-in screens show the app's navigation instead (features/navigation). */
 export function PublicNav() {
   return (
     <nav aria-label="Account" className="flex items-center gap-1 sm:gap-2">
@@ -20,7 +20,7 @@ export function PublicNav() {
 
 export function SiteHeader({ nav }: { nav?: ReactNode }) {
   return (
-    <header className="sticky top-0 z-40 border-b bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/85">
+    <header className="sticky top-0 z-40 shrink-0 border-b bg-card/95 backdrop-blur supports-[backdrop-filter]:bg-card/85">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-3 px-4 sm:px-6">
         <Link
           to="/"
@@ -50,22 +50,29 @@ export function SiteFooter() {
 
 export type AppShellProps = {
   children: ReactNode
-  /** Replaces the header's right-hand navigation. */
+  /** Replaces the header's right-hand navigation (the signed-in screens: features/navigation/page-shell). */
   nav?: ReactNode
   /** Classes for <main>, e.g. to centre a small page. */
   mainClassName?: string
+}
+
+/** Jumps past the header to the page's <main id="main-content">; the first thing a keyboard reaches. */
+export function SkipLink() {
+  return (
+    <a
+      href="#main-content"
+      className="sr-only z-50 rounded-md bg-primary px-4 py-2 font-semibold text-primary-foreground focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
+    >
+      Skip to main content
+    </a>
+  )
 }
 
 /** The page frame every screen shares: skip link, header with the brand, <main>, footer. */
 export function AppShell({ children, nav, mainClassName }: AppShellProps) {
   return (
     <div className="flex min-h-dvh flex-col">
-      <a
-        href="#main-content"
-        className="sr-only z-50 rounded-md bg-primary px-4 py-2 font-semibold text-primary-foreground focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
-      >
-        Skip to main content
-      </a>
+      <SkipLink />
       <SiteHeader nav={nav} />
       <main id="main-content" tabIndex={-1} className={cn('flex-1 outline-none', mainClassName)}>
         {children}

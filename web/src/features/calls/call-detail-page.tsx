@@ -4,7 +4,7 @@ import { ArrowLeftIcon, RefreshCwIcon } from 'lucide-react'
 import { useId, type ReactNode } from 'react'
 import type { CallDetailResponse } from '#common/calls'
 import { SATISFACTION_MAX } from '#common/domain'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card'
@@ -12,7 +12,6 @@ import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
 import { callDetailQueryOptions } from './api'
-import { CallsNav } from './calls-nav'
 import {
   areaTitle,
   callKindLabel,
@@ -78,9 +77,9 @@ export function CallDetailPage({ callId }: { callId: string }) {
 function CallShell({ title, children }: { title: string; children: ReactNode }) {
   useDocumentTitle(title)
   return (
-    <AppShell nav={<CallsNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-5xl">{children}</div>
-    </AppShell>
+    </PageShell>
   )
 }
 
@@ -126,7 +125,7 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
   const reached = call.completionStatus === 'completed' || call.startedAt !== null
 
   return (
-    <AppShell nav={<CallsNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-5xl space-y-6">
         <BackToDashboard />
         <header className="space-y-2">
@@ -221,7 +220,7 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
           )}
         </Section>
       </div>
-    </AppShell>
+    </PageShell>
   )
 }
 

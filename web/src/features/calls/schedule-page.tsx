@@ -4,7 +4,7 @@ import { ArrowLeftIcon, PhoneOutgoingIcon, RefreshCwIcon } from 'lucide-react'
 import { useId, useState, type FormEvent, type ReactNode } from 'react'
 import type { CallScheduleResponse, UpdateCallSchedule } from '#common/calls'
 import { fromDailyCallTime, toDailyCallTime, type CallPeriod } from '#common/goals'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
 import { FieldError, fieldControlProps } from '../../components/ui/field'
@@ -20,7 +20,6 @@ import { goalsKeys } from '../goal-intake/api'
 import { CallPeriodSelect, CallTimeSelect, TimezoneSelect } from '../goal-intake/components/call-time-selects'
 import { callMeNow, callScheduleQueryOptions, callsKeys, saveCallSchedule } from './api'
 import { CALL_NOW_STARTED, callNowErrorToast } from './call-now'
-import { CallsNav } from './calls-nav'
 import { addDays, clockTime, localDateIn, longDate, zoneLabel } from './format'
 
 type Field = keyof UpdateCallSchedule
@@ -31,7 +30,7 @@ export function SchedulePage() {
   useDocumentTitle('Call Schedule')
   const query = useQuery(callScheduleQueryOptions())
   return (
-    <AppShell nav={<CallsNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-3xl space-y-6">
         <Button asChild variant="ghost" className="-ml-3">
           <Link to="/dashboard">
@@ -59,7 +58,7 @@ export function SchedulePage() {
           <ScheduleLoaded schedule={query.data} />
         )}
       </div>
-    </AppShell>
+    </PageShell>
   )
 }
 

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useId, useRef, useState } from 'react'
 import { CHAT_ERRORS, CHAT_TEXT, type ConversationSummary } from '#common/chat'
+import { PageShell } from '../navigation/page-shell'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
 import { meQueryOptions } from '../auth/api'
@@ -122,59 +123,61 @@ export function ChatPage() {
     )
   }
 
-
   return (
-    <div className="flex h-[calc(100dvh_-_var(--app-banner-height,0px))] overflow-hidden bg-background">
-      <ConversationSidebar
-        id={sidebarId}
-        open={sidebarOpen}
-        onClose={() => setSidebarOpen(false)}
-        search={searchInput}
-        onSearchChange={setSearchInput}
-        conversations={list.data}
-        loading={list.isPending}
-        failed={list.isError}
-        onRetry={() => void list.refetch()}
-        activeId={chat.conversationId}
-        onSelect={(id) => void onSelect(id)}
-        onRename={(id, title) => rename.mutate({ id, title })}
-        onDelete={onDelete}
-        onNewChat={() => void onNewChat()}
-        onLogOut={() => void logout()}
-        loggingOut={loggingOut}
-        busy={chat.loadingConversation}
-      />
-      <main id="main-content" tabIndex={-1} className="flex min-w-0 flex-1 flex-col outline-none">
-        <ChatHeader
-          title={chat.conversationId ? CHAT_TEXT.currentConversation : greeting}
-          sidebarId={sidebarId}
-          sidebarOpen={sidebarOpen}
-          onOpenSidebar={() => setSidebarOpen(true)}
-          voiceResponses={voiceResponses}
-          onToggleVoiceResponses={onToggleVoiceResponses}
+    <PageShell
+      fill
+      mainClassName="flex flex-col"
+      aside={
+        <ConversationSidebar
+          id={sidebarId}
+          open={sidebarOpen}
+          onClose={() => setSidebarOpen(false)}
+          search={searchInput}
+          onSearchChange={setSearchInput}
+          conversations={list.data}
+          loading={list.isPending}
+          failed={list.isError}
+          onRetry={() => void list.refetch()}
+          activeId={chat.conversationId}
+          onSelect={(id) => void onSelect(id)}
+          onRename={(id, title) => rename.mutate({ id, title })}
+          onDelete={onDelete}
+          onNewChat={() => void onNewChat()}
+          onLogOut={() => void logout()}
+          loggingOut={loggingOut}
+          busy={chat.loadingConversation}
         />
-        {/* Focusable, so a long conversation can be scrolled from the keyboard. */}
-        <div
-          role="region"
-          aria-label="Conversation"
-          tabIndex={0}
-          className="flex min-h-0 flex-1 flex-col overflow-y-auto focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-ring"
-        >
-          <MessageList
-            messages={chat.messages}
-            streamingText={chat.streamingText}
-            typing={chat.processing}
-            loading={chat.loadingConversation}
-            hasEarlier={chat.hasEarlier}
-            loadingEarlier={chat.loadingEarlier}
-            onLoadEarlier={() => void chat.loadEarlier()}
-            earlierCount={chat.earlierCount}
-            live={chat.liveTranscripts}
-          />
-        </div>
-        {/* While listening, a typed message goes into the voice call (spec 2 §4). */}
-        <ChatInput processing={chat.processing} onSend={voice.listening ? voice.sendText : chat.send} onVoice={voice.toggle} voice={voice} />
-      </main>
-    </div>
+      }
+    >
+      <ChatHeader
+        title={chat.conversationId ? CHAT_TEXT.currentConversation : greeting}
+        sidebarId={sidebarId}
+        sidebarOpen={sidebarOpen}
+        onOpenSidebar={() => setSidebarOpen(true)}
+        voiceResponses={voiceResponses}
+        onToggleVoiceResponses={onToggleVoiceResponses}
+      />
+      {/* Focusable, so a long conversation can be scrolled from the keyboard. */}
+      <div
+        role="region"
+        aria-label="Conversation"
+        tabIndex={0}
+        className="flex min-h-0 flex-1 flex-col overflow-y-auto focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-ring"
+      >
+        <MessageList
+          messages={chat.messages}
+          streamingText={chat.streamingText}
+          typing={chat.processing}
+          loading={chat.loadingConversation}
+          hasEarlier={chat.hasEarlier}
+          loadingEarlier={chat.loadingEarlier}
+          onLoadEarlier={() => void chat.loadEarlier()}
+          earlierCount={chat.earlierCount}
+          live={chat.liveTranscripts}
+        />
+      </div>
+      {/* While listening, a typed message goes into the voice call (spec 2 §4). */}
+      <ChatInput processing={chat.processing} onSend={voice.listening ? voice.sendText : chat.send} onVoice={voice.toggle} voice={voice} />
+    </PageShell>
   )
 }

@@ -1,34 +1,9 @@
-import { Link } from '@tanstack/react-router'
-import { GraduationCapIcon, LogOutIcon } from 'lucide-react'
+import { GraduationCapIcon } from 'lucide-react'
 import { COURSE_CATEGORY_LABELS, formatCoursePrice, type CourseSummary } from '#common/courses'
 import type { CourseCategory } from '#common/domain'
 import { Badge } from '../../components/ui/badge'
-import { Button } from '../../components/ui/button'
 import { Progress } from '../../components/ui/progress'
 import { cn } from '../../lib/utils'
-import { useLogout } from '../auth/use-logout'
-
-/** The header navigation of the course screens for a signed-in user. */
-export function CoursesNav() {
-  const { logout, isPending } = useLogout()
-  return (
-    <nav aria-label="Account" className="flex items-center gap-1 sm:gap-2">
-      <Button asChild variant="ghost" size="sm" className="max-[479px]:hidden">
-        <Link to="/courses" activeOptions={{ exact: true }}>
-          <GraduationCapIcon aria-hidden="true" />
-          Courses
-        </Link>
-      </Button>
-      <Button asChild variant="ghost" size="sm" className="max-[639px]:hidden">
-        <Link to="/dashboard">Dashboard</Link>
-      </Button>
-      <Button variant="outline" size="sm" onClick={() => void logout()} disabled={isPending}>
-        <LogOutIcon aria-hidden="true" />
-        Log Out
-      </Button>
-    </nav>
-  )
-}
 
 export function CategoryBadge({ category }: { category: CourseCategory }) {
   return <Badge variant="secondary">{COURSE_CATEGORY_LABELS[category]}</Badge>

@@ -8,7 +8,7 @@ import {
   type CourseDetailResponse,
   type Lesson,
 } from '#common/courses'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card'
@@ -18,7 +18,7 @@ import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
 import { cn } from '../../lib/utils'
 import { completeLesson, courseKeys, courseQueryOptions, openLesson } from './api'
-import { CategoryBadge, CourseProgress, CoursesNav, CourseThumbnail, lessonSummary, PremiumBadge, PriceTag } from './components'
+import { CategoryBadge, CourseProgress, CourseThumbnail, lessonSummary, PremiumBadge, PriceTag } from './components'
 import { enrollLabel } from './courses-page'
 import { LessonContent } from './lesson-content'
 import { LessonVideo } from './lesson-video'
@@ -79,9 +79,9 @@ export function CoursePage({ courseId }: { courseId: string }) {
 function CourseShell({ title, children }: { title: string; children: React.ReactNode }) {
   useDocumentTitle(title)
   return (
-    <AppShell nav={<CoursesNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-6xl">{children}</div>
-    </AppShell>
+    </PageShell>
   )
 }
 

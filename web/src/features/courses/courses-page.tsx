@@ -3,7 +3,7 @@ import { Link } from '@tanstack/react-router'
 import { BookOpenIcon, LogInIcon, RefreshCwIcon } from 'lucide-react'
 import { useEffect } from 'react'
 import { formatCoursePrice, type CourseSummary } from '#common/courses'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
@@ -14,7 +14,6 @@ import { catalogueQueryOptions } from './api'
 import {
   CategoryBadge,
   CourseProgress,
-  CoursesNav,
   CourseThumbnail,
   isCourseCompleted,
   lessonSummary,
@@ -38,7 +37,7 @@ export function CoursesPage() {
 export function CoursesSignedOut() {
   useDocumentTitle('Courses')
   return (
-    <AppShell mainClassName="flex items-center justify-center px-4 py-16">
+    <PageShell mainClassName="flex items-center justify-center px-4 py-16">
       <Card className="w-full max-w-md text-center">
         <CardHeader className="items-center">
           <BookOpenIcon className="mb-2 size-10 text-primary" aria-hidden="true" />
@@ -54,7 +53,7 @@ export function CoursesSignedOut() {
           </Button>
         </CardFooter>
       </Card>
-    </AppShell>
+    </PageShell>
   )
 }
 
@@ -72,7 +71,7 @@ function CourseCatalogue() {
   const mine = courses.filter((course) => course.enrollment !== null)
 
   return (
-    <AppShell nav={<CoursesNav />} mainClassName="px-4 py-10 sm:px-6 sm:py-12">
+    <PageShell mainClassName="px-4 py-10 sm:px-6 sm:py-12">
       <div className="mx-auto max-w-6xl">
         <header>
           <h1 className="text-3xl font-bold tracking-tight sm:text-4xl">{PLATFORM_HEADING}</h1>
@@ -136,7 +135,7 @@ function CourseCatalogue() {
         )}
       </div>
       {checkoutDialog}
-    </AppShell>
+    </PageShell>
   )
 }
 

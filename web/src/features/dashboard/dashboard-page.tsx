@@ -3,7 +3,7 @@ import { Link } from '@tanstack/react-router'
 import { AlertTriangleIcon, PencilIcon, RotateCwIcon } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { focusAreas, lifeAreaCount, overallScore, partnerBadge, type DashboardStatsResponse } from '#common/goals'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'
@@ -11,7 +11,6 @@ import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast, type ToastInput } from '../../lib/toast'
 import { meQueryOptions, type SessionUser } from '../auth/api'
-import { LogoutButton } from '../auth/components/logout-button'
 import { subscriptionQueryOptions } from '../billing/api'
 import { PaymentGraceNotice } from '../billing/grace-notice'
 import { TrialNotice } from '../billing/trial-notice'
@@ -33,6 +32,9 @@ const CALLS_ERROR_TOAST: ToastInput = {
   description: 'Unable to load your coaching calls. You can retry or continue with available data.',
   variant: 'destructive',
 }
+
+/** Spec 2 §2: the dashboard's header has 'Logout' (the shared navigation's Log Out, with this text here). */
+const DASHBOARD_LOGOUT = 'Logout'
 
 /** A load that ended in error and is not being tried again right now. */
 const failed = (query: UseQueryResult<unknown, unknown>) => query.isError && !query.isFetching
@@ -66,9 +68,12 @@ export function DashboardPage() {
   const user = me.data
   if (!user || (goals.isPending && calls.isPending)) {
     return (
-      <main id="main-content" aria-busy="true" className="flex min-h-dvh items-center justify-center px-4">
-        <Spinner size="lg" label="Loading your dashboard..." showLabel className="flex-col text-lg" />
-      </main>
+      // The page below the navigation, filled by the spinner until the first data arrives.
+      <PageShell logoutLabel={DASHBOARD_LOGOUT} mainClassName="flex items-center justify-center px-4 py-16">
+        <div aria-busy="true">
+          <Spinner size="lg" label="Loading your dashboard..." showLabel className="flex-col text-lg" />
+        </div>
+      </PageShell>
     )
   }
 
@@ -84,7 +89,7 @@ export function DashboardPage() {
   }
 
   return (
-    <AppShell nav={<LogoutButton label="Logout" size="sm" />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell logoutLabel={DASHBOARD_LOGOUT} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-6xl space-y-8">
         <DashboardHeader user={user} stats={stats.data} statsFailed={stats.isError} anyFailed={anyFailed} onRetry={retryFailed} />
 
@@ -148,7 +153,7 @@ export function DashboardPage() {
           onRetry={() => void calls.refetch()}
         />
       </div>
-    </AppShell>
+    </PageShell>
   )
 }
 

@@ -9,7 +9,7 @@ import { Link } from '@tanstack/react-router'
 import { ActivityIcon, LockIcon } from 'lucide-react'
 import { useState, type ReactNode } from 'react'
 import { formatPhone } from '#common/auth-constants'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
@@ -17,7 +17,6 @@ import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
 import { meQueryOptions, type SessionUser } from '../auth/api'
-import { LogoutButton } from '../auth/components/logout-button'
 import { SessionGate } from '../auth/components/session-gate'
 import { callsDiagnosticsQueryOptions } from '../calls/api'
 import { callFunction, FUNCTION_TESTS, type FunctionResult, type FunctionTest } from './api'
@@ -35,7 +34,7 @@ export function DiagnosticsPage() {
       }
     >
       {(user) => (
-        <DiagnosticsShell nav={<LogoutButton label="Log Out" size="sm" />}>
+        <DiagnosticsShell>
           <Diagnostics user={user} />
         </DiagnosticsShell>
       )}
@@ -43,11 +42,11 @@ export function DiagnosticsPage() {
   )
 }
 
-function DiagnosticsShell({ nav, children }: { nav?: ReactNode; children: ReactNode }) {
+function DiagnosticsShell({ children }: { children: ReactNode }) {
   return (
-    <AppShell nav={nav} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+    <PageShell mainClassName="px-4 py-12 sm:px-6 sm:py-16">
       <div className="mx-auto max-w-4xl">{children}</div>
-    </AppShell>
+    </PageShell>
   )
 }
 

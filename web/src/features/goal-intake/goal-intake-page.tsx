@@ -10,7 +10,7 @@ import {
   formFromRecords,
   type GoalsForm,
 } from '#common/goals'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'
 import { Progress } from '../../components/ui/progress'
@@ -18,7 +18,6 @@ import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { toast } from '../../lib/toast'
 import { authKeys } from '../auth/api'
-import { LogoutButton } from '../auth/components/logout-button'
 import { goalsKeys, saveGoals, wizardGoalsQueryOptions } from './api'
 import { LifeAreaStep } from './components/life-area-step'
 import { SpecificGoalsStep } from './components/specific-goals-step'
@@ -40,7 +39,7 @@ export function GoalIntakePage() {
   }, [goals.isError, goals.error])
 
   return (
-    <AppShell nav={<LogoutButton label="Logout" size="sm" />} mainClassName="px-4 py-8 sm:px-6 sm:py-12">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-12">
       {goals.isPending ? (
         <div className="flex min-h-[40vh] items-center justify-center">
           <Spinner size="lg" label="Loading your goals..." showLabel className="flex-col" />
@@ -48,7 +47,7 @@ export function GoalIntakePage() {
       ) : (
         <GoalWizard initial={goals.isSuccess ? formFromRecords(goals.data) : formFromRecords([])} />
       )}
-    </AppShell>
+    </PageShell>
   )
 }
 

@@ -11,7 +11,7 @@ import { MessageSquareTextIcon, SmartphoneIcon } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import type { SessionUser } from '#common/auth'
 import { optInSentences } from '#common/opt-in'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
@@ -19,7 +19,6 @@ import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
 import { authKeys } from '../auth/api'
-import { LogoutButton } from '../auth/components/logout-button'
 import { PendingLabel } from '../auth/components/pending-label'
 import { optInQueryOptions, recordOptIn } from './api'
 
@@ -68,7 +67,7 @@ export function OptInPage() {
   }
 
   return (
-    <AppShell nav={<LogoutButton label="Log Out" size="sm" />} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+    <PageShell mainClassName="px-4 py-12 sm:px-6 sm:py-16">
       <div className="mx-auto max-w-xl">
         <div className="text-center">
           <span className="mx-auto flex size-14 items-center justify-center rounded-full bg-secondary">
@@ -101,7 +100,7 @@ export function OptInPage() {
           />
         )}
       </div>
-    </AppShell>
+    </PageShell>
   )
 }
 

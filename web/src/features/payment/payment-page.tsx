@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { MailIcon } from 'lucide-react'
 import { useState } from 'react'
-import { AppShell } from '../../components/app-shell'
+import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'
 import { useDocumentTitle } from '../../components/use-document-title'
@@ -9,7 +9,6 @@ import { NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
 import { meQueryOptions } from '../auth/api'
 import { BackToSignIn } from '../auth/components/back-to-sign-in'
-import { LogoutButton } from '../auth/components/logout-button'
 import { PendingLabel } from '../auth/components/pending-label'
 import { ResendConfirmationButton } from '../auth/components/resend-confirmation-button'
 import { useSessionUser } from '../auth/components/guarded-layouts'
@@ -23,9 +22,9 @@ import { PlanSelection } from '../billing/plan-selection'
 export function PaymentPage() {
   const user = useSessionUser()
   return (
-    <AppShell nav={<LogoutButton label="Log Out" size="sm" />} mainClassName="px-4 py-12 sm:px-6 sm:py-16">
+    <PageShell mainClassName="px-4 py-12 sm:px-6 sm:py-16">
       {user.emailConfirmed ? <PlanSelection /> : <EmailConfirmationRequired email={user.email} />}
-    </AppShell>
+    </PageShell>
   )
 }
 

@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router'
-import { BookOpenIcon, MenuIcon, Volume2Icon, VolumeXIcon } from 'lucide-react'
+import { BookOpenIcon, MessagesSquareIcon, Volume2Icon, VolumeXIcon } from 'lucide-react'
 import { CHAT_TEXT } from '#common/chat'
 import { Button } from '../../../components/ui/button'
 
@@ -13,7 +13,7 @@ export type ChatHeaderProps = {
   onToggleVoiceResponses: () => void
 }
 
-/** The chat header: the mobile menu, the title, 'Courses' and the voice-responses toggle. */
+/** The chat header: the mobile history button, the title, 'Courses' and the voice-responses toggle. */
 export function ChatHeader({ title, sidebarId, sidebarOpen, onOpenSidebar, voiceResponses, onToggleVoiceResponses }: ChatHeaderProps) {
   return (
     <header className="flex h-16 shrink-0 items-center gap-2 border-b bg-card px-3 sm:px-4">
@@ -26,7 +26,8 @@ export function ChatHeader({ title, sidebarId, sidebarOpen, onOpenSidebar, voice
         aria-expanded={sidebarOpen}
         onClick={onOpenSidebar}
       >
-        <MenuIcon aria-hidden="true" />
+        {/* Not the app's Menu icon: this opens the conversation history (spec 2 §2), the app menu is in the header above. */}
+        <MessagesSquareIcon aria-hidden="true" />
       </Button>
       <h1 className="min-w-0 flex-1 truncate text-base font-semibold sm:text-lg">{title}</h1>
       <Button asChild variant="outline" size="sm">

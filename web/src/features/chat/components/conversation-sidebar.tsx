@@ -68,11 +68,12 @@ export function ConversationSidebar(props: ConversationSidebarProps) {
 
   return (
     <>
-      {/* The mobile overlay: tapping it closes the drawer (Escape does too, from the page). */}
+      {/* The mobile overlay: tapping it closes the drawer (Escape does too, from the page). It covers the
+          app's header too (same layer, later in the page). */}
       <div
         aria-hidden="true"
         onClick={onClose}
-        className={cn('fixed inset-0 z-30 bg-foreground/40 md:hidden', open ? 'block' : 'hidden')}
+        className={cn('fixed inset-0 z-40 bg-foreground/40 md:hidden', open ? 'block' : 'hidden')}
         data-testid="sidebar-overlay"
       />
       <aside
