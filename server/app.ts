@@ -36,6 +36,7 @@ import plansRoutes from './routes/plans'
 import voiceRoutes from './routes/voice'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
+import smsWebhookRoutes from './routes/webhooks-sms'
 import vapiWebhookRoutes from './routes/webhooks-vapi'
 import callNowRoutes from './routes/call-now'
 
@@ -193,6 +194,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(billingRoutes)
   await app.register(stripeWebhookRoutes)
   await app.register(vapiWebhookRoutes)
+  await app.register(smsWebhookRoutes)
   await app.register(callNowRoutes)
   await app.register(optInRoutes)
   await app.register(voiceConfigRoutes)
