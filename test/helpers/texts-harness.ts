@@ -81,6 +81,15 @@ export async function startTextsHarness(database: TestDatabase, options: { start
     await settle()
   }
 
+  /**
+   * Jumps the clock to `to` (skipping the minutes between) and runs what is due there: the
+   * schedules re-arm from `to`, so a later advanceTo runs each one on its own minute again.
+   */
+  async function jumpTo(to: Date): Promise<void> {
+    clock.set(to)
+    await settle()
+  }
+
   type PersonOptions = { plan?: PlanId; time?: string; zone?: string; scenario?: ScenarioInput; texts?: boolean; phone?: string }
 
   /** A paid, onboarded person with a daily call time, consent to calls (sign-up) and, unless `texts: false`, to texts. */
@@ -108,6 +117,7 @@ export async function startTextsHarness(database: TestDatabase, options: { start
     twilio,
     settle,
     advanceTo,
+    jumpTo,
     person,
     async close() {
       await app.close()

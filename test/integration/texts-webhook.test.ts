@@ -217,7 +217,7 @@ describe('STOP stops calls within a minute', () => {
     const [call] = await callsOf(user.id)
     expect(call).toMatchObject({ completionStatus: 'skipped', skipReason: 'consent', vapiCallId: null })
     // The next day: no call either (the clock jumps to the morning; the due jobs run there).
-    h.clock.set(at('2026-06-16T13:50:00Z'))
+    await h.jumpTo(at('2026-06-16T13:50:00Z'))
     await h.advanceTo(at('2026-06-16T14:30:00Z'))
     expect(dialsTo(phone)).toHaveLength(0)
     expect((await ledgerOf(user.id)).filter((row) => row.channel === 'calls').at(-1)).toMatchObject({ action: 'revoked', source: 'inbound_text' })
@@ -257,7 +257,7 @@ describe('STOP stops calls within a minute', () => {
   it('held texts of the person are dropped', async () => {
     const { user, phone } = await h.person()
     // 9:50 PM in New York: a text now is held to the morning.
-    h.clock.set(at('2026-06-16T01:50:00Z'))
+    await h.jumpTo(at('2026-06-16T01:50:00Z'))
     await h.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `weekly_report:${user.id}:2026-06-15`, content: 'Your report: x' })
     await h.settle()
     await h.twilio.inbound({ from: phone, body: 'STOP' })
