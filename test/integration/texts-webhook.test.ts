@@ -3,8 +3,10 @@
  * inbound texts as Twilio does, the Vapi fake placing the daily calls, and a test clock.
  */
 import { and, asc, eq, inArray } from 'drizzle-orm'
+import { Agent, request } from 'undici'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { helpReply, START_REPLY, STOP_REPLY } from '#common/texts'
+import { createSession } from '#server/auth/session'
 import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -265,5 +267,70 @@ describe('STOP stops calls within a minute', () => {
     const [text] = await database.db.select().from(textMessages).where(eq(textMessages.userId, user.id))
     expect(text).toMatchObject({ status: 'skipped', skipReason: 'no_consent' })
     expect(h.twilio.sentTo(phone)).toHaveLength(0)
+  })
+})
+
+describe('the opt-in screen’s stream', () => {
+  /** Opens GET /api/opt-in/events as the person (on its own connection), and reads its events one by one. */
+  async function listen(userId: string | null) {
+    const cookie = userId ? `session=${(await createSession(h.app.db, h.clock, userId)).token}` : undefined
+    const agent = new Agent()
+    const response = await request(`http://127.0.0.1:${port}/api/opt-in/events`, { headers: cookie ? { cookie } : {}, dispatcher: agent })
+    response.body.setEncoding('utf8')
+    const chunks = response.body[Symbol.asyncIterator]()
+    let buffer = ''
+    return {
+      status: response.statusCode,
+      contentType: String(response.headers['content-type'] ?? ''),
+      /** The next event (comments skipped). */
+      async next(): Promise<{ event: string; data: unknown }> {
+        for (;;) {
+          const end = buffer.indexOf('\n\n')
+          if (end >= 0) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            const lines = block.split('\n').filter((line) => !line.startsWith(':'))
+            if (lines.length === 0) continue
+            const event = lines.find((line) => line.startsWith('event: '))!.slice(7)
+            const data = JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as unknown
+            return { event, data }
+          }
+          const { value, done } = (await chunks.next()) as IteratorResult<string>
+          if (done) throw new Error('the stream ended')
+          buffer += value
+        }
+      },
+      async close() {
+        response.body.destroy()
+        await agent.destroy()
+      },
+    }
+  }
+
+  it('tells the person’s open screen when their START arrives, and only theirs', async () => {
+    const me = await h.person({ texts: false })
+    const other = await h.person({ texts: false })
+    const stream = await listen(me.user.id)
+    try {
+      expect(stream.status).toBe(200)
+      expect(stream.contentType).toContain('text/event-stream')
+      expect(await stream.next()).toEqual({ event: 'ready', data: {} })
+      await h.twilio.inbound({ from: other.phone, body: 'START' })
+      h.clock.advance(1000)
+      await h.twilio.inbound({ from: me.phone, body: 'hello' })
+      await h.twilio.inbound({ from: me.phone, body: 'Start' })
+      // The first event is my START's (the other person's and my other text are not mine to hear).
+      expect(await stream.next()).toEqual({ event: 'text-opt-in', data: { type: 'text-opt-in', at: h.clock.now().toISOString() } })
+    } finally {
+      await stream.close()
+    }
+    const state = await h.app.inject({ method: 'GET', url: '/api/opt-in', headers: { cookie: `session=${(await createSession(h.app.db, h.clock, me.user.id)).token}` } })
+    expect(state.json()).toMatchObject({ opted_in: true })
+  })
+
+  it('needs a paid session', async () => {
+    const anonymous = await listen(null)
+    expect(anonymous.status).toBe(401)
+    await anonymous.close()
   })
 })
