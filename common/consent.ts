@@ -3,6 +3,9 @@
  * decision came from. Shared by the server (ledger rows, check constraints) and the web (the
  * consent history a person can read).
  */
+import { z } from 'zod'
+import { text } from './text'
+
 export const CONSENT_CHANNELS = ['calls', 'texts', 'report_emails'] as const
 export type ConsentChannel = (typeof CONSENT_CHANNELS)[number]
 
@@ -26,3 +29,34 @@ export const CONSENT_DEFAULTS: Record<ConsentChannel, boolean> = { calls: false,
 
 /** What the ledger records for the schedule page's calls switch (its label and the state chosen). */
 export const callsSwitchConsentText = (enabled: boolean) => `Daily coaching calls: ${enabled ? 'On' : 'Off'}`
+
+const ChannelStateSchema = z.object({ granted: z.boolean(), at: text().nullable() })
+
+/** GET /api/consent: where each channel stands, and the ledger's rows, newest first. */
+export const ConsentResponseSchema = z.object({
+  channels: z.object({ calls: ChannelStateSchema, texts: ChannelStateSchema, report_emails: ChannelStateSchema }),
+  history: z.array(
+    z.object({
+      id: z.number().int(),
+      channel: z.enum(CONSENT_CHANNELS),
+      action: z.enum(CONSENT_ACTIONS),
+      source: z.enum(CONSENT_SOURCES),
+      /** The exact words shown or sent. */
+      text: text(),
+      at: text(),
+    }),
+  ),
+  /** The number texts come from (and START goes to), E.164 and as shown. */
+  sms_number: text(),
+  display_number: text(),
+})
+export type ConsentResponse = z.infer<typeof ConsentResponseSchema>
+
+/** The channels the consent page changes (calls: the schedule page's switch). */
+export const SETTABLE_CONSENT_CHANNELS = ['texts', 'report_emails'] as const
+export const ConsentChannelParamsSchema = z.object({ channel: z.enum(SETTABLE_CONSENT_CHANNELS, { error: 'channel must be texts or report_emails' }) })
+export const UpdateConsentBodySchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) })
+
+/** What the ledger records for the consent page's controls. */
+export const consentSettingText = (channel: (typeof SETTABLE_CONSENT_CHANNELS)[number], enabled: boolean) =>
+  `${channel === 'texts' ? 'Coaching texts' : 'Weekly report emails'}: ${enabled ? 'On' : 'Off'}`

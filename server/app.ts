@@ -31,6 +31,7 @@ import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
 import goalsRoutes from './routes/goals'
 import healthRoutes from './routes/health'
+import consentRoutes from './routes/consent'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
 import voiceRoutes from './routes/voice'
@@ -197,6 +198,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(smsWebhookRoutes)
   await app.register(callNowRoutes)
   await app.register(optInRoutes)
+  await app.register(consentRoutes)
   await app.register(voiceConfigRoutes)
   await app.register(voiceRoutes)
   await app.register(goalsRoutes)

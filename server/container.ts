@@ -21,6 +21,7 @@ import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
+import { createConsent } from '#server/services/consent'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
@@ -152,6 +153,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     billing,
     goals: createGoals({ db, clock }),
     calls,
+    /** The consent ledger as the person sees and changes it (calls: the schedule's switch). */
+    consent: createConsent({ db, clock, smsNumber: config.smsOptInNumber }),
     /** Texts: the inbound webhook, the outbox (recaps, missed calls, the weekly report's link), the opt-in screen's signal. */
     texts,
     chat,

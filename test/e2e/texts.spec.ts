@@ -54,4 +54,38 @@ test.describe('texts', () => {
     // The server answered the START with its confirmation, by text.
     expect(fake.repliesTo('+15558675309').map((message) => message.body).join(' ')).toContain('You will now get coaching texts')
   })
+
+  test('a STOP text turns calls and texts off in the app’s settings and in the consent history', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '5552340001' })
+    await fake.inbound({ from: '+15552340001', body: 'START' })
+    // A call time, so that the calls switch can be used.
+    const saved = await page.request.put(`${server.baseUrl}/api/calls/schedule`, {
+      headers: { origin: server.baseUrl },
+      data: { dailyCallTime: '07:30', timeZone: 'America/New_York', eveningCallTime: null, pausedUntil: null, callsEnabled: true },
+    })
+    expect(saved.status()).toBe(200)
+    await page.goto(`${server.baseUrl}/calls/schedule`)
+    const consent = page.getByRole('region', { name: 'Texts and consent' })
+    await expect(consent.getByTestId('texts-state')).toHaveText('On')
+
+    const stop = await fake.inbound({ from: '+15552340001', body: 'STOP' })
+    expect(stop.reply).toContain('no more texts or coaching calls')
+    await page.reload()
+    await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).not.toBeChecked()
+    await expect(consent.getByTestId('texts-state')).toHaveText('Off')
+    await expect(consent.getByText('To get texts, text START to')).toBeVisible()
+    const history = consent.getByRole('list', { name: 'Consent history' }).getByRole('listitem')
+    await expect(history.nth(0)).toContainText('Coaching calls turned off by text message')
+    await expect(history.nth(1)).toContainText('Texts turned off by text message')
+    await expect(history.nth(0)).toContainText('“STOP”')
+    await expect(history.nth(2)).toContainText('Texts turned on by text message')
+    await expect(history.last()).toContainText('Coaching calls turned on at sign-up')
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    // Calls come back from the app (texts only by START); the history says so.
+    await page.getByRole('switch', { name: 'Daily coaching calls' }).focus()
+    await page.keyboard.press('Space')
+    await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).toBeChecked()
+    await expect(history.nth(0)).toContainText('Coaching calls turned on in your settings')
+  })
 })

@@ -11,12 +11,14 @@ import { drizzle } from 'drizzle-orm/pglite'
 import { migrate } from 'drizzle-orm/pglite/migrator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_TEXT } from '#common/auth'
+import { ConsentResponseSchema } from '#common/consent'
 import { MIGRATIONS_FOLDER } from '#server/db/client'
 import { consentEvents, consentStates, users } from '#server/db/schema'
 import { getConsentState, hasConsent, listConsentHistory, recordConsent } from '#server/services/consent'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser } from '../helpers/factories'
+import { signedInUser } from '../helpers/users'
 
 let database: TestDatabase
 
@@ -93,6 +95,53 @@ describe('the ledger', () => {
       const rows = await database.db.select().from(consentEvents).where(eq(consentEvents.userId, userId))
       expect(rows).toEqual([expect.objectContaining({ channel: 'calls', action: 'granted', source: 'sign_up', text: CONSENT_TEXT, ip: '203.0.113.7', userAgent: 'ConsentTest/1.0' })])
       expect(await getConsentState(database.db, userId)).toMatchObject({ calls: { granted: true }, texts: { granted: false } })
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('/api/consent', () => {
+  it('shows the person’s channels and ledger, turns texts off (back on only by START) and report emails off and on', async () => {
+    const app = await buildTestApp({ database, env: { SMS_OPT_IN_NUMBER: '+15557654321' } })
+    try {
+      expect((await app.inject({ method: 'GET', url: '/api/consent' })).statusCode).toBe(401)
+      const { user, headers } = await signedInUser(app, { paid: 'basic' })
+      const someoneElse = await signedInUser(app, { paid: 'basic' })
+      await recordConsent(database.db, { userId: someoneElse.user.id, channel: 'texts', action: 'granted', source: 'opt_in_screen', text: 'theirs', at: new Date() })
+      await recordConsent(database.db, { userId: user.id, channel: 'texts', action: 'granted', source: 'opt_in_screen', text: 'mine', at: new Date() })
+      const view = ConsentResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/consent', headers })).json())
+      expect(view.channels).toMatchObject({ calls: { granted: true }, texts: { granted: true }, report_emails: { granted: true, at: null } })
+      expect(view.history.map((row) => [row.channel, row.action, row.source, row.text])).toEqual([
+        ['texts', 'granted', 'opt_in_screen', 'mine'],
+        ['calls', 'granted', 'sign_up', CONSENT_TEXT],
+      ])
+      expect(view).toMatchObject({ sms_number: '+15557654321', display_number: '(555) 765-4321' })
+
+      const put = (channel: string, payload: unknown) =>
+        app.inject({ method: 'PUT', url: `/api/consent/${channel}`, headers: { ...headers, 'user-agent': 'Settings/1.0' }, payload: payload as object })
+      const off = ConsentResponseSchema.parse((await put('texts', { enabled: false })).json())
+      expect(off.channels.texts.granted).toBe(false)
+      expect(off.history[0]).toMatchObject({ channel: 'texts', action: 'revoked', source: 'settings', text: 'Coaching texts: Off' })
+      const [row] = await database.db.select().from(consentEvents).where(eq(consentEvents.id, off.history[0]!.id))
+      expect(row).toMatchObject({ userAgent: 'Settings/1.0', ip: expect.any(String) })
+      // The same again is no new decision.
+      expect(ConsentResponseSchema.parse((await put('texts', { enabled: false })).json()).history).toHaveLength(off.history.length)
+
+      const on = await put('texts', { enabled: true })
+      expect(on.statusCode).toBe(400)
+      expect(on.json().error).toMatchObject({ field: 'enabled', message: 'To get texts again, text START to (555) 765-4321.' })
+      expect((await put('calls', { enabled: false })).json().error).toMatchObject({ code: 'VALIDATION_FAILED', field: 'channel' })
+      expect((await put('report_emails', {})).json().error).toMatchObject({ field: 'enabled' })
+
+      expect(ConsentResponseSchema.parse((await put('report_emails', { enabled: false })).json()).channels.report_emails.granted).toBe(false)
+      const back = ConsentResponseSchema.parse((await put('report_emails', { enabled: true })).json())
+      expect(back.channels.report_emails.granted).toBe(true)
+      expect(back.history.slice(0, 2).map((entry) => entry.text)).toEqual(['Weekly report emails: On', 'Weekly report emails: Off'])
+      // Nothing of anyone else's.
+      expect(back.history.some((entry) => entry.text === 'theirs')).toBe(false)
+      // Cross-site changes are refused.
+      expect((await app.inject({ method: 'PUT', url: '/api/consent/texts', headers: { cookie: headers.cookie, origin: 'https://evil.example.com' }, payload: { enabled: false } })).statusCode).toBe(403)
     } finally {
       await app.close()
     }
