@@ -95,7 +95,8 @@ describe('after a call', () => {
     await h!.advanceTo(at('2026-06-15T14:10:00Z'))
     expect((await callsOf(user.id))[0]!.completionStatus).toBe('completed')
     expect(twilio.sentTo(phone)).toHaveLength(0)
-    expect(await textsOf(user.id)).toMatchObject([{ kind: 'recap', status: 'skipped', skipReason: 'no_consent' }])
+    // Not even asked for: a person without texts costs one lookup.
+    expect(await textsOf(user.id)).toEqual([])
   })
 })
 
@@ -169,7 +170,7 @@ describe('when texts go out', () => {
     expect(state!.granted).toBe(false)
     await app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: 'carrier-2', content: 'Hello again' })
     await h!.settle()
-    expect((await textsOf(user.id)).map((text) => text.status)).toEqual(['failed', 'skipped'])
+    expect((await textsOf(user.id)).map((text) => text.status)).toEqual(['failed'])
     expect(twilio.requests.filter((request) => request.method === 'POST')).toHaveLength(1)
   })
 
@@ -192,10 +193,17 @@ describe('when texts go out', () => {
     await h!.settle()
     expect(await textsOf(user.id)).toMatchObject([{ status: 'logged', toNumber: phone, body: `Momentum Coach: Hello ${WEEKLY_FOOTER}` }])
     expect(twilio.requests).toHaveLength(0)
-    await setConsent(database.db, user.id, 'texts', false, h!.clock.now())
+    // Turned off while a text waits for the morning: the waiting text is not sent either.
+    await h!.jumpTo(at('2026-06-16T02:00:00Z'))
     await app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: 'log-2', content: 'Hello again' })
     await h!.settle()
-    expect((await textsOf(user.id)).map((text) => text.status)).toEqual(['logged', 'skipped'])
+    await setConsent(database.db, user.id, 'texts', false, h!.clock.now())
+    expect(await app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: 'log-3', content: 'And again' })).toEqual({ id: null, created: false })
+    await h!.advanceTo(at('2026-06-16T12:01:00Z'))
+    expect((await textsOf(user.id)).map((text) => [text.dedupeKey, text.status, text.skipReason])).toEqual([
+      ['log-1', 'logged', null],
+      ['log-2', 'skipped', 'no_consent'],
+    ])
   })
 })
 

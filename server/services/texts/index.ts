@@ -15,6 +15,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
 import { localDateOf, localTimeOf, type FinalCall } from '#server/services/calls'
+import { hasConsent } from '#server/services/consent'
 import type { LiveBus } from '#server/services/live'
 import { eq } from 'drizzle-orm'
 import { missedCallContent, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
@@ -64,8 +65,12 @@ export function createTexts(deps: TextsDeps) {
   const appUrl = deps.appUrl.replace(/\/$/, '')
   const outbox = { db, sender: deps.sender, from: deps.smsNumber }
 
-  /** Writes the text (once per key) and asks for it to be sent now; the release run is the safety net. */
-  async function sendText(request: TextRequest): Promise<{ id: string; created: boolean }> {
+  /**
+   * Writes the text (once per key) and asks for it to be sent now; the release run is the safety
+   * net. A person whose texts are off gets no row at all (id null); the send checks again.
+   */
+  async function sendText(request: TextRequest): Promise<{ id: string | null; created: boolean }> {
+    if (!(await hasConsent(db, request.userId, 'texts'))) return { id: null, created: false }
     const result = await requestText(db, request, clock.now())
     if (result.created) {
       await jobs.enqueue(SEND_TEXT_JOB, { id: result.id }, { jobId: `text-${result.id}` }).catch((error: unknown) => {
