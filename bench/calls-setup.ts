@@ -208,6 +208,11 @@ export async function seedPeople(database: Database, count: number, firstDue: nu
     insert into profiles (id, name, timezone, daily_call_time, evening_call_time, onboarding_completed)
     select id, 'Caller' || i || ' Bench', zone, (due_at at time zone zone)::time, (due_at at time zone zone)::time + interval '6 hours', true
     from (${people}) as p`)
+  // Consent to calls, as sign-up records it in the ledger (the trigger fills consent_states).
+  await db.execute(sql`
+    insert into consent_events (user_id, channel, action, source, text, at)
+    select id, 'calls', 'granted', 'sign_up', 'Bench consent', now()
+    from (${people}) as p`)
   await db.execute(sql`
     insert into subscribers (user_id, subscribed, tier, status, source)
     select id, true, (${tiers})[1 + i % ${TIERS.length}], 'active', 'testing'

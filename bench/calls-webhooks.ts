@@ -23,7 +23,7 @@ import postgres from 'postgres'
 import { loadConfig } from '#server/config'
 import { createServices } from '#server/container'
 import { openDatabase, type Database } from '#server/db/client'
-import { coachingCalls, profiles, users, vapiWebhookEvents } from '#server/db/schema'
+import { coachingCalls, consentEvents, profiles, users, vapiWebhookEvents } from '#server/db/schema'
 import { FakeVapi } from '../test/fakes/vapi'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -191,6 +191,8 @@ export async function webhookBench(): Promise<boolean> {
       for (const { database } of [reference, faulty]) {
         await database.db.insert(users).values(user)
         await database.db.insert(profiles).values({ id: userId })
+        // Consent to calls, as sign-up records it (a retry is planned only for a person who may be called).
+        await database.db.insert(consentEvents).values({ userId, channel: 'calls', action: 'granted', source: 'sign_up', text: 'Bench consent', at: now })
         await database.db.insert(coachingCalls).values({ id, userId, callDate: now, localDate: now.toISOString().slice(0, 10), vapiCallId, completionStatus: 'queued', dialledAt: now, maxDurationSeconds: 300, timeZone: 'America/New_York' })
       }
       calls.push({ id, vapiCallId, set: i < CALLS ? 'duplicated' : 'dropped' })

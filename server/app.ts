@@ -31,11 +31,13 @@ import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
 import goalsRoutes from './routes/goals'
 import healthRoutes from './routes/health'
+import consentRoutes from './routes/consent'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
 import voiceRoutes from './routes/voice'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
+import smsWebhookRoutes from './routes/webhooks-sms'
 import vapiWebhookRoutes from './routes/webhooks-vapi'
 import callNowRoutes from './routes/call-now'
 
@@ -193,8 +195,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(billingRoutes)
   await app.register(stripeWebhookRoutes)
   await app.register(vapiWebhookRoutes)
+  await app.register(smsWebhookRoutes)
   await app.register(callNowRoutes)
   await app.register(optInRoutes)
+  await app.register(consentRoutes)
   await app.register(voiceConfigRoutes)
   await app.register(voiceRoutes)
   await app.register(goalsRoutes)

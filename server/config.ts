@@ -105,6 +105,9 @@ export const EnvSchema = z.object({
     emptyToUndefined,
     z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164, e.g. +15551234567').optional(),
   ),
+  TWILIO_ACCOUNT_SID: z.preprocess(emptyToUndefined, z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must look like AC followed by 32 hex digits').optional()),
+  TWILIO_AUTH_TOKEN: z.preprocess(emptyToUndefined, z.string().regex(/^\S{16,}$/, 'must be the account auth token (at least 16 characters, no spaces)').optional()),
+  TWILIO_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
   TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
 })
@@ -141,6 +144,12 @@ export type Config = {
       }
     | undefined
   smsOptInNumber: string
+  /**
+   * Twilio (TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN, all or none): texts are sent from
+   * smsOptInNumber and inbound texts are verified with the token. Undefined: each text is written
+   * to the log, and the inbound webhook refuses every request (nothing can be verified).
+   */
+  twilio: { accountSid: string; authToken: string; apiUrl: string | undefined } | undefined
   /** Whose X-Forwarded-For is believed: a hop count, or proxy addresses (Fastify's trustProxy). */
   trustProxy: number | string[]
   logLevel: (typeof LOG_LEVELS)[number]
@@ -194,6 +203,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     )
   }
 
+  if (Boolean(env.TWILIO_ACCOUNT_SID) !== Boolean(env.TWILIO_AUTH_TOKEN)) {
+    const missing = env.TWILIO_ACCOUNT_SID ? 'TWILIO_AUTH_TOKEN' : 'TWILIO_ACCOUNT_SID'
+    throw new ConfigError(missing, 'is required when the other Twilio key is set')
+  }
+  if (env.TWILIO_ACCOUNT_SID && !env.SMS_OPT_IN_NUMBER) {
+    throw new ConfigError('SMS_OPT_IN_NUMBER', 'is required when Twilio is configured (texts are sent from it)')
+  }
+
   if (production && !env.SMTP_URL) {
     throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
   }
@@ -229,6 +246,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         }
       : undefined,
     smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
+    twilio: env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiUrl: env.TWILIO_API_URL } : undefined,
     trustProxy: env.TRUST_PROXY ?? ['loopback'],
     logLevel: env.LOG_LEVEL ?? 'info',
     production,

@@ -10,6 +10,7 @@ import type { Config } from './config'
 import type { Db } from './db/client'
 import { createMailer } from './integrations/mailer'
 import { createStripeClient } from './integrations/stripe'
+import { createTextSender } from './integrations/twilio'
 import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
 import { VapiCallsClient } from './integrations/vapi-calls'
 import { VapiVoiceClient } from './integrations/vapi-voice'
@@ -20,10 +21,12 @@ import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
+import { createConsent } from '#server/services/consent'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
 import { createMaintenance } from '#server/services/maintenance'
+import { createTexts } from '#server/services/texts'
 import { createVoice } from '#server/services/voice'
 
 export type ServiceDeps = {
@@ -111,6 +114,20 @@ export function createServices(config: Config, deps: ServiceDeps) {
     appUrl: config.appUrl,
     jobs: deps.jobs ?? noJobQueue,
     live: liveBus,
+    // A completed call's recap, a missed call's text.
+    onFinal: (final) => texts.afterCall(final),
+  })
+  // Texts: through Twilio with its keys, else written to the log (like mail without SMTP).
+  const texts = createTexts({
+    db,
+    clock,
+    log,
+    sender: createTextSender(config.twilio, log),
+    smsNumber: config.smsOptInNumber,
+    appUrl: config.appUrl,
+    jobs: deps.jobs ?? noJobQueue,
+    bus: liveBus,
+    nextCall: (userId) => calls.next(userId),
   })
   const live = createLive({ bus: liveBus, log, current: (userId) => calls.liveNow(userId), end: (userId, callId) => calls.endLive(userId, callId) })
   const chat = createChat({ db, clock, vapiChat, settings: chatSettings })
@@ -136,6 +153,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     billing,
     goals: createGoals({ db, clock }),
     calls,
+    /** The consent ledger as the person sees and changes it (calls: the schedule's switch). */
+    consent: createConsent({ db, clock, smsNumber: config.smsOptInNumber }),
+    /** Texts: the inbound webhook, the outbox (recaps, missed calls, the weekly report's link), the opt-in screen's signal. */
+    texts,
     chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),

@@ -227,6 +227,30 @@ export class VapiCallsClient {
     return 'ending'
   }
 
+  /**
+   * Deletes a call Vapi has not connected yet (scheduled, queued or ringing: `DELETE /call/{id}`
+   * ends it, 'manually-canceled' / 'call-deleted'). A call in progress is left alone (the person
+   * answered; they can hang up), an ended or unknown one needs nothing.
+   */
+  async cancel(vapiCallId: string): Promise<'cancelled' | 'in-progress' | 'ended' | 'not-found'> {
+    let call: Vapi.Call
+    try {
+      call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      throw error
+    }
+    if (call.status === 'ended') return 'ended'
+    if (call.status === 'in-progress' || call.status === 'forwarding') return 'in-progress'
+    try {
+      await this.client.calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      throw error
+    }
+    return 'cancelled'
+  }
+
   /** `GET /call/{id}`, or null when Vapi does not know the call. */
   async get(vapiCallId: string): Promise<VapiCallRecord | null> {
     try {

@@ -1,4 +1,6 @@
+import { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { formatSse } from '#common/chat'
 import { ErrorBodySchema } from '#common/errors'
 import {
   displayPhoneNumber,
@@ -9,11 +11,21 @@ import {
   OptInResponseSchema,
   OptInStateResponseSchema,
 } from '#common/opt-in'
+import { text } from '#common/text'
+import { AppError } from '../lib/app-error'
+
+/** A comment line on an open event stream this often, so proxies keep it open. */
+const KEEP_ALIVE_MS = 25_000
 
 /** /opt-in: the instructions to show, and recording the opt-in. Paid users only. */
 const optInRoutes: FastifyPluginAsyncZod = async (app) => {
   const number = app.config.smsOptInNumber
-  const { accounts } = app.services
+  const { accounts, texts } = app.services
+  /** The open event streams, ended when the server closes (they would hold it open). */
+  const streams = new Set<PassThrough>()
+  app.addHook('preClose', async () => {
+    for (const stream of streams) stream.end()
+  })
 
   app.get(
     '/api/opt-in',
@@ -39,6 +51,60 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   )
 
+  app.get(
+    '/api/opt-in/events',
+    {
+      schema: {
+        tags: ['opt-in'],
+        summary: 'Server-sent events while /opt-in is open: `ready` once listening, then `text-opt-in` when a START text from the user’s own number reached the inbound webhook',
+        response: {
+          200: text().describe('text/event-stream: event `ready` ({}), then `text-opt-in` ({"type":"text-opt-in","at":ISO time}) for each START'),
+          401: ErrorBodySchema,
+          403: ErrorBodySchema,
+          429: ErrorBodySchema,
+          503: ErrorBodySchema,
+        },
+      },
+      config: { auth: 'paid', cache: 'no-store', rateLimit: { max: 30, timeWindow: '1 minute' } },
+    },
+    async (request, reply) => {
+      const stream = new PassThrough()
+      // A browser that went away destroys the stream; its error is of no further interest.
+      stream.on('error', () => {})
+      const write = (chunk: string) => {
+        if (!stream.destroyed && !stream.writableEnded) stream.write(chunk)
+      }
+      const subscription = texts.watchOptIn(request.user.id, (event) => write(formatSse('text-opt-in', event)))
+      const keepAlive = setInterval(() => write(': keep-alive\n\n'), KEEP_ALIVE_MS)
+      keepAlive.unref()
+      streams.add(stream)
+      const stop = () => {
+        clearInterval(keepAlive)
+        subscription.unsubscribe()
+        streams.delete(stream)
+        if (!stream.writableEnded) stream.end()
+      }
+      request.raw.on('close', stop)
+      stream.on('close', stop)
+      try {
+        await subscription.ready
+      } catch (error) {
+        stop()
+        request.log.warn({ err: error }, 'opt-in: could not listen for START texts')
+        throw new AppError('SERVICE_UNAVAILABLE', 'Live updates are not available right now.')
+      }
+      reply
+        .code(200)
+        .type('text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-accel-buffering', 'no')
+        // A stream is sent as it is, never through the response serializer.
+        .send(stream as never)
+      write(formatSse('ready', {}))
+      return reply
+    },
+  )
+
   app.post(
     '/api/opt-in',
     {
@@ -58,7 +124,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'paid', rateLimit: { max: 10, timeWindow: '1 minute' } },
     },
     async (request) => {
-      const at = await accounts.recordOptIn(request.user.id, request.body.consentText)
+      const at = await accounts.recordOptIn(request.user.id, request.body.consentText, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
       return { opted_in: true as const, opted_in_at: at.toISOString() }
     },
   )

@@ -1,9 +1,9 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionUserResponseSchema } from '#common/auth'
 import { optInConsentText, OptInStateResponseSchema } from '#common/opt-in'
-import { profiles } from '#server/db/schema'
+import { consentEvents, profiles } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { signedInUser } from '../helpers/users'
@@ -30,8 +30,11 @@ describe('/api/opt-in', () => {
     expect(state.consent_text).toContain('Standard message and data rates may apply.')
 
     const before = Date.now()
-    const response = await app.inject({ method: 'POST', url: '/api/opt-in', headers, payload: { consentText: state.consent_text } })
+    const response = await app.inject({ method: 'POST', url: '/api/opt-in', headers: { ...headers, 'user-agent': 'OptIn/1.0' }, payload: { consentText: state.consent_text } })
     expect(response.statusCode).toBe(200)
+    // The consent ledger's grant of texts: the screen's exact words, the client and its user agent.
+    const [grant] = await app.db.select().from(consentEvents).where(and(eq(consentEvents.userId, user.id), eq(consentEvents.channel, 'texts')))
+    expect(grant).toMatchObject({ action: 'granted', source: 'opt_in_screen', text: optInConsentText('+15557654321'), userAgent: 'OptIn/1.0', ip: expect.any(String) })
     expect(response.json().opted_in).toBe(true)
     const [row] = await app.db.select().from(profiles).where(eq(profiles.id, user.id))
     expect(row!.smsOptInConsentText).toBe(optInConsentText('+15557654321'))

@@ -53,6 +53,8 @@ function paidRequests({ conversationId, callId }: { conversationId: string; call
     // Vapi is not configured here: through the guard, "Call me now" answers 409 CALLS_NOT_CONFIGURED.
     { route: 'POST /api/calls/test', request: { method: 'POST', url: '/api/calls/test' } },
     { route: 'GET /api/opt-in', request: { method: 'GET', url: '/api/opt-in' } },
+    // An event stream that stays open: read as a stream, closed once its answer began (see send).
+    { route: 'GET /api/opt-in/events', request: { method: 'GET', url: '/api/opt-in/events', payloadAsStream: true } },
     {
       route: 'POST /api/opt-in',
       request: { method: 'POST', url: '/api/opt-in', payload: { consentText: optInConsentText(app.config.smsOptInNumber) } },
@@ -109,8 +111,21 @@ async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; ids: { co
   return { user, ids: { conversationId: conversation!.id, callId: call!.id } }
 }
 
-const send = (user: SignedIn, request: InjectOptions) =>
-  app.inject({ ...request, headers: { ...user.headers, ...(request.headers ?? {}) } })
+type Answer = { statusCode: number; headers: Record<string, unknown>; json(): { error?: { code?: string } } }
+
+async function send(user: SignedIn, request: InjectOptions): Promise<Answer> {
+  if (!request.payloadAsStream) return app.inject({ ...request, headers: { ...user.headers, ...(request.headers ?? {}) } })
+  // An event stream answers as soon as it starts: a refusal is read whole, an open stream closed.
+  const controller = new AbortController()
+  const response = await app.inject({ ...request, headers: { ...user.headers, ...(request.headers ?? {}) }, signal: controller.signal })
+  if (response.statusCode < 300) {
+    controller.abort()
+    return { statusCode: response.statusCode, headers: response.headers, json: () => ({}) }
+  }
+  let body = ''
+  for await (const chunk of response.stream()) body += String(chunk)
+  return { statusCode: response.statusCode, headers: response.headers, json: () => JSON.parse(body) as { error?: { code?: string } } }
+}
 
 describe('the paid guard', () => {
   it('covers every route the app declares paid', () => {

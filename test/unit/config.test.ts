@@ -34,6 +34,9 @@ describe('loadConfig', () => {
     ['SMS_OPT_IN_NUMBER', '555-1234'],
     ['STRIPE_SECRET_KEY', 'nope'],
     ['VAPI_WEBHOOK_AUTH', 'bearer'],
+    ['TWILIO_ACCOUNT_SID', 'SK0123'],
+    ['TWILIO_AUTH_TOKEN', 'short'],
+    ['TWILIO_API_URL', 'ftp://twilio'],
   ])('refuses a bad %s (%s) with an error naming it', (name, value) => {
     let caught: unknown
     try {
@@ -45,6 +48,20 @@ describe('loadConfig', () => {
     expect((caught as ConfigError).variable).toBe(name)
     expect((caught as ConfigError).message).toContain(name)
     expect((caught as ConfigError).message).not.toContain('\n')
+  })
+
+  it('needs both Twilio keys or none, and the sending number with them', () => {
+    const sid = `AC${'ab12'.repeat(8)}`
+    const token = 'f'.repeat(32)
+    expect(loadConfig({}).twilio).toBeUndefined()
+    expect(() => loadConfig({ TWILIO_ACCOUNT_SID: sid, SMS_OPT_IN_NUMBER: '+15551234567' })).toThrow(/TWILIO_AUTH_TOKEN/)
+    expect(() => loadConfig({ TWILIO_AUTH_TOKEN: token, SMS_OPT_IN_NUMBER: '+15551234567' })).toThrow(/TWILIO_ACCOUNT_SID/)
+    expect(() => loadConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: token })).toThrow(/SMS_OPT_IN_NUMBER/)
+    const config = loadConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: token, SMS_OPT_IN_NUMBER: '+15551234567', TWILIO_API_URL: 'http://127.0.0.1:9999' })
+    expect(config.twilio).toEqual({ accountSid: sid, authToken: token, apiUrl: 'http://127.0.0.1:9999' })
+    expect(config.smsOptInNumber).toBe('+15551234567')
+    // A secret is never echoed in the error.
+    expect(() => loadConfig({ TWILIO_AUTH_TOKEN: 'has a space in it', TWILIO_ACCOUNT_SID: sid })).toThrow(/^Invalid configuration: TWILIO_AUTH_TOKEN [^"]*$/)
   })
 
   it('needs all three Stripe keys or none', () => {

@@ -114,7 +114,7 @@ describe('the in-process bus', () => {
     let now = 0
     const bus = memoryLiveBus(() => now)
     const heard: string[] = []
-    const a = bus.subscribe('u1', (event) => heard.push(`a:${event.type === 'phone-transcript' ? event.text : event.status}`))
+    const a = bus.subscribe('u1', (event) => heard.push(`a:${event.type === 'phone-transcript' ? event.text : event.type === 'phone-call' ? event.status : event.type}`))
     bus.subscribe('u1', (event) => {
       heard.push(`b:${event.type}`)
       throw new Error('one listener failing stops no other')

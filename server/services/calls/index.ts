@@ -7,11 +7,13 @@ import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { UpdateCallSchedule } from '#common/calls'
 import type { Logger } from 'pino'
 import type { Db, DbExecutor } from '#server/db/client'
-import { coachingCalls, type User } from '#server/db/schema'
+import { isFinalCallStatus, type FinalCallStatus } from '#common/domain'
+import { coachingCalls, type CoachingCall, type User } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
+import type { ConsentRequestMeta } from '#server/services/consent'
 import { WEB_CALL_SERVER_MESSAGES } from './assistant'
 import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
@@ -26,6 +28,7 @@ import { endLiveCall, liveCallOfLine, liveCallsOf, phoneCallEvent, transcriptLin
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
 import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
+import { CONSENT_REVOKED, unansweredPlacedCalls } from './revoked'
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, type DueCall } from './tick'
 import { attachWebCall, failWebCall, openWebCall } from './web-call'
@@ -69,6 +72,7 @@ export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
 export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
 export { dueCalls, dueRetries, placeCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
+export { CONSENT_REVOKED, stopCallsOf } from './revoked'
 export type { OpenedWebCall } from './web-call'
 
 export type Calls = ReturnType<typeof createCalls>
@@ -86,7 +90,15 @@ export type CallsDeps = {
   jobs: JobQueue
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
   live?: LivePublisher | undefined
+  /**
+   * Told after the commit of every observation that leaves a call final (the texts: a recap after a
+   * completed call's report, a missed-call text). `ended` is set when this observation ended it.
+   */
+  onFinal?: ((final: FinalCall) => Promise<void>) | undefined
 }
+
+/** A call that is final, as the record has it after an observation. */
+export type FinalCall = { call: CoachingCall; ended: FinalCallStatus | null; retry: RetryPlan | null }
 
 /** A place-call job's payload (the job registry checks it with its schema). */
 export type PlaceCallPayload = { userId: string; slot: PlaceCallRequest['slot']; localDate: string | null; attempt: number; dueAt: string; callId?: string | undefined }
@@ -126,6 +138,9 @@ export function createCalls(deps: CallsDeps) {
     if (retry) {
       // If this enqueue is lost, the tick enqueues the retry from the call's retry_at.
       await enqueueCall(retry, clock.now()).catch((error: unknown) => log.warn({ err: error, userId: retry.userId }, 'calls: could not enqueue a retry now; the tick will'))
+    }
+    if (call && deps.onFinal && isFinalCallStatus(call.completionStatus)) {
+      await deps.onFinal({ call, ended, retry }).catch((error: unknown) => log.warn({ err: error, callId: call.id }, 'calls: what follows a final call (texts) failed'))
     }
   }
 
@@ -175,7 +190,7 @@ export function createCalls(deps: CallsDeps) {
     /** The first call the user can expect, or why there is none. */
     next: (userId: string) => nextCall(db, userId, clock.now(), deps.vapi !== undefined),
     getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
-    updateSchedule: (userId: string, input: UpdateCallSchedule) => updateCallScheduleSettings(db, userId, input, clock.now()),
+    updateSchedule: (userId: string, input: UpdateCallSchedule, meta?: ConsentRequestMeta) => updateCallScheduleSettings(db, userId, input, clock.now(), meta),
     schedule: (userId: string) => getCallSchedule(db, userId),
     /** The diagnostics page's daily-calls section. */
     diagnostics: (userId: string) =>
@@ -303,6 +318,26 @@ export function createCalls(deps: CallsDeps) {
     liveNow: (userId: string) => liveCallsOf(db, userId, clock.now()),
     /** Ends the person's live phone call through Vapi's live call control (refusals are AppErrors). */
     endLive: (userId: string, callId: string) => endLiveCall(db, deps.vapi, userId, callId, clock.now()),
+
+    /**
+     * After a revocation of consent to calls: deletes at Vapi the person's calls it has not
+     * connected yet (the revoking transaction already stopped the claims and retries).
+     */
+    async cancelUnanswered(userId: string): Promise<{ cancelled: number; answered: number }> {
+      const vapi = deps.vapi
+      if (!vapi) return { cancelled: 0, answered: 0 }
+      let cancelled = 0
+      let answered = 0
+      for (const call of await unansweredPlacedCalls(db, userId)) {
+        const result = await vapi.cancel(call.vapiCallId)
+        if (result === 'in-progress') answered++
+        if (result === 'cancelled') {
+          cancelled++
+          await addCallEvent(db, { id: call.id, userId }, 'cancelled', clock.now(), { reason: CONSENT_REVOKED })
+        }
+      }
+      return { cancelled, answered }
+    },
 
     /** "Call me now": a test call, placed at once (rate-limited by its route). */
     async callNow(userId: string): Promise<{ callId: string }> {

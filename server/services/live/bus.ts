@@ -1,9 +1,12 @@
 import type { Redis } from 'ioredis'
+import { TextOptInEventSchema, type TextOptInEvent } from '#common/texts'
 import { VoiceServerMessageSchema, type VoiceServerMessage } from '#common/voice'
 
 /** What a watching dashboard is told about the person's phone calls (common/voice.ts). */
 export type LiveEvent = Extract<VoiceServerMessage, { type: 'phone-call' | 'phone-transcript' }>
-export type LiveListener = (event: LiveEvent) => void
+/** Everything the per-user channel carries: the phone calls' events, and a START text that arrived (the opt-in screen). */
+export type BusEvent = LiveEvent | TextOptInEvent
+export type LiveListener = (event: BusEvent) => void
 
 export type LiveSubscription = {
   /** Resolves once events published from now on reach the listener (Redis: SUBSCRIBE answered). */
@@ -21,7 +24,7 @@ export type LiveBus = {
    * Publishes an event to the user's channel. With `once`, an event under the same key within
    * `onceMs` is dropped (a webhook delivered twice). Never throws.
    */
-  publish(userId: string, event: LiveEvent, once?: string): Promise<void>
+  publish(userId: string, event: BusEvent, once?: string): Promise<void>
   subscribe(userId: string, listener: LiveListener): LiveSubscription
   close(): Promise<void>
 }
@@ -74,7 +77,7 @@ class Listeners {
     return true
   }
 
-  deliver(userId: string, event: LiveEvent): void {
+  deliver(userId: string, event: BusEvent): void {
     for (const listener of [...(this.#byUser.get(userId) ?? [])]) {
       try {
         listener(event)
@@ -190,13 +193,15 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
 }
 
 /** An event from the channel, checked against the protocol (anything else is dropped). */
-function parseEvent(raw: string): LiveEvent | null {
+function parseEvent(raw: string): BusEvent | null {
   let json: unknown
   try {
     json = JSON.parse(raw)
   } catch {
     return null
   }
+  const optIn = TextOptInEventSchema.safeParse(json)
+  if (optIn.success) return optIn.data
   const parsed = VoiceServerMessageSchema.safeParse(json)
   if (!parsed.success) return null
   const message = parsed.data

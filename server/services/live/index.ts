@@ -10,7 +10,7 @@ import type { VoiceServerMessage } from '#common/voice'
 import { AppError } from '#server/lib/app-error'
 import type { LiveBus, LiveEvent } from './bus'
 
-export { memoryLiveBus, redisLiveBus, ONCE_MS, type LiveBus, type LiveEvent, type LiveListener, type LiveSubscription } from './bus'
+export { memoryLiveBus, redisLiveBus, ONCE_MS, type BusEvent, type LiveBus, type LiveEvent, type LiveListener, type LiveSubscription } from './bus'
 
 /** What the calls service publishes through (the composition root hands it the bus). */
 export type LivePublisher = Pick<LiveBus, 'publish'>
@@ -57,7 +57,8 @@ export function createLive(deps: LiveDeps) {
         send(event)
       }
       const subscription = bus.subscribe(userId, (event) => {
-        if (stopped) return
+        // The channel also carries what the opt-in screen listens for: not a phone call's.
+        if (stopped || event.type === 'text-opt-in') return
         if (!held) return deliver(event)
         if (held.length >= WATCH_BUFFER_MAX) held.shift()
         held.push(event)

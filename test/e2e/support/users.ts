@@ -25,7 +25,7 @@ export async function confirmEmailViaApi(page: Page, email: string, origin = pro
  */
 export async function signUpViaApi(
   page: Page,
-  options: { paid?: PlanId; confirmed?: boolean; fullName?: string; partnerProgram?: string; origin?: string } = {},
+  options: { paid?: PlanId; confirmed?: boolean; fullName?: string; partnerProgram?: string; origin?: string; phoneNumber?: string } = {},
 ): Promise<TestUser> {
   const origin = options.origin ?? process.env.E2E_BASE_URL
   if (!origin) throw new Error('E2E_BASE_URL is not set: run the browser tests through playwright.config.ts')
@@ -35,7 +35,7 @@ export async function signUpViaApi(
     data: {
       fullName: user.fullName,
       email: user.email,
-      phoneNumber: '5551234567',
+      phoneNumber: options.phoneNumber ?? '5551234567',
       password: user.password,
       confirmPassword: user.password,
       communicationConsent: true,

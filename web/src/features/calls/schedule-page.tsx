@@ -15,6 +15,8 @@ import { Switch } from '../../components/ui/switch'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
 import { toast, type ToastInput } from '../../lib/toast'
+import { consentKeys } from '../consent/api'
+import { ConsentSection } from '../consent/consent-section'
 import { dashboardKeys } from '../dashboard/api'
 import { goalsKeys } from '../goal-intake/api'
 import { CallPeriodSelect, CallTimeSelect, TimezoneSelect } from '../goal-intake/components/call-time-selects'
@@ -57,6 +59,7 @@ export function SchedulePage() {
         ) : (
           <ScheduleLoaded schedule={query.data} />
         )}
+        <ConsentSection />
       </div>
     </PageShell>
   )
@@ -113,8 +116,9 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
       setErrors({})
       queryClient.setQueryData(callsKeys.schedule, saved)
       void queryClient.invalidateQueries({ queryKey: callsKeys.next })
-      // The goal intake shows the call time too.
+      // The goal intake shows the call time too; the consent history the calls switch.
       void queryClient.invalidateQueries({ queryKey: goalsKeys.all })
+      void queryClient.invalidateQueries({ queryKey: consentKeys.all })
       void toast(done)
     },
     onError: (error) => {

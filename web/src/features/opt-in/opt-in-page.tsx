@@ -3,11 +3,13 @@
  * STOP opts out; standard message and data rates may apply. 'I've completed this step' shows
  * 'Processing...' for 1 s, records the opt-in on the server (the time and the exact text shown),
  * shows the 'Success' toast and goes to /goal-intake. The person is trusted to have sent the text.
+ * The screen also listens: when the START text from the person's own number reaches the server
+ * while it is open, it says so and moves on by itself (issue 15).
  * No user → /auth; payment not completed → /payment (the server refuses too).
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { MessageSquareTextIcon, SmartphoneIcon } from 'lucide-react'
+import { CheckCircle2Icon, MessageSquareTextIcon, SmartphoneIcon } from 'lucide-react'
 import { useEffect, useState } from 'react'
 import type { SessionUser } from '#common/auth'
 import { optInSentences } from '#common/opt-in'
@@ -21,9 +23,12 @@ import { toast } from '../../lib/toast'
 import { authKeys } from '../auth/api'
 import { PendingLabel } from '../auth/components/pending-label'
 import { optInQueryOptions, recordOptIn } from './api'
+import { useStartText } from './use-start-text'
 
 /** Spec 1 §9: the opt-in button shows Processing... for 1 s. */
 export const OPT_IN_PROCESSING_MS = 1000
+/** How long the screen shows that the START text arrived before it moves on. */
+export const TEXT_ARRIVED_MS = 1500
 
 const delay = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms))
 
@@ -33,6 +38,28 @@ export function OptInPage() {
   const queryClient = useQueryClient()
   const state = useQuery(optInQueryOptions())
   const [processing, setProcessing] = useState(false)
+  const [arrived, setArrived] = useState(false)
+  async function textArrived() {
+    if (arrived) return
+    setArrived(true)
+    queryClient.setQueryData<SessionUser | null>(authKeys.me, (user) => (user ? { ...user, hasOptedIn: true } : user))
+    void queryClient.invalidateQueries({ queryKey: optInQueryOptions().queryKey })
+    await delay(TEXT_ARRIVED_MS)
+    void toast({ title: 'Success', description: "You're all set! You'll now receive important updates via text." })
+    await navigate({ to: '/goal-intake' })
+  }
+
+  useStartText({
+    enabled: state.isSuccess && !processing && !arrived,
+    onArrived: () => void textArrived(),
+    // Listening now: a START that came in while the screen opened turned the state on.
+    onListening: () => {
+      if (state.data?.opted_in !== false) return
+      void state.refetch().then((result) => {
+        if (result.data?.opted_in) void textArrived()
+      })
+    },
+  })
 
   // The server decides: no session → /auth, no payment → /payment.
   const refusal = isApiError(state.error) ? state.error.status : null
@@ -96,6 +123,7 @@ export function OptInPage() {
             displayNumber={state.data.display_number}
             keyword={state.data.keyword}
             processing={processing}
+            arrived={arrived}
             onConfirm={() => void confirm()}
           />
         )}
@@ -109,6 +137,7 @@ function OptInInstructions(props: {
   displayNumber: string
   keyword: string
   processing: boolean
+  arrived: boolean
   onConfirm: () => void
 }) {
   // The same sentences the server records as the consent text.
@@ -128,12 +157,20 @@ function OptInInstructions(props: {
             {props.displayNumber}
           </a>
         </div>
+        <div role="status" aria-live="polite">
+          {props.arrived ? (
+            <p className="flex items-center justify-center gap-2 rounded-lg border border-emerald-600/30 bg-emerald-50 px-4 py-3 text-sm font-medium text-emerald-900 dark:bg-emerald-950 dark:text-emerald-100">
+              <CheckCircle2Icon className="size-5 shrink-0" aria-hidden="true" />
+              Your {props.keyword} text arrived. Taking you to the next step…
+            </p>
+          ) : null}
+        </div>
         <div className="space-y-2 text-sm" data-testid="opt-in-consent">
           <p>{instruction}</p>
           <p>{optOut}</p>
           <p className="text-muted-foreground">{rates}</p>
         </div>
-        <Button size="lg" onClick={props.onConfirm} disabled={props.processing}>
+        <Button size="lg" onClick={props.onConfirm} disabled={props.processing || props.arrived}>
           <PendingLabel pending={props.processing} idle="I've completed this step" busy="Processing..." />
         </Button>
       </CardContent>

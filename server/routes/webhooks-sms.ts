@@ -1,0 +1,63 @@
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ErrorBodySchema } from '#common/errors'
+import { text } from '#common/text'
+import type { InboundParams } from '#server/services/texts'
+
+/** Twilio's inbound message: a few form fields (Twilio adds more without notice; all of them are signed). */
+const BODY_LIMIT = 64 * 1024
+
+const escapeXml = (value: string) => value.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+
+/** TwiML: an empty <Response/>, or one <Message> (what Twilio's MessagingResponse writes). */
+const twiml = (reply: string | null) =>
+  `<?xml version="1.0" encoding="UTF-8"?>${reply === null ? '<Response/>' : `<Response><Message>${escapeXml(reply)}</Message></Response>`}`
+
+/**
+ * POST /api/webhooks/sms: inbound texts from Twilio (docs/decisions/045). An encapsulated plugin:
+ * only here are form bodies parsed (@fastify/formbody; the rest of the API stays JSON-only). No
+ * session, no same-origin check: the X-Twilio-Signature, checked with the twilio package's
+ * validator against APP_URL + the path Twilio called and every form field, is the authentication
+ * (403 otherwise, and always when Twilio is not configured). Each MessageSid is acted on once; the
+ * answer is TwiML (text/xml), with the keyword's reply when there is one.
+ */
+const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { texts } = app.services
+  const appUrl = app.config.appUrl.replace(/\/$/, '')
+  await app.register(formbody, { bodyLimit: BODY_LIMIT })
+
+  app.post(
+    '/api/webhooks/sms',
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary:
+          'Inbound texts from Twilio (form-encoded), verified with X-Twilio-Signature; each MessageSid processed once; STOP-family keywords revoke texts and calls, START-family ones grant texts, HELP/INFO answered; the answer is TwiML',
+        headers: z.object({ 'x-twilio-signature': text().optional() }),
+        body: z.record(text(), z.union([text(), z.array(text())])).optional(),
+        response: {
+          200: text().describe('TwiML (text/xml): <Response/>, or <Response><Message>…</Message></Response>'),
+          400: ErrorBodySchema,
+          403: ErrorBodySchema,
+          413: ErrorBodySchema,
+          415: ErrorBodySchema,
+          429: ErrorBodySchema,
+        },
+      },
+      bodyLimit: BODY_LIMIT,
+      // Twilio's delivery of one account's inbound texts; well above any person's typing.
+      config: { auth: 'webhook', rateLimit: { max: 600, timeWindow: '1 minute' } },
+    },
+    async (request, reply) => {
+      const result = await texts.receiveWebhook({
+        signature: request.headers['x-twilio-signature'],
+        url: appUrl + request.url,
+        params: (request.body ?? {}) as InboundParams,
+      })
+      return reply.code(200).type('text/xml; charset=utf-8').send(twiml(result.reply))
+    },
+  )
+}
+
+export default smsWebhookRoutes

@@ -1,0 +1,69 @@
+/** Consent: the append-only ledger of calls, texts and report emails, and its current state per channel. */
+import { displayPhoneNumber } from '#common/opt-in'
+import { consentSettingText, type ConsentResponse, type SETTABLE_CONSENT_CHANNELS } from '#common/consent'
+import type { Db } from '#server/db/client'
+import { AppError } from '#server/lib/app-error'
+import type { Clock } from '#server/lib/clock'
+import { getConsentState, listConsentHistory, recordConsent, type ConsentRequestMeta } from './ledger'
+
+export {
+  getConsentState,
+  getConsentStates,
+  hasConsent,
+  listConsentHistory,
+  recordConsent,
+  type ChannelConsent,
+  type ConsentChange,
+  type ConsentRequestMeta,
+  type ConsentSnapshot,
+} from './ledger'
+
+/** Rows of the ledger the consent page shows. */
+export const CONSENT_HISTORY_SHOWN = 50
+
+export type Consent = ReturnType<typeof createConsent>
+
+export function createConsent(deps: { db: Db; clock: Clock; smsNumber: string }) {
+  const { db, clock } = deps
+
+  async function view(userId: string): Promise<ConsentResponse> {
+    const [state, history] = await Promise.all([getConsentState(db, userId), listConsentHistory(db, userId, CONSENT_HISTORY_SHOWN)])
+    const channel = (name: keyof typeof state) => ({ granted: state[name].granted, at: state[name].at?.toISOString() ?? null })
+    return {
+      channels: { calls: channel('calls'), texts: channel('texts'), report_emails: channel('report_emails') },
+      history: history.map((row) => ({ id: row.id, channel: row.channel, action: row.action, source: row.source, text: row.text, at: row.at.toISOString() })),
+      sms_number: deps.smsNumber,
+      display_number: displayPhoneNumber(deps.smsNumber),
+    }
+  }
+
+  return {
+    /** The person's channels and their ledger (GET /api/consent). */
+    view,
+    /**
+     * Turns texts off, or report emails on or off, from the app (a ledger row with the request's IP
+     * and user agent; the same state again writes nothing). Texts come back only by a START text:
+     * after a STOP the carrier refuses our texts until the person sends one.
+     */
+    async set(userId: string, channel: (typeof SETTABLE_CONSENT_CHANNELS)[number], enabled: boolean, meta: ConsentRequestMeta): Promise<ConsentResponse> {
+      if (channel === 'texts' && enabled) {
+        throw new AppError('VALIDATION_FAILED', `To get texts again, text START to ${displayPhoneNumber(deps.smsNumber)}.`, { field: 'enabled' })
+      }
+      await db.transaction(async (tx) => {
+        const state = await getConsentState(tx, userId)
+        if (state[channel].granted === enabled) return
+        await recordConsent(tx, {
+          userId,
+          channel,
+          action: enabled ? 'granted' : 'revoked',
+          source: 'settings',
+          text: consentSettingText(channel, enabled),
+          at: clock.now(),
+          ip: meta.ip,
+          userAgent: meta.userAgent,
+        })
+      })
+      return view(userId)
+    },
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Inbound texts (POST /api/webhooks/sms, after its signature was checked): matched to the accounts
+ * that use the sender's number, stored once per MessageSid, and acted on by keyword in one
+ * transaction with the ledger rows they cause (docs/decisions/045):
+ * - STOP family: texts and calls revoked, claims not dialled skipped, retries dropped, held texts
+ *   skipped; the one answer says what stopped and how each comes back (a repeated STOP that changes
+ *   nothing is not answered again);
+ * - START family: texts granted again (calls stay as they are); a START while the person is on the
+ *   opt-in screen also completes that step;
+ * - HELP family: what the service is and where to get help.
+ * A text from a number no account uses is answered with nothing and not stored.
+ */
+import { and, eq, inArray, isNull, or } from 'drizzle-orm'
+import { optInConsentText } from '#common/opt-in'
+import { helpReply, keywordOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
+import type { Db, DbExecutor } from '#server/db/client'
+import { inboundTexts, profiles, users } from '#server/db/schema'
+import { stopCallsOf } from '#server/services/calls'
+import { getConsentStates, recordConsent, type ConsentChange } from '#server/services/consent'
+import { skipHeldTexts } from './outbox'
+
+export type InboundText = {
+  messageSid: string
+  from: string
+  to: string
+  body: string
+}
+
+export type InboundResult = {
+  /** What to answer in the TwiML (null: an empty <Response/>). */
+  reply: string | null
+  keyword: KeywordFamily | null
+  duplicate: boolean
+  /** The accounts the sender's number belongs to. */
+  userIds: string[]
+  /** Accounts whose consent to calls this text revoked (their placed calls are cancelled next). */
+  callsRevoked: string[]
+  /** Accounts a START reached (their open opt-in screens are told). */
+  started: string[]
+}
+
+/** The ten digits of a US number in E.164 (+1XXXXXXXXXX), which is how accounts store numbers; null otherwise. */
+export function accountDigits(e164: string): string | null {
+  const match = /^\+1(\d{10})$/.exec(e164.trim())
+  return match ? match[1]! : null
+}
+
+/** The accounts whose number (the profile's, else the sign-up one) is `digits`. */
+export async function accountsByNumber(db: DbExecutor, digits: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .leftJoin(profiles, eq(profiles.id, users.id))
+    .where(or(eq(profiles.phoneNumber, digits), and(isNull(profiles.phoneNumber), eq(users.phoneNumber, digits))))
+    .limit(50)
+  return rows.map((row) => row.id)
+}
+
+export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: string }, message: InboundText, now: Date): Promise<InboundResult> {
+  const keyword = keywordOf(message.body)
+  const digits = accountDigits(message.from)
+  const userIds = digits ? await accountsByNumber(deps.db, digits) : []
+  const none: InboundResult = { reply: null, keyword, duplicate: false, userIds, callsRevoked: [], started: [] }
+  if (userIds.length === 0) return none
+
+  return deps.db.transaction(async (tx) => {
+    const [stored] = await tx
+      .insert(inboundTexts)
+      .values({ messageSid: message.messageSid, fromNumber: message.from, toNumber: message.to, body: message.body, keyword, matchedUsers: userIds.length, receivedAt: now })
+      .onConflictDoNothing({ target: inboundTexts.messageSid })
+      .returning({ messageSid: inboundTexts.messageSid })
+    if (!stored) return { ...none, duplicate: true }
+
+    const states = await getConsentStates(tx, userIds)
+    const change = (userId: string, channel: ConsentChange['channel'], action: ConsentChange['action']): ConsentChange => ({
+      userId,
+      channel,
+      action,
+      source: 'inbound_text',
+      text: message.body,
+      at: now,
+      messageSid: message.messageSid,
+      detail: { from: message.from, to: message.to },
+    })
+    let reply: string | null = null
+    const result: InboundResult = { ...none }
+
+    if (keyword === 'stop') {
+      const changes = userIds.flatMap((userId) => {
+        const state = states.get(userId)!
+        return [...(state.texts.granted ? [change(userId, 'texts', 'revoked')] : []), ...(state.calls.granted ? [change(userId, 'calls', 'revoked')] : [])]
+      })
+      await recordConsent(tx, changes)
+      // Whatever was already off, nothing may be dialled or texted from now on.
+      await stopCallsOf(tx, userIds, now)
+      await skipHeldTexts(tx, userIds, now)
+      result.callsRevoked = userIds
+      reply = changes.length > 0 ? STOP_REPLY : null
+    } else if (keyword === 'start') {
+      const changes = userIds.filter((userId) => !states.get(userId)!.texts.granted).map((userId) => change(userId, 'texts', 'granted'))
+      await recordConsent(tx, changes)
+      // A START is also the opt-in screen's step done (the text it shows is what the person answered).
+      await tx
+        .update(profiles)
+        .set({ smsOptedInAt: now, smsOptInConsentText: optInConsentText(deps.smsNumber), updatedAt: now })
+        .where(and(inArray(profiles.id, userIds), isNull(profiles.smsOptedInAt)))
+      result.started = userIds
+      reply = changes.length > 0 ? START_REPLY : null
+    } else if (keyword === 'help') {
+      reply = helpReply(deps.appUrl)
+    }
+    if (reply) await tx.update(inboundTexts).set({ reply }).where(eq(inboundTexts.messageSid, message.messageSid))
+    return { ...result, reply }
+  })
+}

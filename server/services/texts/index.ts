@@ -1,0 +1,200 @@
+/**
+ * Texts (issue 15, docs/decisions/045): the inbound webhook's keywords, the outbound texts (a
+ * recap after a completed call, a missed-call text, the weekly report's link) through one outbox
+ * that honours consent, the local window, the daily cap and the weekly footer, and the opt-in
+ * screen's signal that a START arrived.
+ */
+import { Temporal } from 'temporal-polyfill'
+import type { Logger } from 'pino'
+import type { NextCallResponse } from '#common/calls'
+import type { TextOptInEvent } from '#common/texts'
+import type { Db } from '#server/db/client'
+import { profiles } from '#server/db/schema'
+import type { TextSender } from '#server/integrations/twilio'
+import { AppError } from '#server/lib/app-error'
+import type { Clock } from '#server/lib/clock'
+import type { JobQueue } from '#server/services/accounts'
+import { localDateOf, localTimeOf, type FinalCall } from '#server/services/calls'
+import { hasConsent } from '#server/services/consent'
+import type { LiveBus } from '#server/services/live'
+import { eq } from 'drizzle-orm'
+import { missedCallContent, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
+import { receiveInbound } from './inbound'
+import { abandonTexts, deliverText, dueTexts, requestText, type DeliverOutcome, type TextRequest } from './outbox'
+
+export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
+export { accountDigits } from './inbound'
+export { DAILY_TEXT_CAP, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
+
+export const SEND_TEXT_JOB = 'send-text'
+export const CALLS_REVOKED_JOB = 'calls-consent-revoked'
+/** The second look for calls to cancel after a STOP: past the longest dial request (15 s). */
+export const REVOKED_RECHECK_MS = 30_000
+/** Texts a release run sends at once. */
+const RELEASE_CONCURRENCY = 10
+
+export type TextsDeps = {
+  db: Db
+  clock: Clock
+  log: Logger
+  sender: TextSender
+  /** SMS_OPT_IN_NUMBER: the number texts come from and inbound texts reach. */
+  smsNumber: string
+  appUrl: string
+  jobs: JobQueue
+  /** The per-user channel the opt-in screen listens on (Redis pub/sub with REDIS_URL). */
+  bus: Pick<LiveBus, 'publish' | 'subscribe'>
+  /** The person's next call (for a missed-call text without a retry). */
+  nextCall(userId: string): Promise<NextCallResponse>
+}
+
+export type Texts = ReturnType<typeof createTexts>
+
+/** The form fields of Twilio's inbound webhook the product reads. */
+export type InboundParams = Record<string, string | string[] | undefined>
+
+const field = (params: InboundParams, name: string): string | null => {
+  const value = params[name]
+  return typeof value === 'string' ? value : null
+}
+
+const SLOT_LABELS: Record<string, string> = { daily: 'daily check-in', evening: 'evening check-in' }
+
+export function createTexts(deps: TextsDeps) {
+  const { db, clock, log, jobs } = deps
+  const appUrl = deps.appUrl.replace(/\/$/, '')
+  const outbox = { db, sender: deps.sender, from: deps.smsNumber }
+
+  /**
+   * Writes the text (once per key) and asks for it to be sent now; the release run is the safety
+   * net. A person whose texts are off gets no row at all (id null); the send checks again.
+   */
+  async function sendText(request: TextRequest): Promise<{ id: string | null; created: boolean }> {
+    if (!(await hasConsent(db, request.userId, 'texts'))) return { id: null, created: false }
+    const result = await requestText(db, request, clock.now())
+    if (result.created) {
+      await jobs.enqueue(SEND_TEXT_JOB, { id: result.id }, { jobId: `text-${result.id}` }).catch((error: unknown) => {
+        log.warn({ err: error, textId: result.id }, 'texts: could not enqueue a text now; the release run sends it')
+      })
+    }
+    return result
+  }
+
+  async function missedNext(final: FinalCall, timeZone: string): Promise<MissedCallNext> {
+    if (final.retry) return { kind: 'retry', localTime: localTimeOf(final.retry.at, timeZone) }
+    const next = await deps.nextCall(final.call.userId).catch(() => null)
+    if (!next?.next) return { kind: 'none' }
+    const today = Temporal.PlainDate.from(localDateOf(clock.now(), next.next.timeZone))
+    const day = next.next.localDate === today.toString() ? 'today' : next.next.localDate === today.add({ days: 1 }).toString() ? 'tomorrow' : Temporal.PlainDate.from(next.next.localDate).toLocaleString('en-US', { weekday: 'long' })
+    return { kind: 'next', localTime: next.next.localTime, day }
+  }
+
+  return {
+    /** Whether texts really leave through Twilio (false: they are written to the log). */
+    live: deps.sender.live,
+
+    /**
+     * Asks for a text to a person (it goes out only with their consent, in their window, under the
+     * cap; once per dedupe key). The weekly report uses sendWeeklyReportLink.
+     */
+    sendText,
+
+    /**
+     * The weekly report's text with its link, once per person-week (`weekStart`: the report's
+     * Monday, 'YYYY-MM-DD'). Sent only if the person's texts are on, like every text.
+     */
+    sendWeeklyReportLink(input: { userId: string; weekStart: string; link: string; weekLabel?: string | undefined }) {
+      return sendText({
+        userId: input.userId,
+        kind: 'weekly_report',
+        dedupeKey: `weekly_report:${input.userId}:${input.weekStart}`,
+        content: weeklyReportContent({ link: input.link, weekLabel: input.weekLabel }),
+      })
+    },
+
+    /** What follows a final call: the recap of a completed one (once its report is in), the missed-call text. */
+    async afterCall(final: FinalCall): Promise<void> {
+      const { call } = final
+      if (call.slot !== 'daily' && call.slot !== 'evening') return
+      if (call.completionStatus === 'completed' && call.reportAt) {
+        await sendText({
+          userId: call.userId,
+          kind: 'recap',
+          dedupeKey: `recap:${call.id}`,
+          callId: call.id,
+          content: recapContent({ summary: call.summary, commitments: call.commitments, link: `${appUrl}/calls/${call.id}` }),
+        })
+        return
+      }
+      const notReached = call.completionStatus === 'no_answer' || call.completionStatus === 'busy' || call.completionStatus === 'voicemail'
+      if (!final.ended || !notReached || !call.localDate) return
+      const [person] = await db.select({ timeZone: profiles.timezone }).from(profiles).where(eq(profiles.id, call.userId)).limit(1)
+      const timeZone = call.timeZone ?? person?.timeZone ?? 'America/New_York'
+      const slotLabel = call.kind === 'goal_session' ? 'monthly goal session' : (SLOT_LABELS[call.slot] ?? 'coaching call')
+      // One missed-call text per slot and day: later misses of the same call add nothing.
+      await sendText({
+        userId: call.userId,
+        kind: 'missed_call',
+        dedupeKey: `missed_call:${call.userId}:${call.slot}:${call.localDate}`,
+        callId: call.id,
+        content: missedCallContent({ slotLabel, next: await missedNext(final, timeZone), link: `${appUrl}/calls/schedule` }),
+        onlyOnLocalDate: localDateOf(clock.now(), timeZone),
+      })
+    },
+
+    /** The send-text job: one text, if it is due. */
+    deliver: (id: string): Promise<DeliverOutcome> => deliverText(outbox, id, () => clock.now()),
+
+    /** The release run (every minute): held texts that came due, and claims whose sender died. */
+    async release(): Promise<{ due: number; sent: number; abandoned: number }> {
+      const now = clock.now()
+      const abandoned = await abandonTexts(db, now)
+      const ids = await dueTexts(db, now)
+      let sent = 0
+      for (let i = 0; i < ids.length; i += RELEASE_CONCURRENCY) {
+        const outcomes = await Promise.allSettled(ids.slice(i, i + RELEASE_CONCURRENCY).map((id) => deliverText(outbox, id, () => clock.now())))
+        for (const outcome of outcomes) {
+          if (outcome.status === 'fulfilled' && (outcome.value === 'sent' || outcome.value === 'logged')) sent++
+          if (outcome.status === 'rejected') log.warn({ err: outcome.reason }, 'texts: a held text could not be sent')
+        }
+      }
+      return { due: ids.length, sent, abandoned }
+    },
+
+    /**
+     * POST /api/webhooks/sms: the signature (against APP_URL + the request's path and query, with
+     * every form field), then the message. Answers the TwiML reply (null: none).
+     */
+    async receiveWebhook(input: { signature: string | undefined; url: string; params: InboundParams }): Promise<{ reply: string | null; duplicate: boolean }> {
+      const params = Object.fromEntries(Object.entries(input.params).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined))
+      if (!input.signature || !(await deps.sender.validate(input.signature, input.url, params))) {
+        throw new AppError('FORBIDDEN', 'The webhook signature is not valid.')
+      }
+      const messageSid = field(input.params, 'MessageSid') ?? field(input.params, 'SmsSid')
+      if (!messageSid || !/^(SM|MM)[0-9a-fA-F]{32}$/.test(messageSid)) throw new AppError('VALIDATION_FAILED', 'MessageSid is required.', { field: 'MessageSid' })
+      const from = field(input.params, 'From')
+      if (!from) throw new AppError('VALIDATION_FAILED', 'From is required.', { field: 'From' })
+      const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, { messageSid, from, to: field(input.params, 'To') ?? '', body: field(input.params, 'Body') ?? '' }, clock.now())
+      if (result.duplicate) return { reply: null, duplicate: true }
+      for (const userId of result.callsRevoked) {
+        // Vapi's unanswered calls: now, and again past any dial on its way (its id comes with Vapi's answer).
+        for (const [index, delayMs] of [0, REVOKED_RECHECK_MS].entries()) {
+          await jobs
+            .enqueue(CALLS_REVOKED_JOB, { userId }, { delayMs, jobId: `calls-revoked-${userId}-${messageSid}-${index}` })
+            .catch((error: unknown) => log.error({ err: error, userId }, 'texts: could not enqueue the cancellation of calls after a STOP'))
+        }
+      }
+      const event: TextOptInEvent = { type: 'text-opt-in', at: clock.now().toISOString() }
+      for (const userId of result.started) await deps.bus.publish(userId, event)
+      if (result.userIds.length > 0) log.info({ messageSid, keyword: result.keyword, accounts: result.userIds.length }, 'inbound text')
+      return { reply: result.reply, duplicate: false }
+    },
+
+    /** The opt-in screen's listener: called when a START from the person's number arrives. */
+    watchOptIn(userId: string, listener: (event: TextOptInEvent) => void) {
+      return deps.bus.subscribe(userId, (event) => {
+        if (event.type === 'text-opt-in') listener(event)
+      })
+    },
+  }
+}

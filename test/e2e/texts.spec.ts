@@ -1,0 +1,91 @@
+import AxeBuilder from '@axe-core/playwright'
+import type { Page } from '@playwright/test'
+import { FakeTwilio } from '../fakes/twilio'
+import { startAppServer, type AppServer } from './support/app-server'
+import { expect, test } from './support/fixtures'
+import { signUpViaApi } from './support/users'
+
+/**
+ * Texts in the browser (issue 15): a server pointed at the Twilio fake, whose inbound texts reach
+ * the server's webhook signed as Twilio signs them.
+ */
+
+const SMS_NUMBER = '+15555550123'
+
+async function seriousA11yViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze()
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(({ id, help, nodes }) => ({ id, help, targets: nodes.map((node) => node.target.join(' ')) }))
+}
+
+test.describe('texts', () => {
+  test.describe.configure({ mode: 'default' })
+  let fake: FakeTwilio
+  let server: AppServer
+
+  test.beforeAll(async () => {
+    test.setTimeout(90_000)
+    fake = await FakeTwilio.start({ numbers: [SMS_NUMBER] })
+    server = await startAppServer(fake.env(SMS_NUMBER))
+    fake.webhookUrl = `${server.baseUrl}/api/webhooks/sms`
+  })
+
+  test.afterAll(async () => {
+    await server?.stop()
+    await fake?.close()
+  })
+
+  test('the opt-in screen moves on by itself when the START text from the person’s phone arrives', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '5558675309' })
+    // The screen listens once its event stream answers.
+    const listening = page.waitForResponse((response) => response.url().endsWith('/api/opt-in/events') && response.status() === 200)
+    await page.goto(`${server.baseUrl}/opt-in`)
+    await expect(page.getByRole('heading', { name: 'Get updates by text' })).toBeVisible()
+    await listening
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    const delivery = await fake.inbound({ from: '+15558675309', body: 'Start' })
+    expect(delivery.status).toBe(200)
+    await expect(page.getByRole('status').filter({ hasText: 'Your START text arrived' })).toBeVisible()
+    await expect(page.getByRole('button', { name: "I've completed this step" })).toBeDisabled()
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await expect(page).toHaveURL(`${server.baseUrl}/goal-intake`, { timeout: 10_000 })
+    // The server answered the START with its confirmation, by text.
+    expect(fake.repliesTo('+15558675309').map((message) => message.body).join(' ')).toContain('You will now get coaching texts')
+  })
+
+  test('a STOP text turns calls and texts off in the app’s settings and in the consent history', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '5552340001' })
+    await fake.inbound({ from: '+15552340001', body: 'START' })
+    // A call time, so that the calls switch can be used.
+    const saved = await page.request.put(`${server.baseUrl}/api/calls/schedule`, {
+      headers: { origin: server.baseUrl },
+      data: { dailyCallTime: '07:30', timeZone: 'America/New_York', eveningCallTime: null, pausedUntil: null, callsEnabled: true },
+    })
+    expect(saved.status()).toBe(200)
+    await page.goto(`${server.baseUrl}/calls/schedule`)
+    const consent = page.getByRole('region', { name: 'Texts and consent' })
+    await expect(consent.getByTestId('texts-state')).toHaveText('On')
+
+    const stop = await fake.inbound({ from: '+15552340001', body: 'STOP' })
+    expect(stop.reply).toContain('no more texts or coaching calls')
+    await page.reload()
+    await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).not.toBeChecked()
+    await expect(consent.getByTestId('texts-state')).toHaveText('Off')
+    await expect(consent.getByText('To get texts, text START to')).toBeVisible()
+    const history = consent.getByRole('list', { name: 'Consent history' }).getByRole('listitem')
+    await expect(history.nth(0)).toContainText('Coaching calls turned off by text message')
+    await expect(history.nth(1)).toContainText('Texts turned off by text message')
+    await expect(history.nth(0)).toContainText('“STOP”')
+    await expect(history.nth(2)).toContainText('Texts turned on by text message')
+    await expect(history.last()).toContainText('Coaching calls turned on at sign-up')
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    // Calls come back from the app (texts only by START); the history says so.
+    await page.getByRole('switch', { name: 'Daily coaching calls' }).focus()
+    await page.keyboard.press('Space')
+    await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).toBeChecked()
+    await expect(history.nth(0)).toContainText('Coaching calls turned on in your settings')
+  })
+})

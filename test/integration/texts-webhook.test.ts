@@ -1,0 +1,336 @@
+/**
+ * POST /api/webhooks/sms against real PostgreSQL, with the Twilio fake signing and delivering the
+ * inbound texts as Twilio does, the Vapi fake placing the daily calls, and a test clock.
+ */
+import { and, asc, eq, inArray } from 'drizzle-orm'
+import { Agent, request } from 'undici'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { helpReply, START_REPLY, STOP_REPLY } from '#common/texts'
+import { createSession } from '#server/auth/session'
+import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
+import { buildTestApp } from '../helpers/app'
+import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { freePort, startTextsHarness, type Harness } from '../helpers/texts-harness'
+
+const at = (iso: string) => new Date(iso)
+
+let database: TestDatabase
+let port: number
+let h: Harness
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  port = await freePort()
+})
+
+afterAll(async () => {
+  await database?.destroy()
+})
+
+beforeEach(async () => {
+  // Monday 15 June 2026, 13:50 UTC = 9:50 AM in New York (EDT).
+  h = await startTextsHarness(database, { start: at('2026-06-15T13:50:00Z'), port })
+})
+
+afterEach(async () => {
+  await h.close()
+})
+
+const ledgerOf = async (userId: string) =>
+  (await database.db.select().from(consentEvents).where(eq(consentEvents.userId, userId)).orderBy(asc(consentEvents.id))).map((row) => ({
+    channel: row.channel,
+    action: row.action,
+    source: row.source,
+    text: row.text,
+    messageSid: row.messageSid,
+  }))
+const stateOf = async (userId: string) =>
+  Object.fromEntries((await database.db.select().from(consentStates).where(eq(consentStates.userId, userId))).map((row) => [row.channel, row.granted]))
+const callsOf = (userId: string) => database.db.select().from(coachingCalls).where(eq(coachingCalls.userId, userId)).orderBy(asc(coachingCalls.callDate), asc(coachingCalls.attempt))
+const dialsTo = (number: string) => h.vapi.calls.list().filter((call) => call.customer?.number === number)
+
+describe('the signature', () => {
+  it('answers 403 to a forged signature, a signature for another URL, a missing one, and a body changed after signing', async () => {
+    const { user, phone } = await h.person()
+    const params = h.twilio.inboundParams({ from: phone, body: 'STOP' })
+    const url = h.twilio.webhookUrl!
+    const forged = await h.twilio.deliver(params, { signature: h.twilio.sign(url, params, 'a-different-auth-token-000000000') })
+    const otherUrl = await h.twilio.deliver(params, { signature: h.twilio.sign('https://elsewhere.example.com/api/webhooks/sms', params) })
+    const missing = await h.twilio.deliver(params, { signature: null })
+    const changed = await h.twilio.deliver({ ...params, Body: 'START' }, { signature: h.twilio.sign(url, params) })
+    for (const response of [forged, otherUrl, missing, changed]) {
+      expect(response.status).toBe(403)
+      expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'FORBIDDEN' } })
+    }
+    // Nothing happened: no message stored, consent untouched.
+    expect(await database.db.select().from(inboundTexts)).toHaveLength(0)
+    expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
+    // The same message, signed as Twilio signs it, is taken.
+    expect((await h.twilio.deliver(params)).status).toBe(200)
+  })
+
+  it('refuses everything when Twilio is not configured (nothing could be verified)', async () => {
+    const app = await buildTestApp({ database })
+    try {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/webhooks/sms',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'abc' },
+        payload: 'MessageSid=SM0123&From=%2B15551234567&Body=STOP',
+      })
+      expect(response.statusCode).toBe(403)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('answers 403 to an unsigned JSON body, and 400 naming the field when a signed message has no MessageSid', async () => {
+    const json = await h.app.inject({ method: 'POST', url: '/api/webhooks/sms', headers: { 'content-type': 'application/json' }, payload: '{}' })
+    expect(json.statusCode).toBe(403)
+    const { phone } = await h.person()
+    const { MessageSid: _sid, SmsSid: _smsSid, ...params } = h.twilio.inboundParams({ from: phone, body: 'hi' })
+    const response = await h.twilio.deliver(params)
+    expect(response.status).toBe(400)
+    expect(JSON.parse(response.body)).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'MessageSid' } })
+  })
+})
+
+describe('keywords', () => {
+  it('STOP revokes texts and calls in the ledger (with the text and its sid), answers once with what stopped and how to restart', async () => {
+    const { user, phone } = await h.person()
+    const first = await h.twilio.inbound({ from: phone, body: 'STOP' })
+    expect(first.status).toBe(200)
+    expect(first.body).toContain('<Response><Message>')
+    expect(first.reply).toBe(STOP_REPLY)
+    expect(first.reply).toContain('START')
+    expect(first.reply).toMatch(/texts or coaching calls/)
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+    const ledger = await ledgerOf(user.id)
+    expect(ledger.slice(-2)).toEqual([
+      { channel: 'texts', action: 'revoked', source: 'inbound_text', text: 'STOP', messageSid: first.messageSid },
+      { channel: 'calls', action: 'revoked', source: 'inbound_text', text: 'STOP', messageSid: first.messageSid },
+    ])
+    // Twilio's own handling blocked the pair too.
+    expect(h.twilio.isBlocked(phone)).toBe(true)
+
+    // Another STOP changes nothing and is not answered again.
+    const second = await h.twilio.inbound({ from: phone, body: 'stop' })
+    expect(second.status).toBe(200)
+    expect(second.reply).toBeNull()
+    expect(second.body).toContain('<Response/>')
+    expect(await ledgerOf(user.id)).toHaveLength(ledger.length)
+    expect(h.twilio.repliesTo(phone).map((message) => message.body)).toEqual([STOP_REPLY])
+  })
+
+  it.each(['STOP', 'stopall', ' Unsubscribe ', 'CANCEL', 'end', 'Quit', 'REVOKE', 'optout', 'Opt Out', 'Stop.', 'S T O P'])('"%s" is a STOP', async (body) => {
+    const { user, phone } = await h.person()
+    const delivery = await h.twilio.inbound({ from: phone, body })
+    expect(delivery.reply).toBe(STOP_REPLY)
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+  })
+
+  it('a longer message is not a keyword: "stop please" changes nothing and gets no answer', async () => {
+    const { user, phone } = await h.person()
+    const delivery = await h.twilio.inbound({ from: phone, body: 'stop please' })
+    expect(delivery.status).toBe(200)
+    expect(delivery.reply).toBeNull()
+    expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
+    const [stored] = await database.db.select().from(inboundTexts).where(eq(inboundTexts.messageSid, delivery.messageSid))
+    expect(stored).toMatchObject({ keyword: null, body: 'stop please', matchedUsers: 1, reply: null })
+  })
+
+  it.each(['START', 'unstop', 'Yes'])('"%s" gives texts back, not calls, and answers once', async (body) => {
+    const { user, phone } = await h.person()
+    await h.twilio.inbound({ from: phone, body: 'STOP' })
+    const delivery = await h.twilio.inbound({ from: phone, body })
+    expect(delivery.reply).toBe(START_REPLY)
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: true })
+    expect((await ledgerOf(user.id)).at(-1)).toEqual({ channel: 'texts', action: 'granted', source: 'inbound_text', text: body, messageSid: delivery.messageSid })
+    // Already on: nothing to change, nothing more to say.
+    expect((await h.twilio.inbound({ from: phone, body })).reply).toBeNull()
+  })
+
+  it('START also completes the opt-in step of a person who has not done it', async () => {
+    const { user, phone } = await h.person({ texts: false })
+    await h.twilio.inbound({ from: phone, body: 'START' })
+    const [profile] = await database.db.select().from(profiles).where(eq(profiles.id, user.id))
+    expect(profile!.smsOptedInAt).toEqual(h.clock.now())
+    expect(profile!.smsOptInConsentText).toContain('Text START to (555) 555-0123')
+    expect(await stateOf(user.id)).toMatchObject({ texts: true })
+  })
+
+  it.each(['HELP', 'info', ' Help! '])('"%s" is answered with what the service is and where to get help, and changes nothing', async (body) => {
+    const { user, phone } = await h.person()
+    const before = await ledgerOf(user.id)
+    const delivery = await h.twilio.inbound({ from: phone, body })
+    expect(delivery.reply).toBe(helpReply(`http://127.0.0.1:${port}`))
+    expect(delivery.reply).toContain('Reply STOP to opt out')
+    expect(await ledgerOf(user.id)).toEqual(before)
+  })
+
+  it('a text from a number no account uses gets a 200 and nothing else: no answer, nothing stored', async () => {
+    for (const body of ['STOP', 'HELP', 'START', 'hello']) {
+      const delivery = await h.twilio.inbound({ from: '+15559990000', body })
+      expect(delivery.status).toBe(200)
+      expect(delivery.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>')
+    }
+    const foreign = await h.twilio.inbound({ from: '+447700900123', body: 'STOP' })
+    expect(foreign.status).toBe(200)
+    expect(foreign.reply).toBeNull()
+    expect(await database.db.select().from(inboundTexts).where(inArray(inboundTexts.fromNumber, ['+15559990000', '+447700900123']))).toHaveLength(0)
+  })
+
+  it('a redelivered message (same MessageSid) is acted on once', async () => {
+    const { user, phone } = await h.person()
+    const params = h.twilio.inboundParams({ from: phone, body: 'STOP' })
+    const first = await h.twilio.deliver(params)
+    const again = await h.twilio.deliver(params)
+    expect(first.reply).toBe(STOP_REPLY)
+    expect(again.status).toBe(200)
+    expect(again.reply).toBeNull()
+    expect((await ledgerOf(user.id)).filter((row) => row.messageSid === params.MessageSid)).toHaveLength(2)
+    expect(await database.db.select().from(inboundTexts).where(eq(inboundTexts.messageSid, params.MessageSid!))).toHaveLength(1)
+    // START redelivered after a second START changes nothing either.
+    const start = h.twilio.inboundParams({ from: phone, body: 'START' })
+    await h.twilio.deliver(start)
+    await h.twilio.inbound({ from: phone, body: 'STOP' })
+    expect((await h.twilio.deliver(start)).reply).toBeNull()
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+  })
+
+  it('acts for every account that uses the number', async () => {
+    const a = await h.person({ phone: '5557770001' })
+    const b = await h.person({ phone: '5557770001' })
+    await h.twilio.inbound({ from: a.phone, body: 'STOP' })
+    expect(await stateOf(a.user.id)).toEqual({ calls: false, texts: false })
+    expect(await stateOf(b.user.id)).toEqual({ calls: false, texts: false })
+  })
+})
+
+describe('STOP stops calls within a minute', () => {
+  it('a call claimed and waiting for its instant is skipped: nobody is dialled, and the ledger says why', async () => {
+    const { user, phone } = await h.person({ time: '10:00' })
+    // 45 s before 10:00 the place-call job has claimed the call and waits for its instant.
+    await h.advanceTo(at('2026-06-15T13:59:20Z'))
+    expect((await callsOf(user.id)).map((call) => call.completionStatus)).toEqual(['dialling'])
+    await h.twilio.inbound({ from: phone, body: 'STOP' })
+    await h.advanceTo(at('2026-06-15T14:30:00Z'))
+    expect(dialsTo(phone)).toHaveLength(0)
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'skipped', skipReason: 'consent', vapiCallId: null })
+    // The next day: no call either (the clock jumps to the morning; the due jobs run there).
+    await h.jumpTo(at('2026-06-16T13:50:00Z'))
+    await h.advanceTo(at('2026-06-16T14:30:00Z'))
+    expect(dialsTo(phone)).toHaveLength(0)
+    expect((await ledgerOf(user.id)).filter((row) => row.channel === 'calls').at(-1)).toMatchObject({ action: 'revoked', source: 'inbound_text' })
+  })
+
+  it('a call ringing at Vapi is deleted there, and a scheduled retry is dropped', async () => {
+    const ringing = await h.person({ time: '10:00', scenario: 'no-answer' })
+    // The fake plays the call step by step: queued, then ringing (no answer would come 30 s later).
+    h.vapi.calls.pacing = 'manual'
+    await h.advanceTo(at('2026-06-15T14:00:02Z'))
+    const [dial] = dialsTo(ringing.phone)
+    await h.vapi.calls.advance()
+    await h.vapi.calls.advance()
+    await h.settle()
+    expect(dial?.status).toBe('ringing')
+    expect((await callsOf(ringing.user.id))[0]!.completionStatus).toBe('ringing')
+    await h.twilio.inbound({ from: ringing.phone, body: 'STOP' })
+    await h.advanceTo(at('2026-06-15T14:01:00Z'))
+    expect(h.vapi.calls.isDeleted(dial!.id)).toBe(true)
+    const [call] = await callsOf(ringing.user.id)
+    expect(call!.completionStatus).toBe('cancelled')
+    const events = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, call!.id), eq(coachingCallEvents.type, 'cancelled')))
+    expect(events[0]!.detail).toMatchObject({ reason: 'consent' })
+
+    // Another person: the call was not answered, its retry is due at 10:40:31; STOP at 10:31.
+    h.vapi.calls.pacing = 'auto'
+    const missed = await h.person({ time: '10:30', scenario: 'no-answer' })
+    await h.advanceTo(at('2026-06-15T14:31:00Z'))
+    const [first] = await callsOf(missed.user.id)
+    expect(first!.retryAt).not.toBeNull()
+    await h.twilio.inbound({ from: missed.phone, body: 'STOP' })
+    await h.advanceTo(at('2026-06-15T16:00:00Z'))
+    expect(dialsTo(missed.phone)).toHaveLength(1)
+    expect((await callsOf(missed.user.id))[0]!.retryAt).toBeNull()
+  })
+
+  it('held texts of the person are dropped', async () => {
+    const { user, phone } = await h.person()
+    // 9:50 PM in New York: a text now is held to the morning.
+    await h.jumpTo(at('2026-06-16T01:50:00Z'))
+    await h.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `weekly_report:${user.id}:2026-06-15`, content: 'Your report: x' })
+    await h.settle()
+    await h.twilio.inbound({ from: phone, body: 'STOP' })
+    await h.advanceTo(at('2026-06-16T13:00:00Z'))
+    const [text] = await database.db.select().from(textMessages).where(eq(textMessages.userId, user.id))
+    expect(text).toMatchObject({ status: 'skipped', skipReason: 'no_consent' })
+    expect(h.twilio.sentTo(phone)).toHaveLength(0)
+  })
+})
+
+describe('the opt-in screen’s stream', () => {
+  /** Opens GET /api/opt-in/events as the person (on its own connection), and reads its events one by one. */
+  async function listen(userId: string | null) {
+    const cookie = userId ? `session=${(await createSession(h.app.db, h.clock, userId)).token}` : undefined
+    const agent = new Agent()
+    const response = await request(`http://127.0.0.1:${port}/api/opt-in/events`, { headers: cookie ? { cookie } : {}, dispatcher: agent })
+    response.body.setEncoding('utf8')
+    const chunks = response.body[Symbol.asyncIterator]()
+    let buffer = ''
+    return {
+      status: response.statusCode,
+      contentType: String(response.headers['content-type'] ?? ''),
+      /** The next event (comments skipped). */
+      async next(): Promise<{ event: string; data: unknown }> {
+        for (;;) {
+          const end = buffer.indexOf('\n\n')
+          if (end >= 0) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            const lines = block.split('\n').filter((line) => !line.startsWith(':'))
+            if (lines.length === 0) continue
+            const event = lines.find((line) => line.startsWith('event: '))!.slice(7)
+            const data = JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) as unknown
+            return { event, data }
+          }
+          const { value, done } = (await chunks.next()) as IteratorResult<string>
+          if (done) throw new Error('the stream ended')
+          buffer += value
+        }
+      },
+      async close() {
+        response.body.destroy()
+        await agent.destroy()
+      },
+    }
+  }
+
+  it('tells the person’s open screen when their START arrives, and only theirs', async () => {
+    const me = await h.person({ texts: false })
+    const other = await h.person({ texts: false })
+    const stream = await listen(me.user.id)
+    try {
+      expect(stream.status).toBe(200)
+      expect(stream.contentType).toContain('text/event-stream')
+      expect(await stream.next()).toEqual({ event: 'ready', data: {} })
+      await h.twilio.inbound({ from: other.phone, body: 'START' })
+      h.clock.advance(1000)
+      await h.twilio.inbound({ from: me.phone, body: 'hello' })
+      await h.twilio.inbound({ from: me.phone, body: 'Start' })
+      // The first event is my START's (the other person's and my other text are not mine to hear).
+      expect(await stream.next()).toEqual({ event: 'text-opt-in', data: { type: 'text-opt-in', at: h.clock.now().toISOString() } })
+    } finally {
+      await stream.close()
+    }
+    const state = await h.app.inject({ method: 'GET', url: '/api/opt-in', headers: { cookie: `session=${(await createSession(h.app.db, h.clock, me.user.id)).token}` } })
+    expect(state.json()).toMatchObject({ opted_in: true })
+  })
+
+  it('needs a paid session', async () => {
+    const anonymous = await listen(null)
+    expect(anonymous.status).toBe(401)
+    await anonymous.close()
+  })
+})

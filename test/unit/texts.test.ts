@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import { keywordOf } from '#common/texts'
+import { finalBody, isGsm7, missedCallContent, recapContent, segmentsOf, toGsmFriendly } from '#server/services/texts'
+
+describe('keywords', () => {
+  it.each([
+    ['STOP', 'stop'],
+    [' stop\n', 'stop'],
+    ['Stop!', 'stop'],
+    ['opt out', 'stop'],
+    ['UnSubscribe', 'stop'],
+    ['start', 'start'],
+    ['Yes.', 'start'],
+    ['unstop', 'start'],
+    ['help?', 'help'],
+    ['INFO', 'help'],
+    ['stop please', null],
+    ['please stop', null],
+    ['stopp', null],
+    ['', null],
+    ['yes please', null],
+  ])('%j → %s', (body, family) => {
+    expect(keywordOf(body)).toBe(family)
+  })
+})
+
+describe('bodies', () => {
+  it('swap look-alike punctuation for GSM-7 and count segments as Twilio does', () => {
+    expect(toGsmFriendly('“Run” — 5 km… it’s done')).toBe('"Run" - 5 km... it\'s done')
+    expect(isGsm7('Plain text, é and ñ')).toBe(true)
+    expect(isGsm7('With 💪')).toBe(false)
+    expect(segmentsOf('x'.repeat(160))).toBe(1)
+    expect(segmentsOf('x'.repeat(161))).toBe(2)
+    expect(segmentsOf('x'.repeat(306))).toBe(2)
+    expect(segmentsOf('x'.repeat(307))).toBe(3)
+    expect(segmentsOf('{'.repeat(80))).toBe(1)
+    expect(segmentsOf('{'.repeat(81))).toBe(2)
+    expect(segmentsOf('💪'.repeat(35))).toBe(1)
+    expect(segmentsOf('💪'.repeat(36))).toBe(2)
+  })
+
+  it('keep a recap within two segments: the summary gives way first, the link stays whole', () => {
+    const link = 'https://coach.example.com/calls/6f1c1f7e-52a4-4f4b-9a51-0c9b6c1d2f3e'
+    const long = recapContent({ summary: 'We talked about your running plan. '.repeat(20), commitments: ['Run 3 km on Wednesday'], link })
+    expect(long).toContain('You committed to: Run 3 km on Wednesday.')
+    expect(long.endsWith(`Details: ${link}`)).toBe(true)
+    expect(long).toContain('...')
+    expect(segmentsOf(finalBody(long, true))).toBeLessThanOrEqual(2)
+    const many = recapContent({ summary: 'Short.', commitments: Array.from({ length: 12 }, (_, i) => `Commitment number ${i + 1} with some words`), link })
+    expect(segmentsOf(finalBody(many, true))).toBeLessThanOrEqual(2)
+    expect(many.endsWith(`Details: ${link}`)).toBe(true)
+    expect(recapContent({ summary: null, commitments: [], link })).toBe(`Call recap. Details: ${link}`)
+  })
+
+  it('say when the next try is', () => {
+    const link = 'https://x/calls/schedule'
+    expect(missedCallContent({ slotLabel: 'daily check-in', next: { kind: 'retry', localTime: '13:40' }, link })).toContain('We will call again at 1:40 PM.')
+    expect(missedCallContent({ slotLabel: 'evening check-in', next: { kind: 'next', localTime: '07:00', day: 'Friday' }, link })).toContain('Your next call is on Friday at 7:00 AM.')
+    expect(missedCallContent({ slotLabel: 'daily check-in', next: { kind: 'none' }, link })).toContain(link)
+  })
+})

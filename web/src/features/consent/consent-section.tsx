@@ -1,0 +1,143 @@
+/**
+ * The person's consent, on the call schedule page (issue 15): whether texts and weekly report
+ * emails are on (texts are turned off here, and back on by texting START), and the history of every
+ * grant and revocation of calls, texts and report emails, with where it came from and the exact words.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useId, type ReactNode } from 'react'
+import type { ConsentChannel, ConsentResponse, ConsentSource } from '#common/consent'
+import { Button } from '../../components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
+import { Label } from '../../components/ui/label'
+import { Spinner } from '../../components/ui/spinner'
+import { Switch } from '../../components/ui/switch'
+import { isApiError } from '../../lib/api-client'
+import { toast } from '../../lib/toast'
+import { consentKeys, consentQueryOptions, setConsent } from './api'
+
+export const CHANNEL_LABELS: Record<ConsentChannel, string> = { calls: 'Coaching calls', texts: 'Texts', report_emails: 'Weekly report emails' }
+export const SOURCE_LABELS: Record<ConsentSource, string> = {
+  sign_up: 'at sign-up',
+  opt_in_screen: 'on the text opt-in screen',
+  settings: 'in your settings',
+  inbound_text: 'by text message',
+  email_unsubscribe: 'from a report email',
+  carrier_opt_out: 'by your carrier (you had opted out of our number)',
+}
+
+const when = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
+
+function Region({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
+  const id = useId()
+  return (
+    <Card role="region" aria-labelledby={id}>
+      <CardHeader>
+        <CardTitle as="h2" id={id}>
+          {title}
+        </CardTitle>
+        <CardDescription>{description}</CardDescription>
+      </CardHeader>
+      <CardContent>{children}</CardContent>
+    </Card>
+  )
+}
+
+export function ConsentSection() {
+  const query = useQuery(consentQueryOptions())
+  return (
+    <Region title="Texts and consent" description="What we may send you, and every choice you made about it.">
+      {query.isPending ? (
+        <Spinner label="Loading your consent..." showLabel />
+      ) : query.isError ? (
+        <div role="alert" className="flex flex-col items-start gap-3">
+          <p className="font-medium text-destructive">Unable to load your consent</p>
+          <Button variant="outline" onClick={() => void query.refetch()} disabled={query.isFetching}>
+            Try Again
+          </Button>
+        </div>
+      ) : (
+        <ConsentLoaded consent={query.data} />
+      )}
+    </Region>
+  )
+}
+
+function ConsentLoaded({ consent }: { consent: ConsentResponse }) {
+  const queryClient = useQueryClient()
+  const ids = { texts: useId(), emails: useId(), history: useId() }
+  const change = useMutation({
+    mutationFn: ({ channel, enabled }: { channel: 'texts' | 'report_emails'; enabled: boolean }) => setConsent(channel, enabled),
+    onSuccess: (saved, { channel, enabled }) => {
+      queryClient.setQueryData(consentKeys.all, saved)
+      void toast({ title: `${CHANNEL_LABELS[channel]} turned ${enabled ? 'on' : 'off'}` })
+    },
+    onError: (error) => {
+      void toast({ title: "We couldn't save that", description: isApiError(error) ? error.message : 'Please try again.', variant: 'destructive' })
+    },
+  })
+  const texts = consent.channels.texts.granted
+  return (
+    <div className="space-y-6">
+      <div className="space-y-2">
+        <p className="text-sm font-medium" id={ids.texts}>
+          Texts: <span data-testid="texts-state">{texts ? 'On' : 'Off'}</span>
+        </p>
+        {texts ? (
+          <div className="flex flex-wrap items-center gap-3">
+            <p className="text-sm text-muted-foreground">Call recaps, missed-call notices and your weekly report link, at most 3 a day, 8 AM to 9 PM.</p>
+            <Button variant="outline" size="sm" disabled={change.isPending} onClick={() => change.mutate({ channel: 'texts', enabled: false })} aria-describedby={ids.texts}>
+              Turn texts off
+            </Button>
+          </div>
+        ) : (
+          <p className="text-sm text-muted-foreground">
+            To get texts, text <strong>START</strong> to{' '}
+            <a className="font-medium text-primary underline-offset-4 hover:underline" href={`sms:${consent.sms_number}?body=START`}>
+              {consent.display_number}
+            </a>
+            .
+          </p>
+        )}
+      </div>
+
+      <div className="flex items-center gap-3">
+        <Switch
+          id={ids.emails}
+          checked={consent.channels.report_emails.granted}
+          disabled={change.isPending}
+          aria-describedby={`${ids.emails}-state`}
+          onCheckedChange={(enabled) => change.mutate({ channel: 'report_emails', enabled })}
+        />
+        <Label htmlFor={ids.emails}>Weekly report emails</Label>
+        <span id={`${ids.emails}-state`} className="text-sm text-muted-foreground">
+          {consent.channels.report_emails.granted ? 'On' : 'Off'}
+        </span>
+      </div>
+
+      <div className="space-y-2">
+        <h3 className="text-base font-semibold" id={ids.history}>
+          Consent history
+        </h3>
+        {consent.history.length === 0 ? (
+          <p className="text-sm text-muted-foreground">Nothing recorded yet.</p>
+        ) : (
+          <ol aria-labelledby={ids.history} className="divide-y rounded-md border">
+            {consent.history.map((row) => (
+              <li key={row.id} className="space-y-1 px-3 py-2 text-sm">
+                <p>
+                  <span className="font-medium">
+                    {CHANNEL_LABELS[row.channel]} {row.action === 'granted' ? 'turned on' : 'turned off'}
+                  </span>{' '}
+                  {SOURCE_LABELS[row.source]}, <time dateTime={row.at}>{when(row.at)}</time>
+                </p>
+                <p className="text-muted-foreground">
+                  <span className="sr-only">Words: </span>“{row.text}”
+                </p>
+              </li>
+            ))}
+          </ol>
+        )}
+      </div>
+    </div>
+  )
+}
