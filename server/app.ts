@@ -27,6 +27,7 @@ import authRoutes from './routes/auth'
 import billingRoutes from './routes/billing'
 import callsRoutes from './routes/calls'
 import chatRoutes from './routes/chat'
+import commitmentsRoutes from './routes/commitments'
 import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
 import goalsRoutes from './routes/goals'
@@ -200,6 +201,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(goalsRoutes)
   await app.register(dashboardRoutes)
   await app.register(callsRoutes)
+  await app.register(commitmentsRoutes)
   await app.register(coursesRoutes)
   await app.register(chatRoutes)
 

@@ -20,6 +20,7 @@ import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
+import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
@@ -136,6 +137,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     billing,
     goals: createGoals({ db, clock }),
     calls,
+    /** The commitment loop: open commitments, the kept rate, marking one done. */
+    commitments: createCommitments({ db, clock }),
     chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
