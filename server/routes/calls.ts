@@ -75,7 +75,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { auth: 'paid', cache: 'no-store', rateLimit: SAVE_LIMIT },
     },
-    async (request) => calls.updateSchedule(request.user.id, request.body),
+    async (request) => calls.updateSchedule(request.user.id, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }),
   )
 
   app.get(

@@ -58,7 +58,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'paid', rateLimit: { max: 10, timeWindow: '1 minute' } },
     },
     async (request) => {
-      const at = await accounts.recordOptIn(request.user.id, request.body.consentText)
+      const at = await accounts.recordOptIn(request.user.id, request.body.consentText, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
       return { opted_in: true as const, opted_in_at: at.toISOString() }
     },
   )

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '#server/db/client'
-import { profiles, users, type User } from '#server/db/schema'
+import { CONSENT_TEXT } from '#common/auth'
+import type { ConsentChannel } from '#common/consent'
+import { consentEvents, profiles, users, type User } from '#server/db/schema'
 
 let counter = 0
 
@@ -22,5 +24,12 @@ export async function insertUser(db: Db, overrides: Partial<typeof users.$inferI
     })
     .returning()
   await db.insert(profiles).values({ id: user!.id, name: user!.fullName, phoneNumber: user!.phoneNumber })
+  // As sign-up does: the consent checkbox is the ledger's grant of calls.
+  await db.insert(consentEvents).values({ userId: user!.id, channel: 'calls', action: 'granted', source: 'sign_up', text: CONSENT_TEXT, at: user!.communicationConsentAt })
   return user!
+}
+
+/** Appends a consent-ledger row for a test person (as the settings switch would, with no request). */
+export async function setConsent(db: Db, userId: string, channel: ConsentChannel, granted: boolean, at: Date): Promise<void> {
+  await db.insert(consentEvents).values({ userId, channel, action: granted ? 'granted' : 'revoked', source: 'settings', text: `test: ${channel} ${granted ? 'on' : 'off'}`, at })
 }

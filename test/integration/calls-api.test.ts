@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { CONSENT_TEXT } from '#common/auth'
 import { CallDetailResponseSchema, CallScheduleResponseSchema, NextCallResponseSchema, type UpdateCallSchedule } from '#common/calls'
 import { ErrorBodySchema } from '#common/errors'
 import { DashboardStatsResponseSchema, GoalsResponseSchema, RecentCallsResponseSchema, emptyGoalsForm, parseCallTime } from '#common/goals'
 import type { PlanId } from '#common/plans'
-import { coachingCallEvents, coachingCalls, goals, profiles } from '#server/db/schema'
+import { coachingCallEvents, coachingCalls, consentEvents, goals, profiles } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { setConsent } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 
@@ -212,7 +214,7 @@ describe('GET /api/calls/next', () => {
     expect(await nextOf(await person({ dailyCallTime: null }))).toMatchObject({ next: null, reason: 'no_call_time' })
 
     const revoked = await person()
-    await database.db.update(profiles).set({ callsConsentRevokedAt: START }).where(eq(profiles.id, revoked.user.id))
+    await setConsent(database.db, revoked.user.id, 'calls', false, START)
     expect(await nextOf(revoked)).toMatchObject({ next: null, reason: 'consent' })
   })
 
@@ -372,14 +374,20 @@ describe('GET and PUT /api/calls/schedule', () => {
   it('turning calls off withdraws consent (the next call says so); turning them on gives them back; pausing and resuming', async () => {
     const user = await person()
     expect((await putSchedule(user, valid({ callsEnabled: false }))).json()).toMatchObject({ callsEnabled: false })
-    const [profile] = await database.db.select().from(profiles).where(eq(profiles.id, user.user.id))
-    expect(profile!.callsConsentRevokedAt).toEqual(START)
+    const ledger = () =>
+      database.db.select().from(consentEvents).where(and(eq(consentEvents.userId, user.user.id), eq(consentEvents.channel, 'calls'))).orderBy(asc(consentEvents.id))
+    expect((await ledger()).map((row) => [row.action, row.source, row.text, row.at])).toEqual([
+      ['granted', 'sign_up', CONSENT_TEXT, expect.any(Date)],
+      ['revoked', 'settings', 'Daily coaching calls: Off', START],
+    ])
+    // The request's client and user agent are kept with the decision.
+    expect((await ledger())[1]).toMatchObject({ ip: expect.any(String), userAgent: expect.any(String) })
     expect(await nextOf(user)).toMatchObject({ next: null, reason: 'consent' })
 
-    // Saving again while off keeps when it was first turned off.
+    // Saving again while off is no new decision: the ledger keeps the first time it was turned off.
     clock.set(new Date('2026-11-21T13:00:00Z'))
     await putSchedule(user, valid({ callsEnabled: false }))
-    expect((await database.db.select().from(profiles).where(eq(profiles.id, user.user.id)))[0]!.callsConsentRevokedAt).toEqual(START)
+    expect(await ledger()).toHaveLength(2)
 
     expect((await putSchedule(user, valid({ callsEnabled: true }))).json()).toMatchObject({ callsEnabled: true })
     expect(await nextOf(user)).toMatchObject({ reason: null, next: { localDate: '2026-11-21', localTime: '08:00' } })

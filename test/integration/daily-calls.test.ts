@@ -15,7 +15,7 @@ import type { ScenarioInput } from '../fakes/vapi-calls'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
-import { insertUser } from '../helpers/factories'
+import { insertUser, setConsent } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
 
@@ -173,7 +173,7 @@ describe('a daily call', () => {
 
   it('is not scheduled for a person without consent, with calls paused, or without onboarding', async () => {
     const noConsent = await person({ time: '10:00' })
-    await database.db.update(profiles).set({ callsConsentRevokedAt: clock.now() }).where(eq(profiles.id, noConsent.user.id))
+    await setConsent(database.db, noConsent.user.id, 'calls', false, clock.now())
     const paused = await person({ time: '10:00' })
     await database.db.update(profiles).set({ callsPausedUntil: '2026-06-16' }).where(eq(profiles.id, paused.user.id))
     const notOnboarded = await person({ time: '10:00' })
@@ -349,7 +349,8 @@ describe('"Call me now"', () => {
 
   it('answers 409 for a person who may not be called, and when calls are not configured', async () => {
     const unconsented = await signedInUser(app, { paid: 'basic' })
-    await database.db.update(profiles).set({ onboardingCompleted: true, callsConsentRevokedAt: clock.now() }).where(eq(profiles.id, unconsented.user.id))
+    await database.db.update(profiles).set({ onboardingCompleted: true }).where(eq(profiles.id, unconsented.user.id))
+    await setConsent(database.db, unconsented.user.id, 'calls', false, clock.now())
     const refused = await app.inject({ method: 'POST', url: '/api/calls/test', headers: unconsented.headers })
     expect(refused.statusCode).toBe(409)
     expect(refused.json()).toMatchObject({ error: { code: 'CALL_NOT_ELIGIBLE', field: 'consent' } })

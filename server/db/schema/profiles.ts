@@ -31,8 +31,6 @@ export const profiles = pgTable(
     eveningCallTime: time(),
     /** Calls are paused until this local date (the first day they resume), if set. */
     callsPausedUntil: date({ mode: 'string' }),
-    /** When the person turned daily calls off (consent to calls withdrawn); null while they are on. */
-    callsConsentRevokedAt: timestamp({ withTimezone: true }),
     activeGoalsSummary: text(),
     /**
      * The program label from /auth?partner=…; any well-formed label is kept as given (the
@@ -50,6 +48,9 @@ export const profiles = pgTable(
     check('profiles_partner_program_format', sql`${t.partnerProgram} ~ '^[A-Za-z0-9_-]{1,64}$'`),
     check('profiles_payment_status_check', inList(t.paymentStatus, PAYMENT_STATUSES)),
     // Lets the daily-call scheduler find everyone with a call time quickly.
+    index('profiles_phone_number_idx')
+      .on(t.phoneNumber)
+      .where(sql`${t.phoneNumber} is not null`),
     index('profiles_daily_call_time_idx')
       .on(t.dailyCallTime)
       .where(sql`${t.dailyCallTime} is not null`),

@@ -34,6 +34,8 @@ export const users = pgTable(
   },
   (t) => [
     uniqueIndex('users_email_key').on(t.email),
+    // An inbound text is matched to its sender's accounts by number.
+    index('users_phone_number_idx').on(t.phoneNumber),
     check('users_email_lowercase', sql`${t.email} = lower(btrim(${t.email}))`),
     check('users_phone_digits', sql`${t.phoneNumber} ~ '^[0-9]{10}$'`),
   ],

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { z } from 'zod'
-import { CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
+import { CONSENT_TEXT, CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
 import { createSession, invalidateUserSessions, type NewSessionCookie } from '#server/auth/session'
@@ -15,6 +15,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Counters } from '#server/lib/counters'
 import { clientNetwork } from '#server/lib/ip'
+import { recordConsent } from '#server/services/consent'
 
 /** Where the accounts put the emails they send: the job registry's queue (in-process or BullMQ). */
 /** Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id waits. */
@@ -98,6 +99,18 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
         partnerProgram: input.partnerProgram || DEFAULT_PARTNER_PROGRAM,
         createdAt: now,
         updatedAt: now,
+      })
+      // The sign-up checkbox is consent to calls (texts wait for the opt-in screen's START).
+      await recordConsent(tx, {
+        userId: created!.id,
+        channel: 'calls',
+        action: 'granted',
+        source: 'sign_up',
+        text: CONSENT_TEXT,
+        at: now,
+        ip: meta.ip,
+        userAgent: meta.userAgent ?? null,
+        detail: { consentVersion: CONSENT_TEXT_VERSION },
       })
       return created!
     })

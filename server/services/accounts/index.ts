@@ -17,6 +17,7 @@ import {
   type RequestMeta,
   type SignupInput,
 } from './accounts'
+import type { ConsentRequestMeta } from '#server/services/consent'
 import { getOptIn, recordOptIn } from './opt-in'
 import { postLoginDestination, toSessionUser } from './session-user'
 
@@ -63,7 +64,7 @@ export function createAccounts(deps: AccountDeps) {
     toSessionUser: (user: User) => toSessionUser(db, user, clock.now()),
     postLoginDestination: (userId: string) => postLoginDestination(db, userId, clock.now()),
     getOptIn: (userId: string) => getOptIn(db, userId),
-    recordOptIn: (userId: string, consentText: string) =>
-      recordOptIn(db, userId, { smsNumber: deps.config.smsOptInNumber, consentText, now: clock.now() }),
+    recordOptIn: (userId: string, consentText: string, meta: ConsentRequestMeta) =>
+      recordOptIn(db, userId, { smsNumber: deps.config.smsOptInNumber, consentText, now: clock.now(), meta }),
   }
 }

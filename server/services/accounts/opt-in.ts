@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
-import type { DbExecutor } from '#server/db/client'
+import type { Db, DbExecutor } from '#server/db/client'
 import { profiles } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
+import { recordConsent, type ConsentRequestMeta } from '#server/services/consent'
 
 export type OptInState = { optedInAt: Date | null }
 
@@ -15,14 +16,32 @@ export async function getOptIn(db: DbExecutor, userId: string): Promise<OptInSta
  * Records the text opt-in (the person is trusted to have sent START): the time, and the exact
  * consent text the screen showed. The screen sends back the text it showed; it must be the current
  * text for the configured number, so the record never holds words nobody was shown. Confirming
- * again records the latest consent. (Opt-in needs completed payment: the route's guard decides.)
+ * again records the latest consent. The profile's opt-in columns say the person went through the
+ * screen; the consent ledger's row (texts granted, with the request's IP and user agent) is what
+ * lets texts go out. (Opt-in needs completed payment: the route's guard decides.)
  */
-export async function recordOptIn(db: DbExecutor, userId: string, input: { smsNumber: string; consentText: string; now: Date }): Promise<Date> {
+export async function recordOptIn(
+  db: Db,
+  userId: string,
+  input: { smsNumber: string; consentText: string; now: Date; meta: ConsentRequestMeta },
+): Promise<Date> {
   const expected = optInConsentText(input.smsNumber)
   if (input.consentText.trim() !== expected) throw new AppError('CONSENT_TEXT_CHANGED', undefined, { field: 'consentText' })
-  await db
-    .update(profiles)
-    .set({ smsOptedInAt: input.now, smsOptInConsentText: expected, updatedAt: input.now })
-    .where(eq(profiles.id, userId))
+  await db.transaction(async (tx) => {
+    await tx
+      .update(profiles)
+      .set({ smsOptedInAt: input.now, smsOptInConsentText: expected, updatedAt: input.now })
+      .where(eq(profiles.id, userId))
+    await recordConsent(tx, {
+      userId,
+      channel: 'texts',
+      action: 'granted',
+      source: 'opt_in_screen',
+      text: expected,
+      at: input.now,
+      ip: input.meta.ip,
+      userAgent: input.meta.userAgent,
+    })
+  })
   return input.now
 }

@@ -34,9 +34,8 @@ export type CallEligibilityInput = {
   access: Pick<Access, 'hasSubscription' | 'tier'>
   onboardingCompleted: boolean
   phoneNumber: string | null
-  /** When the person consented to calls (sign-up), and whether that consent was withdrawn since. */
-  callConsentAt: Date | null
-  callConsentRevoked: boolean
+  /** Whether the person's latest consent-ledger row for calls is a grant. */
+  callConsent: boolean
   /** Calls are paused until this instant (exclusive), if set. */
   pausedUntil: Date | null
   /** The chosen local call time ('HH:MM') and its IANA zone. */
@@ -55,7 +54,7 @@ export function callEligibility(input: CallEligibilityInput, now: Date): CallEli
   if (!input.access.hasSubscription || !input.access.tier) return { eligible: false, reason: 'payment' }
   if (!input.onboardingCompleted) return { eligible: false, reason: 'onboarding' }
   if (!input.phoneNumber) return { eligible: false, reason: 'phone' }
-  if (!input.callConsentAt || input.callConsentRevoked) return { eligible: false, reason: 'consent' }
+  if (!input.callConsent) return { eligible: false, reason: 'consent' }
   if (input.pausedUntil && input.pausedUntil.getTime() > now.getTime()) return { eligible: false, reason: 'paused' }
   if (!input.dailyCallTime || !input.timeZone) return { eligible: false, reason: 'no_call_time' }
   return { eligible: true, plan: input.access.tier, calls: PLAN_CALLS[input.access.tier] }

@@ -12,6 +12,7 @@ import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
+import type { ConsentRequestMeta } from '#server/services/consent'
 import { WEB_CALL_SERVER_MESSAGES } from './assistant'
 import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
@@ -175,7 +176,7 @@ export function createCalls(deps: CallsDeps) {
     /** The first call the user can expect, or why there is none. */
     next: (userId: string) => nextCall(db, userId, clock.now(), deps.vapi !== undefined),
     getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
-    updateSchedule: (userId: string, input: UpdateCallSchedule) => updateCallScheduleSettings(db, userId, input, clock.now()),
+    updateSchedule: (userId: string, input: UpdateCallSchedule, meta?: ConsentRequestMeta) => updateCallScheduleSettings(db, userId, input, clock.now(), meta),
     schedule: (userId: string) => getCallSchedule(db, userId),
     /** The diagnostics page's daily-calls section. */
     diagnostics: (userId: string) =>

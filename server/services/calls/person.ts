@@ -6,7 +6,7 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import { accessColumns, type AccessRow } from '#server/db/access'
 import type { DbExecutor } from '#server/db/client'
-import { profiles, subscribers, users } from '#server/db/schema'
+import { consentStates, profiles, subscribers, users } from '#server/db/schema'
 import { decideAccess, type Access } from '#server/services/billing'
 import { callEligibility, type CallEligibility } from './entitlements'
 import { fireInstant } from './next-fire'
@@ -17,8 +17,9 @@ export type CallPerson = {
   onboardingCompleted: boolean
   /** Ten digits (the sign-up number, or the profile's when it has one). */
   phoneNumber: string | null
-  callConsentAt: Date | null
-  callConsentRevokedAt: Date | null
+  /** The consent ledger's latest word on calls: granted or not, and since when (null: never asked). */
+  callConsent: boolean
+  callConsentChangedAt: Date | null
   timeZone: string
   /** 'HH:MM' local, or null. */
   dailyCallTime: string | null
@@ -33,8 +34,10 @@ export const personColumns = {
   ...accessColumns,
   onboardingCompleted: profiles.onboardingCompleted,
   phoneNumber: sql<string | null>`coalesce(${profiles.phoneNumber}, ${users.phoneNumber})`,
-  callConsentAt: users.communicationConsentAt,
-  callConsentRevokedAt: profiles.callsConsentRevokedAt,
+  // Subqueries (one primary-key lookup each), so every statement selecting these columns reads
+  // the ledger's state without a join of its own (the dialler, the instant batches).
+  callConsent: sql<boolean | null>`(select ${consentStates.granted} from ${consentStates} where ${consentStates.userId} = ${users.id} and ${consentStates.channel} = 'calls')`,
+  callConsentChangedAt: sql<Date | null>`(select ${consentStates.at} from ${consentStates} where ${consentStates.userId} = ${users.id} and ${consentStates.channel} = 'calls')`.mapWith(consentStates.at),
   timeZone: profiles.timezone,
   dailyCallTime: profiles.dailyCallTime,
   eveningCallTime: profiles.eveningCallTime,
@@ -45,8 +48,8 @@ export type PersonRow = AccessRow & {
   userId: string
   onboardingCompleted: boolean | null
   phoneNumber: string | null
-  callConsentAt: Date
-  callConsentRevokedAt: Date | null
+  callConsent: boolean | null
+  callConsentChangedAt: Date | null
   timeZone: string | null
   dailyCallTime: string | null
   eveningCallTime: string | null
@@ -61,8 +64,8 @@ export function toPerson(row: PersonRow, now: Date): CallPerson {
     access: decideAccess(row, now),
     onboardingCompleted: row.onboardingCompleted === true,
     phoneNumber: row.phoneNumber,
-    callConsentAt: row.callConsentAt,
-    callConsentRevokedAt: row.callConsentRevokedAt,
+    callConsent: row.callConsent === true,
+    callConsentChangedAt: row.callConsentChangedAt,
     timeZone: row.timeZone ?? 'America/New_York',
     dailyCallTime: hhmm(row.dailyCallTime),
     eveningCallTime: hhmm(row.eveningCallTime),
@@ -103,8 +106,7 @@ export function eligibilityOf(person: CallPerson, at: Date): CallEligibility {
       access: person.access,
       onboardingCompleted: person.onboardingCompleted,
       phoneNumber: person.phoneNumber,
-      callConsentAt: person.callConsentAt,
-      callConsentRevoked: person.callConsentRevokedAt !== null,
+      callConsent: person.callConsent,
       pausedUntil: pauseEnd(person),
       dailyCallTime: person.dailyCallTime,
       timeZone: person.timeZone,

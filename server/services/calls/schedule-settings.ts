@@ -7,10 +7,12 @@
 import { eq, sql } from 'drizzle-orm'
 import { Temporal } from 'temporal-polyfill'
 import type { CallScheduleResponse, UpdateCallSchedule } from '#common/calls'
+import { callsSwitchConsentText } from '#common/consent'
 import { composeCallTime, fromDailyCallTime, timezoneByIana } from '#common/goals'
 import type { Db, DbExecutor } from '#server/db/client'
 import { goals, profiles } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
+import { recordConsent, type ConsentRequestMeta } from '#server/services/consent'
 import { DEFAULT_EVENING_CALL_TIME, PLAN_CALLS } from './entitlements'
 import { localDateOf } from './next-fire'
 import { loadCallPerson, type CallPerson } from './person'
@@ -57,7 +59,7 @@ function scheduleOf(person: CallPerson, now: Date): CallScheduleResponse {
     eveningAvailable: hasEvening(person),
     // A pause whose day has come is over.
     pausedUntil: person.pausedUntil && person.pausedUntil > today ? person.pausedUntil : null,
-    callsEnabled: person.callConsentAt !== null && person.callConsentRevokedAt === null,
+    callsEnabled: person.callConsent,
   }
 }
 
@@ -86,7 +88,13 @@ export function preferredCallTimeText(dailyCallTime: string, timeZone: string): 
  * the half hour, an evening time on a plan without the evening check-in, or a pause that does not
  * end after the person's local today and within a year.
  */
-export async function updateCallScheduleSettings(db: Db, userId: string, input: UpdateCallSchedule, now: Date): Promise<CallScheduleResponse> {
+export async function updateCallScheduleSettings(
+  db: Db,
+  userId: string,
+  input: UpdateCallSchedule,
+  now: Date,
+  meta: ConsentRequestMeta = { ip: null, userAgent: null },
+): Promise<CallScheduleResponse> {
   const timeZone = canonicalTimeZone(input.timeZone)
   if (!timeZone) throw invalid('timeZone', 'Choose a time zone from the list (an IANA zone such as America/New_York)')
   if (!onTheHalfHour(input.dailyCallTime)) throw invalid('dailyCallTime', 'Choose a call time on the hour or the half hour')
@@ -109,8 +117,6 @@ export async function updateCallScheduleSettings(db: Db, userId: string, input: 
     timezone: timeZone,
     dailyCallTime: `${input.dailyCallTime}:00`,
     callsPausedUntil: input.pausedUntil,
-    // Turning calls off keeps the first time it was done; turning them on clears it.
-    callsConsentRevokedAt: input.callsEnabled ? null : (person.callConsentRevokedAt ?? now),
     updatedAt: now,
   }
   // A plan without the evening check-in keeps a time chosen on a plan that had it.
@@ -119,6 +125,19 @@ export async function updateCallScheduleSettings(db: Db, userId: string, input: 
   const preferred = preferredCallTimeText(input.dailyCallTime, timeZone)
   return db.transaction(async (tx) => {
     await tx.update(profiles).set(changes).where(eq(profiles.id, userId))
+    // The calls switch is consent to calls: a change is a ledger row (saving the same state is not).
+    if (input.callsEnabled !== person.callConsent) {
+      await recordConsent(tx, {
+        userId,
+        channel: 'calls',
+        action: input.callsEnabled ? 'granted' : 'revoked',
+        source: 'settings',
+        text: callsSwitchConsentText(input.callsEnabled),
+        at: now,
+        ip: meta.ip,
+        userAgent: meta.userAgent,
+      })
+    }
     await tx
       .insert(goals)
       .values({

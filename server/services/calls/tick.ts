@@ -5,9 +5,9 @@
  * derived from the claim key. Retries that come due are enqueued the same way. Enqueuing twice is
  * harmless: the job id dedupes in the queue and the claim dedupes in the database.
  */
-import { and, eq, gte, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
-import { coachingCalls, profiles, subscribers, users } from '#server/db/schema'
+import { coachingCalls, consentStates, profiles, subscribers, users } from '#server/db/schema'
 import { paidUserCondition } from '#server/services/billing'
 import type { CallSlot } from './entitlements'
 import { callsBetween } from './planner'
@@ -38,12 +38,13 @@ async function candidateUserIds(db: DbExecutor, now: Date): Promise<string[]> {
     .select({ id: profiles.id })
     .from(profiles)
     .innerJoin(users, eq(users.id, profiles.id))
+    // Only people whose latest consent-ledger row for calls is a grant.
+    .innerJoin(consentStates, and(eq(consentStates.userId, profiles.id), eq(consentStates.channel, 'calls'), eq(consentStates.granted, true)))
     .leftJoin(subscribers, eq(subscribers.userId, profiles.id))
     .where(
       and(
         isNotNull(profiles.dailyCallTime),
         eq(profiles.onboardingCompleted, true),
-        isNull(profiles.callsConsentRevokedAt),
         paidUserCondition(now),
         or(near(profiles.dailyCallTime), and(inArray(subscribers.tier, ['premium', 'elite']), near(evening))),
       ),

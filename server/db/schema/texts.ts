@@ -1,0 +1,105 @@
+import { relations, sql } from 'drizzle-orm'
+import { check, date, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { inList } from './helpers'
+import { coachingCalls } from './calls'
+import { users } from './users'
+
+/** recap: after a completed call; missed_call: a call that did not reach the person; weekly_report: the report's link. */
+export const TEXT_KINDS = ['recap', 'missed_call', 'weekly_report'] as const
+export type TextKind = (typeof TEXT_KINDS)[number]
+
+/**
+ * held: waiting for the person's 8 AM–9 PM window or for the next day under the daily cap;
+ * sending: claimed by a sender, the provider request is on its way; sent: Twilio accepted it
+ * (its sid is kept); logged: no Twilio configured, written to the log instead; delivered /
+ * undelivered: the provider's status callback; failed: the provider refused it; skipped: not sent
+ * at all (no consent, no number, too late to matter: skip_reason says which).
+ */
+export const TEXT_STATUSES = ['held', 'sending', 'sent', 'logged', 'delivered', 'undelivered', 'failed', 'skipped'] as const
+export type TextStatus = (typeof TEXT_STATUSES)[number]
+/** The statuses that count against the person's daily cap and the weekly footer (a text that went out, or is going). */
+export const TEXT_OUT_STATUSES = ['sending', 'sent', 'logged', 'delivered', 'undelivered'] as const satisfies readonly TextStatus[]
+
+/**
+ * Every outbound text, from the moment something asks for it: its own content, the body as it left
+ * (brand and footer added), where it is (TEXT_STATUSES), and the local date it counted against.
+ * dedupe_key makes asking twice (a retried job, a second worker) one text.
+ */
+export const textMessages = pgTable(
+  'text_messages',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text({ enum: TEXT_KINDS }).notNull(),
+    /** e.g. recap:<call id>, missed_call:<call id>, weekly_report:<user id>:<week>. */
+    dedupeKey: text().notNull(),
+    callId: uuid().references(() => coachingCalls.id, { onDelete: 'set null' }),
+    /** The message's own words, before the brand name and the opt-out footer are added. */
+    content: text().notNull(),
+    /** The body as sent (null until it is). */
+    body: text(),
+    /** E.164 number it went to (null until sent). */
+    toNumber: text(),
+    status: text({ enum: TEXT_STATUSES }).notNull(),
+    /** A held text is due at this instant (the next 8 AM local, or the next day under the cap). */
+    holdUntil: timestamp({ withTimezone: true }),
+    /** The person's local date the text counted against (the daily cap and the weekly footer). */
+    localDate: date({ mode: 'string' }),
+    /** Twilio's message sid (SM…). */
+    providerSid: text(),
+    errorCode: integer(),
+    skipReason: text(),
+    segments: smallint(),
+    attempts: smallint().notNull().default(0),
+    /** A sender holds the text until then (a crashed sender's claim is taken over after it). */
+    leaseUntil: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+    sentAt: timestamp({ withTimezone: true }),
+    updatedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('text_messages_dedupe_key').on(t.dedupeKey),
+    uniqueIndex('text_messages_provider_sid_key').on(t.providerSid),
+    index('text_messages_user_local_date_idx').on(t.userId, t.localDate),
+    // The release job finds held texts that are due.
+    index('text_messages_held_idx')
+      .on(t.holdUntil)
+      .where(sql`${t.status} = 'held'`),
+    check('text_messages_kind_check', inList(t.kind, TEXT_KINDS)),
+    check('text_messages_status_check', inList(t.status, TEXT_STATUSES)),
+  ],
+)
+
+/**
+ * Inbound texts to our number, one row per Twilio MessageSid: a redelivered webhook finds the sid
+ * taken and does nothing. keyword is the family the whole body matched (stop, start, help) or null.
+ */
+export const inboundTexts = pgTable(
+  'inbound_texts',
+  {
+    messageSid: text().primaryKey(),
+    fromNumber: text().notNull(),
+    toNumber: text().notNull(),
+    body: text().notNull(),
+    keyword: text({ enum: ['stop', 'start', 'help'] }),
+    /** How many accounts use the sender's number (0: an unknown number, ignored). */
+    matchedUsers: integer().notNull(),
+    /** What we answered (TwiML <Message>), if anything. */
+    reply: text(),
+    receivedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [
+    index('inbound_texts_from_idx').on(t.fromNumber, t.receivedAt),
+    check('inbound_texts_keyword_check', sql`${t.keyword} is null or ${t.keyword} in ('stop', 'start', 'help')`),
+  ],
+)
+
+export const textMessagesRelations = relations(textMessages, ({ one }) => ({
+  user: one(users, { fields: [textMessages.userId], references: [users.id] }),
+  call: one(coachingCalls, { fields: [textMessages.callId], references: [coachingCalls.id] }),
+}))
+
+export type TextMessage = typeof textMessages.$inferSelect
+export type InboundText = typeof inboundTexts.$inferSelect
