@@ -35,10 +35,9 @@ export const commitments = pgTable(
   },
   (t) => [
     uniqueIndex('commitments_call_position_key').on(t.callId, t.position),
-    // The open ones of a person, newest first (the dashboard, the next call's variables).
-    index('commitments_user_open_idx')
-      .on(t.userId, t.madeAt.desc())
-      .where(sql`${t.status} = 'open'`),
+    // A person's commitments by when they were made: the open ones newest first (the dashboard,
+    // the next call's variables), the ones made in a week (the weekly report).
+    index('commitments_user_made_idx').on(t.userId, t.madeAt.desc()),
     // The kept rate and the weekly report: what was settled in a window.
     index('commitments_user_resolved_idx')
       .on(t.userId, t.resolvedAt)
