@@ -34,6 +34,7 @@ import goalsRoutes from './routes/goals'
 import healthRoutes from './routes/health'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
+import reportsRoutes from './routes/reports'
 import voiceRoutes from './routes/voice'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
@@ -202,6 +203,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(dashboardRoutes)
   await app.register(callsRoutes)
   await app.register(commitmentsRoutes)
+  await app.register(reportsRoutes)
   await app.register(coursesRoutes)
   await app.register(chatRoutes)
 

@@ -25,6 +25,7 @@ import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
 import { createMaintenance } from '#server/services/maintenance'
+import { createReports } from '#server/services/reports'
 import { createVoice } from '#server/services/voice'
 
 export type ServiceDeps = {
@@ -142,6 +143,12 @@ export function createServices(config: Config, deps: ServiceDeps) {
     chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
+    /**
+     * Weekly progress reports. `texts` is the texts service's request for one text; until that
+     * service is part of this composition root, report texts are recorded as skipped
+     * ('texts_not_available') and only the email goes.
+     */
+    reports: createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs: deps.jobs ?? noJobQueue, texts: undefined }),
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
     /** Live phone calls: the sockets that watch them (`watch-calls`) and ending one (`end-phone-call`). */

@@ -91,7 +91,7 @@ export type CoachingCallReport = {
   energy: number
   commitments: string[]
   /** The open commitments of `variableValues.openCommitments` ("1. …" a line), each reviewed. */
-  commitmentsReviewed: Array<{ number: number; commitment: string; outcome: 'kept' | 'missed' }>
+  commitmentsReviewed: Array<{ number?: number; commitment: string; outcome: 'kept' | 'missed' }>
 }
 
 export const SCENARIOS = ['answered', 'no-answer', 'busy', 'voicemail', 'start-error', 'stuck'] as const

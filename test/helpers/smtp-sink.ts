@@ -20,7 +20,7 @@ export function createSmtpServer(onMail: (mail: CapturedMail) => void | Promise<
         const accepted = onMail({
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           raw,
-          subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+          subject: decodeEncodedWords(/^Subject: (.*(?:\r?\n[ \t].*)*)$/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim() ?? ''),
           text: decodeQuotedPrintable(raw),
         })
         void Promise.resolve(accepted).then(() => callback())
@@ -89,6 +89,19 @@ export async function startSmtpSink(): Promise<{
   }
 }
 
+/** Quoted-printable to text, its bytes read as UTF-8 (nodemailer sends 7-bit: QP or base64). */
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  const bytes = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  return Buffer.from(bytes, 'latin1').toString('utf8')
+}
+
+/** A header's RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`) as text. */
+function decodeEncodedWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, encoding: string, text: string) =>
+      encoding.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+    )
 }
