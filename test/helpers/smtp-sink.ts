@@ -1,7 +1,25 @@
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
-export type CapturedMail = { to: string[]; raw: string; subject: string; text: string }
+export type CapturedMail = {
+  to: string[]
+  raw: string
+  subject: string
+  text: string
+  /** The message's header fields, by lower-case name (folded lines unfolded; encoded words as sent). */
+  headers: Record<string, string>
+}
+
+/** The top-level header fields of a raw message. */
+function headersOf(raw: string): Record<string, string> {
+  const head = raw.split(/\r?\n\r?\n/)[0] ?? ''
+  const fields: Record<string, string> = {}
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const colon = line.indexOf(':')
+    if (colon > 0) fields[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return fields
+}
 
 /**
  * A real SMTP server (no auth, no TLS) that hands every message it receives to `onMail`. The
@@ -22,6 +40,7 @@ export function createSmtpServer(onMail: (mail: CapturedMail) => void | Promise<
           raw,
           subject: decodeEncodedWords(/^Subject: (.*(?:\r?\n[ \t].*)*)$/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim() ?? ''),
           text: decodeQuotedPrintable(raw),
+          headers: headersOf(raw),
         })
         void Promise.resolve(accepted).then(() => callback())
       })

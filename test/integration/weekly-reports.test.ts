@@ -93,11 +93,8 @@ async function signedInMember(app: FastifyInstance, now: Date, options: Paramete
 const reportsOf = (userId: string) => database.db.select().from(weeklyReports).where(eq(weeklyReports.userId, userId)).orderBy(asc(weeklyReports.periodEnd))
 const mailsTo = (email: string) => smtp.mails.filter((mail) => mail.to.includes(email.toLowerCase()) && /^Your Momentum Coach week/.test(mail.subject))
 
-/** A header of a captured message (folded lines unfolded). */
-function headerOf(mail: CapturedMail, name: string): string | undefined {
-  const head = mail.raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ')
-  return new RegExp(`^${name}: (.*)$`, 'mi').exec(head)?.[1]?.trim()
-}
+/** A header field of a captured message. */
+const headerOf = (mail: CapturedMail, name: string): string | undefined => mail.headers[name.toLowerCase()]
 
 /** The one-click URL of a report email's List-Unsubscribe header. */
 const oneClickUrl = (mail: CapturedMail) => /^<([^>]+)>$/.exec(headerOf(mail, 'List-Unsubscribe') ?? '')?.[1]

@@ -86,7 +86,7 @@ function Section({ title, children, className }: { title: string; children: Reac
 
 function Figure({ term, value, detail }: { term: string; value: string; detail?: string }) {
   return (
-    <div className="rounded-lg border bg-card p-4">
+    <div className="rounded-lg border bg-card p-4" data-testid={`figure-${term.toLowerCase().replace(/\s+/g, '-')}`}>
       <dt className="text-sm font-medium text-muted-foreground">{term}</dt>
       <dd className="mt-1 text-3xl font-bold tracking-tight">{value}</dd>
       {detail ? <dd className="mt-1 text-sm text-muted-foreground">{detail}</dd> : null}
