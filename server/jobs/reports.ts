@@ -7,7 +7,7 @@ import { defineJob } from './define'
  * is a whole minute, and so is every offset's), claims the reports come due in one statement,
  * writes their figures and enqueues a delivery per report; the claim (unique per person-week)
  * makes any number of runners at once harmless. A delivery sends the email and asks for the text,
- * each claimed on the report before it goes.
+ * each claimed on the report before it goes. The sweep picks up what a stopped process left.
  */
 export const weeklyReportsTick = defineJob({
   name: 'weekly-reports',
@@ -18,7 +18,21 @@ export const weeklyReportsTick = defineJob({
   backoffMs: 1_000,
   async handler(services, _payload, { log }) {
     const result = await services.reports.tick()
-    if (result.claimed + result.enqueued + result.givenUp > 0) log.info(result, 'weekly reports')
+    if (result.claimed + result.enqueued > 0) log.info(result, 'weekly reports')
+    return result
+  },
+})
+
+export const weeklyReportsSweep = defineJob({
+  name: 'weekly-reports-sweep',
+  queue: 'reports',
+  schedule: { cron: '*/5 * * * *', tz: 'UTC' },
+  payload: z.object({}).strict(),
+  attempts: 1,
+  backoffMs: 1_000,
+  async handler(services, _payload, { log }) {
+    const result = await services.reports.sweep()
+    if (result.generated + result.enqueued + result.givenUp > 0) log.info(result, 'weekly reports sweep')
     return result
   },
 })

@@ -445,8 +445,9 @@ describe('what a stopped process left', () => {
         { userId: undelivered.id, ...week, content, generatedAt: claimedAt, createdAt: claimedAt },
         { userId: halfSent.id, ...week, content, generatedAt: claimedAt, createdAt: claimedAt, emailStatus: 'sending', emailClaimedAt: claimedAt },
       ])
-      await running.jumpTo(at('2026-11-09T12:01:00Z'))
-      expect((await reportsOf(unwritten.id))[0]).toMatchObject({ emailStatus: 'sent', generatedAt: at('2026-11-09T12:01:00Z') })
+      // The sweep (every 5 minutes) finds them.
+      await running.jumpTo(at('2026-11-09T12:05:00Z'))
+      expect((await reportsOf(unwritten.id))[0]).toMatchObject({ emailStatus: 'sent', generatedAt: at('2026-11-09T12:05:00Z') })
       expect((await reportsOf(unwritten.id))[0]!.content!.scores).toHaveLength(8)
       expect((await reportsOf(undelivered.id))[0]).toMatchObject({ emailStatus: 'sent' })
       expect((await reportsOf(halfSent.id))[0]).toMatchObject({ emailStatus: 'failed', emailSkipReason: 'sender_lost' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { latestDueWeek, nextDueWeek, reportWeek } from '#server/services/reports'
+import { CATCH_UP_MS, latestDueWeek, mayBeDue, nextDueWeek, reportWeek } from '#server/services/reports'
 import { oracleFireInstant } from '../helpers/dst-oracle'
 
 const ZONES = ['America/New_York', 'America/Los_Angeles', 'America/Sao_Paulo', 'Europe/London', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Australia/Adelaide', 'Pacific/Chatham', 'Pacific/Apia', 'Pacific/Honolulu']
@@ -45,3 +45,17 @@ describe("a report's week", () => {
     expect(() => reportWeek('2026-11-02', 'America/New_York')).toThrow(/not a Sunday/)
   })
 })
+
+describe('the hours the tick reads anything', () => {
+  it("cover every zone's Sunday 6:00 PM and its catch-up, and leave out the middle of the week", () => {
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      for (const sunday of ['2026-03-08', '2026-06-14', '2026-11-01', '2026-12-27']) {
+        const due = reportWeek(sunday, zone).periodEnd
+        expect(mayBeDue(due), `${zone} ${sunday}`).toBe(true)
+        expect(mayBeDue(new Date(due.getTime() + CATCH_UP_MS - 60_000)), `${zone} ${sunday} catch-up`).toBe(true)
+      }
+    }
+    for (const instant of ['2026-11-04T12:00:00Z', '2026-11-06T23:00:00Z', '2026-11-03T00:00:00Z', '2026-11-07T23:59:00Z']) expect(mayBeDue(new Date(instant)), instant).toBe(false)
+  })
+})
+

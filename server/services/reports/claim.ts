@@ -20,6 +20,26 @@ export const CATCH_UP_MS = 12 * 60 * 60_000
 /** The zone a profile without one is in (as the calls read it). */
 export const DEFAULT_ZONE = 'America/New_York'
 
+/** The farthest ahead of and behind UTC a zone is (Kiribati's +14:00, Baker Island's −12:00). */
+const AHEAD_MS = 14 * 60 * 60_000
+const BEHIND_MS = 12 * 60 * 60_000
+const WEEK_MS = 7 * 24 * 60 * 60_000
+const SLACK_MS = 60 * 60_000
+
+/**
+ * Whether some zone's Sunday 6:00 PM, or its catch-up, can fall at `now`: from Sunday 4:00 AM UTC
+ * (18:00 at +14:00) to Monday 6:00 AM UTC (18:00 at −12:00) plus the catch-up, with an hour's
+ * slack each side. The tick reads nothing the rest of the week.
+ */
+export function mayBeDue(now: Date): boolean {
+  // Sunday 18:00 UTC of the week `now` falls in (weeks counted from Sunday 4 January 1970).
+  const sunday1800 = Date.UTC(1970, 0, 4, 18)
+  const sinceSunday = (((now.getTime() - sunday1800) % WEEK_MS) + WEEK_MS) % WEEK_MS
+  const from = WEEK_MS - AHEAD_MS - SLACK_MS
+  const to = BEHIND_MS + CATCH_UP_MS + SLACK_MS
+  return sinceSunday >= from || sinceSunday <= to
+}
+
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[]
 
 /** The weeks due now: per zone the members live in, its latest Sunday 6:00 PM, if within the catch-up. */

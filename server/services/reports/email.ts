@@ -4,29 +4,12 @@
  * honours on POST, List-Unsubscribe-Post) plus a visible link to the app's /unsubscribe page.
  */
 import { LIFE_AREA_TITLES } from '#common/life-areas'
-import { weekLabel, type WeeklyReportContent } from '#common/reports'
+import { moodText, scoreChangeText, weekLabel, type WeeklyReportContent } from '#common/reports'
 import type { OutgoingMail } from '#server/integrations/mailer'
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
-
-/** "up 2 from 5", "no change", "new this week" … for one area's score. */
-export function scoreChangeText(score: WeeklyReportContent['scores'][number]): string {
-  if (score.score === null) return 'not rated'
-  if (score.previous === null || score.change === null) return `${score.score}/10`
-  if (score.change === 0) return `${score.score}/10, no change`
-  return `${score.score}/10, ${score.change > 0 ? 'up' : 'down'} ${Math.abs(score.change)} from ${score.previous}`
-}
-
-/** The mood line: the average and how it moved against the week before. */
-export function moodText(mood: WeeklyReportContent['mood']): string {
-  if (mood.average === null) return 'No mood recorded this week'
-  const base = `${mood.average} out of 10 on average`
-  if (mood.previousAverage === null || mood.trend === null) return base
-  if (mood.trend === 'steady') return `${base}, steady against ${mood.previousAverage} the week before`
-  return `${base}, ${mood.trend} from ${mood.previousAverage} the week before`
-}
 
 /** The report's figures as lines of text (the email's and the text's). */
 export function reportLines(content: WeeklyReportContent): { label: string; value: string }[] {

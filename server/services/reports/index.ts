@@ -6,8 +6,8 @@
  *
  * The `weekly-reports` job ticks every minute: it claims the reports come due (one statement for
  * everyone due), writes their figures in batches, and enqueues one `weekly-report-delivery` job
- * per report. The same tick catches up what a stopped process left: claims without figures,
- * deliveries whose job was lost, and sends that never finished.
+ * per report. The `weekly-reports-sweep` job (every 5 minutes) catches up what a stopped process
+ * left: claims without figures, deliveries whose job was lost, and sends that never finished.
  */
 import { and, desc, eq, isNotNull, lt, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
@@ -19,14 +19,14 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
 import type { ConsentRequestMeta } from '#server/services/consent'
-import { claimReports, dueWeeks, undeliveredReports } from './claim'
+import { claimReports, dueWeeks, mayBeDue, undeliveredReports } from './claim'
 import { deliverReport, type DeliveryResult, type ReportTexts } from './deliver'
 import { generateReports, ungeneratedReports } from './generate'
 import { unsubscribe } from './unsubscribe'
 
-export { CATCH_UP_MS, DEFAULT_ZONE } from './claim'
+export { CATCH_UP_MS, DEFAULT_ZONE, mayBeDue } from './claim'
 export { reportUrl, type ReportTexts } from './deliver'
-export { moodText, reportEmail, reportLines, reportText, scoreChangeText } from './email'
+export { reportEmail, reportLines, reportText } from './email'
 export { reportContent, type CallRow, type ClaimedReport, type CommitmentRow, type GoalRow } from './generate'
 export { latestDueWeek, nextDueWeek, reportWeek, type ReportWeek } from './week'
 
@@ -55,7 +55,8 @@ export type ReportsDeps = {
 
 export type Reports = ReturnType<typeof createReports>
 
-export type ReportTick = { claimed: number; generated: number; enqueued: number; failedEnqueues: number; givenUp: number }
+export type ReportTick = { claimed: number; generated: number; enqueued: number; failedEnqueues: number }
+export type ReportSweep = { generated: number; enqueued: number; failedEnqueues: number; givenUp: number }
 
 export function createReports(deps: ReportsDeps) {
   const { db, clock, log, jobs } = deps
@@ -112,26 +113,38 @@ export function createReports(deps: ReportsDeps) {
   }
 
   return {
-    /** The minute's work: claim what came due, write the figures, enqueue the deliveries; catch up. */
+    /**
+     * The minute's work: claim what came due, write the figures, enqueue the deliveries. Outside
+     * the hours when some zone's Sunday 6:00 PM (or its catch-up) can fall, nothing is read.
+     */
     async tick(): Promise<ReportTick> {
       const now = clock.now()
+      if (!mayBeDue(now)) return { claimed: 0, generated: 0, enqueued: 0, failedEnqueues: 0 }
       const claimed = await claimReports(db, await dueWeeks(db, now, log), now)
-      let generated = await generateAll(claimed)
-      // Claims another run left without figures (it stopped in between).
-      const stale = new Date(now.getTime() - STALE_MS)
-      const orphans = await ungeneratedReports(db, stale, 5000)
-      if (orphans.length > 0) generated += await generateAll(orphans)
+      const generated = await generateAll(claimed)
       const fresh = await enqueueAll(
         claimed.map((report) => report.id),
         (id) => `weekly-report-${id}`,
       )
-      // Deliveries whose job was lost (or failed every try): again, at most once an hour each.
+      if (fresh.failed > 0) log.warn({ failed: fresh.failed }, 'weekly reports: some deliveries could not be enqueued; the sweep enqueues them again')
+      return { claimed: claimed.length, generated, enqueued: fresh.enqueued, failedEnqueues: fresh.failed }
+    },
+
+    /**
+     * What a stopped process left (every few minutes): claims without figures, deliveries whose job
+     * was lost or failed every try (enqueued again at most once an hour each), and sends that never
+     * finished or came too late (recorded as not sent, never sent twice).
+     */
+    async sweep(): Promise<ReportSweep> {
+      const now = clock.now()
+      const stale = new Date(now.getTime() - STALE_MS)
+      const orphans = await ungeneratedReports(db, stale, 5000)
+      const generated = orphans.length > 0 ? await generateAll(orphans) : 0
       const hour = Math.floor(now.getTime() / 3_600_000)
       const lost = await undeliveredReports(db, stale, new Date(now.getTime() - DELIVERY_WINDOW_MS), 5000)
       const again = await enqueueAll(lost, (id) => `weekly-report-${id}-${hour}`)
       const givenUp = await giveUp(now)
-      if (fresh.failed + again.failed > 0) log.warn({ failed: fresh.failed + again.failed }, 'weekly reports: some deliveries could not be enqueued; the next ticks try again')
-      return { claimed: claimed.length, generated, enqueued: fresh.enqueued + again.enqueued, failedEnqueues: fresh.failed + again.failed, givenUp }
+      return { generated, enqueued: again.enqueued, failedEnqueues: again.failed, givenUp }
     },
 
     /** One report's email and text (the delivery job). */
