@@ -135,3 +135,20 @@ export function weekLabel(weekEnding: string): string {
   const day = (date: Date, year: boolean) => date.toLocaleDateString('en-US', { month: 'short', day: 'numeric', ...(year ? { year: 'numeric' } : {}), timeZone: 'UTC' })
   return `${day(start, false)} – ${day(end, true)}`
 }
+
+/** "7/10, up 2 from 5", "7/10, no change", "7/10" (no earlier figure) or "not rated": one area's score against the week before. */
+export function scoreChangeText(score: WeeklyReportContent['scores'][number]): string {
+  if (score.score === null) return 'not rated'
+  if (score.previous === null || score.change === null) return `${score.score}/10`
+  if (score.change === 0) return `${score.score}/10, no change`
+  return `${score.score}/10, ${score.change > 0 ? 'up' : 'down'} ${Math.abs(score.change)} from ${score.previous}`
+}
+
+/** The mood line: the average and how it moved against the week before. */
+export function moodText(mood: WeeklyReportContent['mood']): string {
+  if (mood.average === null) return 'No mood recorded this week'
+  const base = `${mood.average} out of 10 on average`
+  if (mood.previousAverage === null || mood.trend === null) return base
+  if (mood.trend === 'steady') return `${base}, steady against ${mood.previousAverage} the week before`
+  return `${base}, ${mood.trend} from ${mood.previousAverage} the week before`
+}

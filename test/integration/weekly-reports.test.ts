@@ -19,7 +19,9 @@ import { createServices } from '#server/container'
 import { coachingCalls, commitments, consentEvents, goals, profiles, users, weeklyReports } from '#server/db/schema'
 import { createBullmqEnqueuer, startBullmqWorkers } from '#server/jobs/bullmq'
 import { JOBS } from '#server/jobs/index'
+import { createMailer } from '#server/integrations/mailer'
 import { activateTestingPlan } from '#server/services/billing'
+import { createReports, type ReportTexts } from '#server/services/reports'
 import { buildTestApp, testConfig } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -420,6 +422,55 @@ describe('the one-click unsubscribe', () => {
     await setConsent(database.db, user.id, 'texts', true, clock.now())
     await running.jumpTo(at('2026-11-08T23:00:00Z'))
     expect(await reportsOf(user.id)).toMatchObject([{ emailStatus: 'sent', textStatus: 'skipped', textSkipReason: 'texts_not_available' }])
+  })
+})
+
+describe("the report's text", () => {
+  it('asks the texts service once per person-week with its link, with texts on; a refused request is given back and asked again', async () => {
+    // The texts service is wired into createServices by the texts work; here the reports domain is
+    // built by its factory (ADR 021) with a texts service that records what it is asked.
+    const clock = fakeClock(at('2026-11-08T23:00:00Z'))
+    const asked: Array<Parameters<ReportTexts['request']>[0]> = []
+    let refuse = true
+    const texts: ReportTexts = {
+      async request(input) {
+        if (refuse) throw new Error('the outbox is unavailable')
+        asked.push(input)
+      },
+    }
+    const queued: string[] = []
+    const reports = createReports({
+      db: database.db,
+      clock,
+      log,
+      mailer: createMailer({ smtpUrl: smtp.url, from: 'coach@example.com', log, logLinks: false }),
+      appUrl: 'http://localhost:3000/',
+      jobs: { enqueue: async (_name, payload) => (queued.push((payload as { reportId: string }).reportId), 'job') },
+      texts,
+    })
+    const withTexts = await member('America/New_York', clock.now())
+    await setConsent(database.db, withTexts.id, 'texts', true, clock.now())
+    const withoutTexts = await member('America/New_York', clock.now())
+    await reports.tick()
+    const [mine] = await reportsOf(withTexts.id)
+    const [theirs] = await reportsOf(withoutTexts.id)
+    expect(queued).toEqual(expect.arrayContaining([mine!.id, theirs!.id]))
+
+    await expect(reports.deliver(mine!.id)).rejects.toThrow('the outbox is unavailable')
+    expect((await reportsOf(withTexts.id))[0]).toMatchObject({ emailStatus: 'sent', textStatus: 'pending' })
+    refuse = false
+    expect(await reports.deliver(mine!.id)).toEqual({ email: 'sent', text: 'requested' })
+    expect(await reports.deliver(mine!.id)).toEqual({ email: 'sent', text: 'requested' })
+    expect(await reports.deliver(theirs!.id)).toEqual({ email: 'sent', text: 'skipped' })
+    expect(asked).toEqual([
+      {
+        userId: withTexts.id,
+        kind: 'weekly_report',
+        dedupeKey: `weekly_report:${withTexts.id}:2026-11-08`,
+        content: 'Your week (Nov 2 - Nov 8, 2026): 0 calls, 0 minutes talked, 0 commitments kept. Your report: http://localhost:3000/reports/2026-11-08',
+      },
+    ])
+    expect(mailsTo(withTexts.email)).toHaveLength(1)
   })
 })
 

@@ -85,8 +85,11 @@ export function reportEmail(input: ReportEmailInput): OutgoingMail {
   }
 }
 
-/** The weekly report's text (the texts service adds the brand name and, when due, the opt-out footer). */
+/**
+ * The weekly report's text (the texts service adds the brand name and, when due, the opt-out
+ * footer): GSM-7 characters only (a hyphen, not the en dash), so it stays in 160-character segments.
+ */
 export function reportText(input: { weekEnding: string; content: WeeklyReportContent; reportUrl: string }): string {
   const { calls, commitments } = input.content
-  return `Your week (${weekLabel(input.weekEnding)}): ${calls.completed} calls, ${plural(calls.minutesTalked, 'minute')} talked, ${commitments.kept} commitments kept. Your report: ${input.reportUrl}`
+  return `Your week (${weekLabel(input.weekEnding).replace('–', '-')}): ${plural(calls.completed, 'call')}, ${plural(calls.minutesTalked, 'minute')} talked, ${plural(commitments.kept, 'commitment')} kept. Your report: ${input.reportUrl}`
 }
