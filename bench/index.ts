@@ -16,6 +16,7 @@ import { callsPunctuality } from './calls-punctuality'
 import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
 import { dstAgreement } from './dst'
+import { weeklyReportsBench } from './weekly-reports'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Rounds of the benchmarks that are not app-vs-bare pairs (hashing). */
@@ -269,7 +270,7 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, faults). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, reports, faults). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -285,6 +286,10 @@ if (wanted('webhooks')) {
 if (wanted('punctuality')) {
   console.log('\nBenchmark: daily calls punctuality (lateness of the dial at the fake Vapi, BullMQ and embedded)')
   results.push(...(await callsPunctuality()))
+}
+if (wanted('reports')) {
+  console.log("\nBenchmark: weekly reports for 10,000 people, each at its own Sunday 6:00 PM, 2 runners at once, vs reading the same rows with one SQL query")
+  results.push(await weeklyReportsBench())
 }
 if (wanted('faults')) {
   console.log('\nBenchmark: daily calls exactly once under faults (workers killed, Redis restarted)')
