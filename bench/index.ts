@@ -17,6 +17,7 @@ import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
 import { dstAgreement } from './dst'
 import { liveTranscript, voiceGateway } from './voice'
+import { weeklyReportsBench } from './weekly-reports'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** Rounds of the benchmarks that are not app-vs-bare pairs (hashing). */
@@ -270,7 +271,7 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
   return outcomes
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, faults, voice, live). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, reports, faults, voice, live). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -294,6 +295,10 @@ if (wanted('voice')) {
 if (wanted('live')) {
   console.log('\nBenchmark: a phone call watched live, webhook on one server and dashboard on another (one Redis)')
   results.push(await liveTranscript())
+}
+if (wanted('reports')) {
+  console.log("\nBenchmark: weekly reports for 10,000 people, each at its own Sunday 6:00 PM, 2 runners at once, vs reading the same rows with one SQL query")
+  results.push(await weeklyReportsBench())
 }
 if (wanted('faults')) {
   console.log('\nBenchmark: daily calls exactly once under faults (workers killed, Redis restarted)')

@@ -14,7 +14,13 @@ export const BROWSER_ROUTES = [
   '/debug/edge-functions',
 ] as const
 
-const patterns = BROWSER_ROUTES.map(
+/**
+ * Screens issues added beyond the spec's route map (they load directly by URL with a 200 too): the
+ * weekly reports and one week's report, and the report email's unsubscribe page.
+ */
+export const ADDED_ROUTES = ['/reports', '/reports/$week', '/unsubscribe'] as const
+
+const patterns = [...BROWSER_ROUTES, ...ADDED_ROUTES].map(
   (route) => new RegExp(`^${route.replace(/\$[A-Za-z]+/g, '[^/]+')}/?$`),
 )
 

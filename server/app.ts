@@ -27,6 +27,7 @@ import authRoutes from './routes/auth'
 import billingRoutes from './routes/billing'
 import callsRoutes from './routes/calls'
 import chatRoutes from './routes/chat'
+import commitmentsRoutes from './routes/commitments'
 import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
 import goalsRoutes from './routes/goals'
@@ -34,6 +35,7 @@ import healthRoutes from './routes/health'
 import consentRoutes from './routes/consent'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
+import reportsRoutes from './routes/reports'
 import voiceRoutes from './routes/voice'
 import voiceConfigRoutes from './routes/voice-config'
 import stripeWebhookRoutes from './routes/webhooks-stripe'
@@ -204,6 +206,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(goalsRoutes)
   await app.register(dashboardRoutes)
   await app.register(callsRoutes)
+  await app.register(commitmentsRoutes)
+  await app.register(reportsRoutes)
   await app.register(coursesRoutes)
   await app.register(chatRoutes)
 

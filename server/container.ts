@@ -22,10 +22,12 @@ import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
 import { createConsent } from '#server/services/consent'
+import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
 import { createMaintenance } from '#server/services/maintenance'
+import { createReports } from '#server/services/reports'
 import { createTexts } from '#server/services/texts'
 import { createVoice } from '#server/services/voice'
 
@@ -157,9 +159,13 @@ export function createServices(config: Config, deps: ServiceDeps) {
     consent: createConsent({ db, clock, smsNumber: config.smsOptInNumber }),
     /** Texts: the inbound webhook, the outbox (recaps, missed calls, the weekly report's link), the opt-in screen's signal. */
     texts,
+    /** The commitment loop: open commitments, the kept rate, marking one done. */
+    commitments: createCommitments({ db, clock }),
     chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
+    /** Weekly progress reports: the email, and the link by text through the texts outbox (its consent, hours and daily cap). */
+    reports: createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs: deps.jobs ?? noJobQueue, texts: { request: (input) => texts.sendText(input) } }),
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
     /** Live phone calls: the sockets that watch them (`watch-calls`) and ending one (`end-phone-call`). */

@@ -1,7 +1,15 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { Logger } from 'pino'
 
-export type OutgoingMail = { to: string; subject: string; text: string; html: string; link: string }
+export type OutgoingMail = {
+  to: string
+  subject: string
+  text: string
+  html: string
+  link: string
+  /** Extra header fields (a report's List-Unsubscribe and List-Unsubscribe-Post, RFC 8058). */
+  headers?: Record<string, string>
+}
 
 export type Mailer = {
   send(mail: OutgoingMail): Promise<void>
@@ -28,7 +36,14 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
     async send(mail) {
       // An address object is used as it is; a string would be parsed, and a name, a second
       // address or a list in it would be honoured (the schema refuses them too: common/auth.ts).
-      await transport.sendMail({ from: options.from, to: { name: '', address: mail.to }, subject: mail.subject, text: mail.text, html: mail.html })
+      await transport.sendMail({
+        from: options.from,
+        to: { name: '', address: mail.to },
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        ...(mail.headers ? { headers: mail.headers } : {}),
+      })
     },
     close() {
       transport.close()

@@ -18,6 +18,12 @@ export type RouteAuth =
   | 'paid'
   /** A provider, authenticated by the request's signature (the route verifies it). */
   | 'webhook'
+  /**
+   * Whoever holds an emailed link's token (a report's one-click unsubscribe, which a mail provider
+   * POSTs with no cookie and from no page of ours): the route verifies the token; no session, and
+   * no same-origin check (the token is the credential).
+   */
+  | 'token'
 
 /** A route and what it declared: who may call it, and whether its responses may be cached. */
 export type RouteAccess = { method: string; url: string; auth: RouteAuth | undefined; cache: 'no-store' | undefined }

@@ -8,7 +8,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /**
  * Refuses every state-changing /api request that is not same-origin: by Sec-Fetch-Site when the
  * browser sends it, else by Origin compared with APP_URL's origin. A request with neither header
- * cannot prove where it comes from and is refused too. Webhooks are authenticated by signature.
+ * cannot prove where it comes from and is refused too. Webhooks are authenticated by signature,
+ * and routes declared `auth: 'token'` by the emailed token they carry (a one-click unsubscribe).
  */
 export default fp(
   async (app) => {
@@ -21,9 +22,11 @@ export default fp(
       const origin = request.headers.origin
       done(typeof origin === 'string' && origin === appOrigin ? undefined : crossSite())
     }
-    // Decided once per route: only /api routes that change state (webhooks excepted) are checked.
+    // Decided once per route: only /api routes that change state (webhooks, and the routes an
+    // emailed token authenticates, excepted) are checked.
     app.addHook('onRoute', (route) => {
       if (!isApiPath(route.url) || route.url.startsWith('/api/webhooks/')) return
+      if ((route.config as { auth?: string } | undefined)?.auth === 'token') return
       if ([route.method].flat().every((method) => SAFE_METHODS.has(method))) return
       addRouteHook(route, 'onRequest', sameOrigin, 'last') // after the security headers, so a refusal carries them
     })

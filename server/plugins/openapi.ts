@@ -29,7 +29,7 @@ export default fp(
         const schema = (transformed.schema ?? {}) as Record<string, unknown>
         if (auth === 'session' || auth === 'paid') schema.security = [{ session: [] }]
         if (auth === 'optional') schema.security = [{}, { session: [] }]
-        if (auth === 'none' || auth === 'webhook') schema.security = []
+        if (auth === 'none' || auth === 'webhook' || auth === 'token') schema.security = []
         return { ...transformed, schema }
       },
       transformObject: jsonSchemaTransformObject,

@@ -84,7 +84,15 @@ export interface FakeCall {
 }
 
 /** The structured output `coaching_call_report` (docs/notes issue 13). */
-export type CoachingCallReport = { areasDiscussed: LifeArea[]; summary: string; mood: number; energy: number; commitments: string[] }
+export type CoachingCallReport = {
+  areasDiscussed: LifeArea[]
+  summary: string
+  mood: number
+  energy: number
+  commitments: string[]
+  /** The open commitments of `variableValues.openCommitments` ("1. …" a line), each reviewed. */
+  commitmentsReviewed: Array<{ number?: number; commitment: string; outcome: 'kept' | 'missed' }>
+}
 
 export const SCENARIOS = ['answered', 'no-answer', 'busy', 'voicemail', 'start-error', 'stuck'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
@@ -303,9 +311,20 @@ export function parseAreas(value: unknown): LifeArea[] {
   return [...new Set(areas)]
 }
 
+/** The numbered list of `variableValues.openCommitments` ("1. Walk daily" a line). */
+export function parseOpenCommitments(value: unknown): Array<{ number: number; commitment: string }> {
+  if (typeof value !== 'string') return []
+  return value
+    .split('\n')
+    .map((line) => /^(\d+)\.\s+(.+)$/.exec(line.trim()))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ number: Number(match[1]), commitment: match[2]!.trim() }))
+}
+
 /**
  * The default `coaching_call_report` result for a call: deterministic, from its variableValues —
- * areasDiscussed = the focusAreas labels as LIFE_AREAS ids (['fitness', 'family'] when none parse).
+ * areasDiscussed = the focusAreas labels as LIFE_AREAS ids (['fitness', 'family'] when none parse);
+ * every open commitment the call was given (`openCommitments`) reviewed as kept.
  */
 export function defaultCoachingReport(variableValues: Record<string, unknown> = {}): CoachingCallReport {
   const parsed = parseAreas(variableValues.focusAreas)
@@ -318,6 +337,7 @@ export function defaultCoachingReport(variableValues: Record<string, unknown> = 
     mood: 7,
     energy: 6,
     commitments: [`Take one small step on ${titles[0]} today`],
+    commitmentsReviewed: parseOpenCommitments(variableValues.openCommitments).map((open) => ({ ...open, outcome: 'kept' as const })),
   }
 }
 
@@ -775,6 +795,10 @@ export class FakeCalls {
       const lines: Array<['bot' | 'user', string]> = [
         ['bot', `Hi ${firstName}, this is your Momentum coach for your ${str(variables.callKind, 'daily check-in')}. How are you feeling today?`],
         ['user', `Pretty good, about a ${String(report.mood ?? 7)} out of 10. I want to talk about ${areas.join(' and ') || 'my goals'}.`],
+        ...(report.commitmentsReviewed ?? []).flatMap((review): Array<['bot' | 'user', string]> => [
+          ['bot', `Last time you said you would ${review.commitment.charAt(0).toLowerCase()}${review.commitment.slice(1)}. Did you?`],
+          ['user', review.outcome === 'kept' ? 'Yes, I did it.' : 'No, not this time.'],
+        ]),
         ['bot', 'Great. What is one thing you will do before we talk again?'],
         ['user', String((report.commitments ?? [])[0] ?? 'I will keep going.')],
         ['bot', `Sounds like a plan. Talk soon, ${firstName}!`],

@@ -1,7 +1,25 @@
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
-export type CapturedMail = { to: string[]; raw: string; subject: string; text: string }
+export type CapturedMail = {
+  to: string[]
+  raw: string
+  subject: string
+  text: string
+  /** The message's header fields, by lower-case name (folded lines unfolded; encoded words as sent). */
+  headers: Record<string, string>
+}
+
+/** The top-level header fields of a raw message. */
+function headersOf(raw: string): Record<string, string> {
+  const head = raw.split(/\r?\n\r?\n/)[0] ?? ''
+  const fields: Record<string, string> = {}
+  for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const colon = line.indexOf(':')
+    if (colon > 0) fields[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return fields
+}
 
 /**
  * A real SMTP server (no auth, no TLS) that hands every message it receives to `onMail`. The
@@ -20,8 +38,9 @@ export function createSmtpServer(onMail: (mail: CapturedMail) => void | Promise<
         const accepted = onMail({
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           raw,
-          subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
+          subject: decodeEncodedWords(/^Subject: (.*(?:\r?\n[ \t].*)*)$/m.exec(raw)?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim() ?? ''),
           text: decodeQuotedPrintable(raw),
+          headers: headersOf(raw),
         })
         void Promise.resolve(accepted).then(() => callback())
       })
@@ -89,6 +108,19 @@ export async function startSmtpSink(): Promise<{
   }
 }
 
+/** Quoted-printable to text, its bytes read as UTF-8 (nodemailer sends 7-bit: QP or base64). */
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  const bytes = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  return Buffer.from(bytes, 'latin1').toString('utf8')
+}
+
+/** A header's RFC 2047 encoded words (`=?UTF-8?Q?…?=`, `=?UTF-8?B?…?=`) as text. */
+function decodeEncodedWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_, _charset: string, encoding: string, text: string) =>
+      encoding.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+    )
 }

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emptyGoalsForm } from '#common/goals'
 import { optInConsentText } from '#common/opt-in'
-import { coachingCalls, conversations, subscribers } from '#server/db/schema'
+import { coachingCalls, commitments, conversations, subscribers, weeklyReports } from '#server/db/schema'
 import { GRACE_MS } from '#server/services/billing'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -31,7 +31,9 @@ afterAll(async () => {
 })
 
 /** A valid request for each paid route (the conversation and the call are the user's own). */
-function paidRequests({ conversationId, callId }: { conversationId: string; callId: string }): Array<{ route: string; request: InjectOptions }> {
+type Ids = { conversationId: string; callId: string; commitmentId: string }
+
+function paidRequests({ conversationId, callId, commitmentId }: Ids): Array<{ route: string; request: InjectOptions }> {
   const at = (path: string) => path.replace(':id', conversationId)
   return [
     { route: 'GET /api/goals', request: { method: 'GET', url: '/api/goals' } },
@@ -83,11 +85,18 @@ function paidRequests({ conversationId, callId }: { conversationId: string; call
     { route: 'DELETE /api/conversations/:id', request: { method: 'DELETE', url: at('/api/conversations/:id') } },
     // The voice gateway's socket: through the guard, a plain GET (no upgrade) answers 426.
     { route: 'GET /api/voice', request: { method: 'GET', url: '/api/voice' } },
+    { route: 'GET /api/commitments', request: { method: 'GET', url: '/api/commitments' } },
+    { route: 'POST /api/commitments/:id/done', request: { method: 'POST', url: `/api/commitments/${commitmentId}/done` } },
+    { route: 'GET /api/reports', request: { method: 'GET', url: '/api/reports' } },
+    { route: 'GET /api/reports/:week', request: { method: 'GET', url: `/api/reports/${REPORT_WEEK}` } },
   ]
 }
 
+/** The week of the report each past-due user has. */
+const REPORT_WEEK = '2026-11-22'
+
 /** A user whose Stripe subscription became past due `daysAgo` days ago, with one conversation and one call. */
-async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; ids: { conversationId: string; callId: string } }> {
+async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; ids: Ids }> {
   const user = await signedInUser(app)
   const now = app.services.clock.now()
   await database.db.insert(subscribers).values({
@@ -108,7 +117,26 @@ async function pastDueUser(daysAgo: number): Promise<{ user: SignedIn; ids: { co
     .insert(coachingCalls)
     .values({ userId: user.user.id, callDate: now, completionStatus: 'completed' })
     .returning({ id: coachingCalls.id })
-  return { user, ids: { conversationId: conversation!.id, callId: call!.id } }
+  const [commitment] = await database.db
+    .insert(commitments)
+    .values({ userId: user.user.id, callId: call!.id, position: 0, text: 'Walk daily', madeAt: now })
+    .returning({ id: commitments.id })
+  await database.db.insert(weeklyReports).values({
+    userId: user.user.id,
+    weekEnding: REPORT_WEEK,
+    timeZone: 'America/New_York',
+    periodStart: new Date('2026-11-15T23:00:00Z'),
+    periodEnd: new Date('2026-11-22T23:00:00Z'),
+    generatedAt: now,
+    content: {
+      calls: { completed: 0, missed: 0, secondsTalked: 0, minutesTalked: 0 },
+      areasDiscussed: [],
+      commitments: { made: 0, kept: 0, missed: 0, open: 0 },
+      mood: { points: [], average: null, previousAverage: null, trend: null },
+      scores: [],
+    },
+  })
+  return { user, ids: { conversationId: conversation!.id, callId: call!.id, commitmentId: commitment!.id } }
 }
 
 type Answer = { statusCode: number; headers: Record<string, unknown>; json(): { error?: { code?: string } } }
@@ -134,7 +162,7 @@ describe('the paid guard', () => {
       .filter((route) => route.auth === 'paid' && route.method !== 'HEAD')
       .map((route) => `${route.method} ${route.url}`)
       .sort()
-    const tested = [...new Set(paidRequests({ conversationId: 'x', callId: 'x' }).map((entry) => entry.route))].sort()
+    const tested = [...new Set(paidRequests({ conversationId: 'x', callId: 'x', commitmentId: 'x' }).map((entry) => entry.route))].sort()
     expect(tested).toEqual(declared)
   })
 

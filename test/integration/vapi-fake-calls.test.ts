@@ -393,6 +393,7 @@ describe('the webhook emitter', () => {
       mood: 7,
       energy: 6,
       commitments: ['Take one small step on Fitness today'],
+      commitmentsReviewed: [],
     })
     expect(report.artifact.transcript).toContain('User: Take one small step on Fitness today')
     // A sweep that GETs the call sees what the report said.

@@ -60,8 +60,10 @@ describe('npm run vapi:setup', () => {
     const output = resources.structuredOutputs.get(first.structuredOutput.id)!
     expect(output).toMatchObject({ name: CALL_REPORT_OUTPUT, type: 'ai', schema: { type: 'object' } })
     const properties = (output.schema as { properties: Record<string, Record<string, unknown>> }).properties
-    expect(Object.keys(properties)).toEqual(['areasDiscussed', 'summary', 'mood', 'energy', 'commitments'])
+    expect(Object.keys(properties)).toEqual(['areasDiscussed', 'summary', 'mood', 'energy', 'commitments', 'commitmentsReviewed'])
     expect(properties.areasDiscussed!.items).toEqual({ type: 'string', enum: [...LIFE_AREAS] })
+    // The next call's review of the open commitments it was given: by number and words, kept or missed.
+    expect(properties.commitmentsReviewed!.items).toMatchObject({ type: 'object', required: ['commitment', 'outcome'], properties: { outcome: { type: 'string', enum: ['kept', 'missed'] } } })
 
     // Vapi sends `X-Vapi-Secret: <secret>`: a bearer credential with that header and no prefix.
     expect(resources.credentials.get(first.credential.id)).toMatchObject({

@@ -76,12 +76,29 @@ describe('the coaching assistant', () => {
     expect(CALL_REPORT_SCHEMA.properties.mood).toMatchObject({ type: 'integer', minimum: 1, maximum: 10 })
     expect(CALL_REPORT_SCHEMA.properties.energy).toMatchObject({ type: 'integer', minimum: 1, maximum: 10 })
     expect(CALL_REPORT_SCHEMA.required).toEqual(['areasDiscussed', 'summary', 'commitments'])
+    // The review of the open commitments the call was given: by number and words, kept or missed.
+    expect(CALL_REPORT_SCHEMA.properties.commitmentsReviewed.items.properties.outcome.enum).toEqual(['kept', 'missed'])
+    expect(CALL_REPORT_SCHEMA.properties.commitmentsReviewed.items.properties.number).toMatchObject({ type: 'integer', minimum: 1, maximum: 5 })
+    expect(CALL_REPORT_SCHEMA.properties.commitmentsReviewed.description).toContain('Their open commitments from earlier calls')
+    expect(COACH_PROMPT).toContain('Their open commitments from earlier calls, numbered:\n{{openCommitments}}')
+  })
+
+  it('opens a check-in with the open commitments, asked in their own words', () => {
+    const steps = COACH_PROMPT.slice(COACH_PROMPT.indexOf('# How a check-in goes'))
+    expect(steps).toMatch(/^# How a check-in goes[^\n]*\n1\. They have heard your greeting\. Open with their commitments: if they have open commitments, ask about each one in turn, in its own words \(never by its number\)/)
   })
 })
 
 describe('CallReportResult', () => {
   it('keeps a well-formed result', () => {
-    const result = { areasDiscussed: ['fitness', 'finance'], summary: 'Dana walked twice.', mood: 7, energy: 6, commitments: ['Walk on Tuesday'] }
+    const result = {
+      areasDiscussed: ['fitness', 'finance'],
+      summary: 'Dana walked twice.',
+      mood: 7,
+      energy: 6,
+      commitments: ['Walk on Tuesday'],
+      commitmentsReviewed: [{ number: 1, commitment: 'Walk 20 minutes on Monday', outcome: 'kept' }],
+    }
     expect(CallReportResult.parse(result)).toEqual(result)
   })
 
@@ -127,8 +144,31 @@ describe('CallReportResult', () => {
     expect(many).toHaveLength(CALL_REPORT_LIMITS.commitments)
   })
 
+  it('reads the review of open commitments: kept or missed ("partly" is missed), by number and words; drops the unusable', () => {
+    const parsed = CallReportResult.parse({
+      commitmentsReviewed: [
+        { number: 1, commitment: ' Walk 20 minutes ', outcome: 'kept' },
+        { number: '2', outcome: 'Missed' },
+        { commitment: 'Call Mom', outcome: 'partly done' },
+        { number: 3, commitment: 'Read', outcome: true },
+        { number: 4, commitment: 'Budget', outcome: 'maybe' },
+        { number: 0, outcome: 'kept' },
+        { outcome: 'kept' },
+        'kept',
+        null,
+      ],
+    })
+    expect(parsed.commitmentsReviewed).toEqual([
+      { number: 1, commitment: 'Walk 20 minutes', outcome: 'kept' },
+      { number: 2, commitment: null, outcome: 'missed' },
+      { number: null, commitment: 'Call Mom', outcome: 'missed' },
+      { number: 3, commitment: 'Read', outcome: 'kept' },
+    ])
+    expect(CallReportResult.parse({ commitmentsReviewed: 'all kept' }).commitmentsReviewed).toEqual([])
+  })
+
   it.each([null, 'a summary', ['fitness'], 42])('gives the empty report for %j', (input) => {
-    expect(CallReportResult.parse(input)).toEqual({ areasDiscussed: [], summary: null, mood: null, energy: null, commitments: [] })
+    expect(CallReportResult.parse(input)).toEqual({ areasDiscussed: [], summary: null, mood: null, energy: null, commitments: [], commitmentsReviewed: [] })
   })
 
   it('finds the report among the structured outputs by name, not by id', () => {
@@ -136,7 +176,7 @@ describe('CallReportResult', () => {
       'f1b9c3a0-0000-4000-8000-000000000001': { name: 'other_output', result: { mood: 1 } },
       'f1b9c3a0-0000-4000-8000-000000000002': { name: CALL_REPORT_OUTPUT, result: { areasDiscussed: ['fun'], summary: 'Fun.', mood: 12, commitments: ['Play'] } },
     }
-    expect(findCallReport(outputs)).toEqual({ areasDiscussed: ['fun'], summary: 'Fun.', mood: 10, energy: null, commitments: ['Play'] })
+    expect(findCallReport(outputs)).toEqual({ areasDiscussed: ['fun'], summary: 'Fun.', mood: 10, energy: null, commitments: ['Play'], commitmentsReviewed: [] })
     expect(findCallReport({ x: { name: 'other_output', result: {} } })).toBeNull()
     expect(findCallReport(undefined)).toBeNull()
     expect(findCallReport('nope')).toBeNull()

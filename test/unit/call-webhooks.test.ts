@@ -112,7 +112,17 @@ describe('the end-of-call report', () => {
       artifact: {
         transcript: 'AI: Hi Dana\nUser: Hi',
         structuredOutputs: {
-          'f3a1': { name: 'coaching_call_report', result: { areasDiscussed: ['fitness', 'finance', 'astrology'], summary: 'x', mood: 7, energy: 11, commitments: ['Walk 20 minutes daily', ''] } },
+          'f3a1': {
+            name: 'coaching_call_report',
+            result: {
+              areasDiscussed: ['fitness', 'finance', 'astrology'],
+              summary: 'x',
+              mood: 7,
+              energy: 11,
+              commitments: ['Walk 20 minutes daily', ''],
+              commitmentsReviewed: [{ number: 1, commitment: 'Read ten pages', outcome: 'missed' }],
+            },
+          },
         },
       },
     })
@@ -127,6 +137,7 @@ describe('the end-of-call report', () => {
       mood: 7,
       energy: 10,
       commitments: ['Walk 20 minutes daily'],
+      commitmentsReviewed: [{ number: 1, commitment: 'Read ten pages', outcome: 'missed' }],
     })
   })
 

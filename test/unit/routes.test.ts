@@ -8,6 +8,11 @@ describe('isBrowserRoute', () => {
     expect(isBrowserRoute('/dashboard/')).toBe(true)
   })
 
+  it('knows the screens issues added: the weekly reports and the unsubscribe page', () => {
+    for (const path of ['/reports', '/reports/2026-11-29', '/unsubscribe']) expect(isBrowserRoute(path)).toBe(true)
+    expect(isBrowserRoute('/reports/2026-11-29/x')).toBe(false)
+  })
+
   it('does not know other paths', () => {
     for (const path of ['/nope', '/courses/a/b', '/debug', '/auth/x', '/api/health']) {
       expect(isBrowserRoute(path)).toBe(false)

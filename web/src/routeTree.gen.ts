@@ -13,6 +13,7 @@ import { Route as IndexRouteImport } from './routes/index'
 import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as AuthRouteImport } from './routes/auth'
 import { Route as SplashRouteImport } from './routes/splash'
+import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
@@ -25,6 +26,8 @@ import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authentica
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
 import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
+import { Route as AuthenticatedPaidReportsIndexRouteImport } from './routes/_authenticated/_paid/reports.index'
+import { Route as AuthenticatedPaidReportsWeekRouteImport } from './routes/_authenticated/_paid/reports.$week'
 
 const IndexRoute = IndexRouteImport.update({
   id: '/',
@@ -43,6 +46,11 @@ const AuthRoute = AuthRouteImport.update({
 const SplashRoute = SplashRouteImport.update({
   id: '/splash',
   path: '/splash',
+  getParentRoute: () => rootRouteImport,
+} as any)
+const UnsubscribeRoute = UnsubscribeRouteImport.update({
+  id: '/unsubscribe',
+  path: '/unsubscribe',
   getParentRoute: () => rootRouteImport,
 } as any)
 const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
@@ -109,11 +117,24 @@ const AuthenticatedPaidCallsScheduleRoute =
     path: '/calls/schedule',
     getParentRoute: () => AuthenticatedPaidRoute,
   } as any)
+const AuthenticatedPaidReportsIndexRoute =
+  AuthenticatedPaidReportsIndexRouteImport.update({
+    id: '/reports/',
+    path: '/reports/',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
+const AuthenticatedPaidReportsWeekRoute =
+  AuthenticatedPaidReportsWeekRouteImport.update({
+    id: '/reports/$week',
+    path: '/reports/$week',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
   '/auth': typeof AuthRoute
   '/splash': typeof SplashRoute
+  '/unsubscribe': typeof UnsubscribeRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
@@ -125,11 +146,14 @@ export interface FileRoutesByFullPath {
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
+  '/reports/$week': typeof AuthenticatedPaidReportsWeekRoute
+  '/reports/': typeof AuthenticatedPaidReportsIndexRoute
 }
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/auth': typeof AuthRoute
   '/splash': typeof SplashRoute
+  '/unsubscribe': typeof UnsubscribeRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
@@ -141,6 +165,8 @@ export interface FileRoutesByTo {
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
+  '/reports/$week': typeof AuthenticatedPaidReportsWeekRoute
+  '/reports': typeof AuthenticatedPaidReportsIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -148,6 +174,7 @@ export interface FileRoutesById {
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/auth': typeof AuthRoute
   '/splash': typeof SplashRoute
+  '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
@@ -160,6 +187,8 @@ export interface FileRoutesById {
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
+  '/_authenticated/_paid/reports/$week': typeof AuthenticatedPaidReportsWeekRoute
+  '/_authenticated/_paid/reports/': typeof AuthenticatedPaidReportsIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -167,6 +196,7 @@ export interface FileRouteTypes {
     | '/'
     | '/auth'
     | '/splash'
+    | '/unsubscribe'
     | '/payment'
     | '/debug/edge-functions'
     | '/courses/'
@@ -178,11 +208,14 @@ export interface FileRouteTypes {
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
+    | '/reports/$week'
+    | '/reports/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
     | '/auth'
     | '/splash'
+    | '/unsubscribe'
     | '/payment'
     | '/debug/edge-functions'
     | '/courses'
@@ -194,12 +227,15 @@ export interface FileRouteTypes {
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
+    | '/reports/$week'
+    | '/reports'
   id:
     | '__root__'
     | '/'
     | '/_authenticated'
     | '/auth'
     | '/splash'
+    | '/unsubscribe'
     | '/_authenticated/_paid'
     | '/_authenticated/payment'
     | '/debug/edge-functions'
@@ -212,6 +248,8 @@ export interface FileRouteTypes {
     | '/_authenticated/courses/$courseId'
     | '/_authenticated/_paid/calls/$callId'
     | '/_authenticated/_paid/calls/schedule'
+    | '/_authenticated/_paid/reports/$week'
+    | '/_authenticated/_paid/reports/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -219,6 +257,7 @@ export interface RootRouteChildren {
   AuthenticatedRoute: typeof AuthenticatedRouteWithChildren
   AuthRoute: typeof AuthRoute
   SplashRoute: typeof SplashRoute
+  UnsubscribeRoute: typeof UnsubscribeRoute
   DebugEdgeFunctionsRoute: typeof DebugEdgeFunctionsRoute
   CoursesIndexRoute: typeof CoursesIndexRoute
 }
@@ -251,6 +290,13 @@ declare module '@tanstack/react-router' {
       path: '/splash'
       fullPath: '/splash'
       preLoaderRoute: typeof SplashRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    '/unsubscribe': {
+      id: '/unsubscribe'
+      path: '/unsubscribe'
+      fullPath: '/unsubscribe'
+      preLoaderRoute: typeof UnsubscribeRouteImport
       parentRoute: typeof rootRouteImport
     }
     '/_authenticated/_paid': {
@@ -337,6 +383,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidCallsScheduleRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_paid/reports/': {
+      id: '/_authenticated/_paid/reports/'
+      path: '/reports'
+      fullPath: '/reports/'
+      preLoaderRoute: typeof AuthenticatedPaidReportsIndexRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
+    '/_authenticated/_paid/reports/$week': {
+      id: '/_authenticated/_paid/reports/$week'
+      path: '/reports/$week'
+      fullPath: '/reports/$week'
+      preLoaderRoute: typeof AuthenticatedPaidReportsWeekRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
   }
 }
 
@@ -348,6 +408,8 @@ interface AuthenticatedPaidRouteChildren {
   AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
   AuthenticatedPaidCallsCallIdRoute: typeof AuthenticatedPaidCallsCallIdRoute
   AuthenticatedPaidCallsScheduleRoute: typeof AuthenticatedPaidCallsScheduleRoute
+  AuthenticatedPaidReportsWeekRoute: typeof AuthenticatedPaidReportsWeekRoute
+  AuthenticatedPaidReportsIndexRoute: typeof AuthenticatedPaidReportsIndexRoute
 }
 
 const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
@@ -358,6 +420,8 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
   AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
   AuthenticatedPaidCallsCallIdRoute: AuthenticatedPaidCallsCallIdRoute,
   AuthenticatedPaidCallsScheduleRoute: AuthenticatedPaidCallsScheduleRoute,
+  AuthenticatedPaidReportsWeekRoute: AuthenticatedPaidReportsWeekRoute,
+  AuthenticatedPaidReportsIndexRoute: AuthenticatedPaidReportsIndexRoute,
 }
 
 const AuthenticatedPaidRouteWithChildren =
@@ -384,6 +448,7 @@ const rootRouteChildren: RootRouteChildren = {
   AuthenticatedRoute: AuthenticatedRouteWithChildren,
   AuthRoute: AuthRoute,
   SplashRoute: SplashRoute,
+  UnsubscribeRoute: UnsubscribeRoute,
   DebugEdgeFunctionsRoute: DebugEdgeFunctionsRoute,
   CoursesIndexRoute: CoursesIndexRoute,
 }

@@ -46,6 +46,11 @@ export const coachingCalls = pgTable(
     mood: smallint(),
     energy: smallint(),
     commitments: jsonb().$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    /**
+     * The open commitments this call's variables carried, in the order they were numbered: the
+     * report's review of them ("number 2: kept") is read against this list.
+     */
+    askedCommitmentIds: uuid().array().notNull().default(sql`'{}'::uuid[]`),
     transcript: text(),
     /** When the next attempt is due, for a call that did not reach the person (null: none). */
     retryAt: timestamp({ withTimezone: true }),

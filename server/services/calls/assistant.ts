@@ -12,8 +12,10 @@
  */
 import type { Vapi } from '@vapi-ai/server-sdk'
 import { z } from 'zod'
+import { OPEN_COMMITMENTS_IN_CALL } from '#common/commitments'
 import { LIFE_AREAS, type LifeArea } from '#common/domain'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
+import type { ReviewedCommitment } from '#server/services/commitments'
 
 /** The assistant's name in Vapi: setup finds it by this name (Vapi allows 40 characters). */
 export const COACH_ASSISTANT_NAME = 'Momentum Coach daily coach'
@@ -27,8 +29,13 @@ export const CALL_VARIABLES = [
   'focusAreas',
   'goal90Days',
   'obstacles',
-  /** The previous call's summary and commitments; '' when there was none. */
+  /** The previous call's summary; '' when there was none. */
   'previousCallSummary',
+  /**
+   * The open commitments from earlier calls (the most recent five), numbered from 1, one a line;
+   * '' when none is open. The call's report reviews them by number (`commitmentsReviewed`).
+   */
+  'openCommitments',
   /** 'daily check-in' | 'evening check-in' | 'monthly goal session'. */
   'callKind',
   /** The plan's limit for this call, in whole minutes. */
@@ -108,15 +115,17 @@ If the call type is empty, {{firstName}} started this conversation in the app (a
 - Focus areas (their three lowest-scored life areas): {{focusAreas}}
 - Their number one goal for the next 90 days: {{goal90Days}}
 - Obstacles they named: {{obstacles}}
-- The last call's summary and commitments: {{previousCallSummary}}
+- The last call's summary: {{previousCallSummary}}
+- Their open commitments from earlier calls, numbered:
+{{openCommitments}}
 Anything blank above is unknown: do not invent it and do not point out that it is missing. If there was no last call, this is your first call together: welcome them and skip the follow-up.
 
 # Who you are
 Momentum Coach helps people make steady progress in eight life areas (${AREA_LIST}) and in their work and career. You keep {{firstName}} accountable to what they said they would do. You are warm, direct and encouraging; curious, never judgmental; practical rather than inspirational. Small, finished steps matter more to you than big plans.
 
 # How a check-in goes (daily check-in or evening check-in)
-1. They have heard your greeting. Ask how they are doing today, and notice their mood and energy.
-2. Follow up: if there is a last call summary, ask about each commitment in it: done, partly done, or not done. Celebrate a win specifically. For a miss, get curious about what got in the way and what would make it easier, then move on.
+1. They have heard your greeting. Open with their commitments: if they have open commitments, ask about each one in turn, in its own words (never by its number): did they do it? Celebrate a win specifically. For a miss, or a step only partly done, get curious about what got in the way and what would make it easier, then move on. With no open commitments, skip this.
+2. Ask how they are doing today, and notice their mood and energy.
 3. Focus: choose one thing to work on, whatever they bring up, or else one of their focus areas or the 90-day goal. Help them find the next small step with one or two good questions. Let them find the answer before you suggest one.
 4. Commit: agree on one to three concrete commitments for before the next call. Each is specific and small enough to finish by then, with when or where it happens. Say them back and get a clear yes.
 5. Close with one sentence of encouragement and end the call.
@@ -177,7 +186,7 @@ export const COACH_VOICEMAIL_MESSAGE =
 export const CALL_REPORT_OUTPUT = 'coaching_call_report'
 
 export const CALL_REPORT_DESCRIPTION =
-  'What a Momentum Coach coaching call covered: the life areas discussed, a one-paragraph summary, the person\'s mood and energy, and the commitments they made for the next call.'
+  'What a Momentum Coach coaching call covered: the life areas discussed, a one-paragraph summary, the person\'s mood and energy, the commitments they made for the next call, and whether they kept each open commitment from earlier calls that the coach asked about.'
 
 /**
  * The result's JSON schema, as Vapi's structured outputs take it (JSON Schema with `minimum`,
@@ -217,6 +226,21 @@ export const CALL_REPORT_SCHEMA = {
         'The concrete things the person agreed to do before the next call, each a short imperative phrase in their words (for example "Walk 20 minutes before work on Tuesday and Thursday"). Empty when they committed to nothing.',
       items: { type: 'string' },
     },
+    commitmentsReviewed: {
+      type: 'array',
+      maxItems: OPEN_COMMITMENTS_IN_CALL,
+      description:
+        'The open commitments from earlier calls that were talked about in this call (the assistant\'s instructions list them, numbered, under "Their open commitments from earlier calls"), each once: its number in that list, the commitment in the words of that list, and the outcome: "kept" if the person said they did it as agreed, "missed" if they said they did not, or did only part of it. Leave out a commitment that did not come up. Empty when none came up.',
+      items: {
+        type: 'object',
+        properties: {
+          number: { type: 'integer', minimum: 1, maximum: OPEN_COMMITMENTS_IN_CALL, description: 'Its number in the list of open commitments.' },
+          commitment: { type: 'string', description: 'The commitment, in the words of the list.' },
+          outcome: { type: 'string', enum: ['kept', 'missed'] },
+        },
+        required: ['commitment', 'outcome'],
+      },
+    },
   },
   required: ['areasDiscussed', 'summary', 'commitments'],
 } as const
@@ -255,12 +279,30 @@ function scoreOf(value: unknown): number | null {
   return Math.min(10, Math.max(1, Math.round(number)))
 }
 
+const KEPT = new Set(['kept', 'done', 'yes', 'completed', 'complete', 'true'])
+const MISSED = new Set(['missed', 'not done', 'not_done', 'no', 'partly', 'partial', 'partly done', 'partly_done', 'false'])
+
+/** One reviewed commitment ({number, commitment, outcome}), or null when it says nothing usable. */
+function reviewOf(item: unknown): ReviewedCommitment | null {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return null
+  const fields = item as Record<string, unknown>
+  const said = typeof fields.outcome === 'boolean' ? String(fields.outcome) : typeof fields.outcome === 'string' ? fields.outcome.trim().toLowerCase() : ''
+  const outcome = KEPT.has(said) ? 'kept' : MISSED.has(said) ? 'missed' : null
+  if (!outcome) return null
+  const raw = typeof fields.number === 'number' ? fields.number : typeof fields.number === 'string' && fields.number.trim() !== '' ? Number(fields.number) : Number.NaN
+  const number = Number.isInteger(raw) && raw >= 1 ? raw : null
+  const commitment = cleanText(fields.commitment, CALL_REPORT_LIMITS.commitmentChars)
+  if (number === null && commitment === null) return null
+  return { number, commitment, outcome }
+}
+
 /**
  * A call report's result, parsed leniently: it comes from a language model, so nothing in it
  * fails the parse. Unknown area ids are dropped (ids or titles are accepted, each area once),
  * mood and energy are rounded and clamped to 1–10 or null, an empty summary is null, and
  * commitments are trimmed, deduplicated and capped. Anything that is not an object gives the
- * empty report.
+ * empty report. Reviewed commitments need an outcome (kept or missed; "partly" counts as missed)
+ * and a number or words; others are dropped.
  */
 export const CallReportResult = z
   .unknown()
@@ -275,12 +317,20 @@ export const CallReportResult = z
       if (commitment && !commitments.some((kept) => kept.toLowerCase() === commitment.toLowerCase())) commitments.push(commitment)
       if (commitments.length === CALL_REPORT_LIMITS.commitments) break
     }
+    const reviewed = Array.isArray(result.commitmentsReviewed) ? result.commitmentsReviewed : []
+    const commitmentsReviewed: ReviewedCommitment[] = []
+    for (const item of reviewed) {
+      const review = reviewOf(item)
+      if (review) commitmentsReviewed.push(review)
+      if (commitmentsReviewed.length === CALL_REPORT_LIMITS.commitments) break
+    }
     return {
       areasDiscussed,
       summary: cleanText(result.summary, CALL_REPORT_LIMITS.summaryChars),
       mood: scoreOf(result.mood),
       energy: scoreOf(result.energy),
       commitments,
+      commitmentsReviewed,
     }
   })
 

@@ -15,6 +15,7 @@ import { coachingCallEvents, coachingCalls, profiles, subscribers, users, type C
 import type { DialRequest, VapiCallRecord, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
 import { coachContextJson, loadCoachContext, toCoachContext, type CoachContext } from '#server/services/chat'
+import { openCommitmentsForCall, openCommitmentsJson, openCommitmentsVariable, type AskedCommitment } from '#server/services/commitments'
 import { CALL_SERVER_MESSAGES, type CallVariables } from './assistant'
 import { callDurationLimit, type CallSlot } from './entitlements'
 import { insideAllowedWindow } from './next-fire'
@@ -81,13 +82,20 @@ export async function firstCallOfMonth(db: DbExecutor, userId: string, localDate
 /** What a call's dial needs of it (a claim row, or the values a new claim was written with). */
 export type ClaimedCall = Pick<CoachingCall, 'id' | 'userId' | 'slot' | 'kind' | 'localDate' | 'attempt' | 'maxDurationSeconds' | 'dialledAt'>
 
-type DialVariables = { values: CallVariables; firstName: string; phone: string | null }
+type DialVariables = {
+  values: CallVariables
+  firstName: string
+  phone: string | null
+  /** The open commitments `values.openCommitments` numbers, in that order (stored on the call). */
+  askedCommitmentIds: string[]
+}
 
-/** The variables the assistant's prompt uses, from the coach context and the last call's summary. */
+/** The variables the assistant's prompt uses, from the coach context, the last call's summary and the open commitments. */
 function variablesOf(
   person: CallPerson,
   context: CoachContext | null,
   previousSummary: string | null,
+  asked: readonly AskedCommitment[],
   call: Pick<CoachingCall, 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
 ): DialVariables {
   const focus = (context?.lowestAreas ?? []).map((area) => area.title)
@@ -97,6 +105,7 @@ function variablesOf(
   return {
     firstName: context?.firstName ?? '',
     phone: context?.phoneNumber ?? person.phoneNumber,
+    askedCommitmentIds: asked.map((commitment) => commitment.id),
     values: {
       firstName: context?.firstName ?? '',
       goalsSummary: context?.goalsSummary ?? '',
@@ -104,6 +113,7 @@ function variablesOf(
       goal90Days: context?.goal90Days ?? '',
       obstacles: context?.obstacles ?? '',
       previousCallSummary: previousSummary ?? '',
+      openCommitments: openCommitmentsVariable(asked),
       callKind,
       maxMinutes: String(Math.round((call.maxDurationSeconds ?? 300) / 60)),
       localDate: call.localDate ?? '',
@@ -118,7 +128,10 @@ const previousSummaryOf = (userId: unknown) =>
     where ${coachingCalls.userId} = ${userId} and ${coachingCalls.completionStatus} = 'completed' and ${coachingCalls.summary} is not null
     order by ${coachingCalls.callDate} desc limit 1)`
 
-/** The variables the assistant's prompt uses, from the person's goals as they are now. */
+/**
+ * The variables the assistant's prompt uses, from the person's goals and open commitments as they
+ * are now (the caller stores `askedCommitmentIds` on the call).
+ */
 export async function callVariables(
   db: DbExecutor,
   person: CallPerson,
@@ -132,7 +145,8 @@ export async function callVariables(
     .where(and(eq(coachingCalls.userId, person.userId), eq(coachingCalls.completionStatus, 'completed'), isNotNull(coachingCalls.summary)))
     .orderBy(desc(coachingCalls.callDate))
     .limit(1)
-  return variablesOf(person, context, previous?.summary ?? null, call)
+  const asked = await openCommitmentsForCall(db, person.userId)
+  return variablesOf(person, context, previous?.summary ?? null, asked, call)
 }
 
 /**
@@ -146,12 +160,13 @@ async function readForDial(
   userId: string,
   localDate: string,
   now: Date,
-): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; firstCallOfMonth: boolean } | null> {
+): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; asked: AskedCommitment[]; firstCallOfMonth: boolean } | null> {
   const [row] = await db
     .select({
       ...personColumns,
       context: coachContextJson(sql`${users.id}`),
       previousSummary: previousSummaryOf(users.id),
+      openCommitments: openCommitmentsJson(sql`${users.id}`),
       placedThisMonth: sql<boolean>`exists (select 1 from ${coachingCalls}
         where ${coachingCalls.userId} = ${users.id} and ${coachingCalls.dialledAt} is not null and to_char(${coachingCalls.localDate}, 'YYYY-MM') = ${localDate.slice(0, 7)})`,
     })
@@ -161,8 +176,14 @@ async function readForDial(
     .where(eq(users.id, userId))
     .limit(1)
   if (!row) return null
-  const { context, previousSummary, placedThisMonth, ...personRow } = row
-  return { person: toPerson(personRow as PersonRow, now), context: toCoachContext(userId, context, now), previousSummary, firstCallOfMonth: placedThisMonth !== true }
+  const { context, previousSummary, openCommitments, placedThisMonth, ...personRow } = row
+  return {
+    person: toPerson(personRow as PersonRow, now),
+    context: toCoachContext(userId, context, now),
+    previousSummary,
+    asked: openCommitments ?? [],
+    firstCallOfMonth: placedThisMonth !== true,
+  }
 }
 
 type Claim = { call: ClaimedCall; takenOver: boolean } | { outcome: PlaceOutcome }
@@ -173,6 +194,8 @@ type NewClaim = {
   firstCallOfMonth: boolean
   /** The number the call goes to (null: the dial fails, with the claim written). */
   phone: string | null
+  /** The open commitments the dial's variables number (kept on the call for its report's review). */
+  askedCommitmentIds: readonly string[]
   now: Date
   /** When the call is dialled: its instant when it is prepared ahead, else now. */
   dialAt: Date
@@ -206,10 +229,10 @@ async function insertClaim(db: DbExecutor, claim: NewClaim): Promise<Claim | nul
       : sql``
   const result = await db.execute(sql`
     with claim as (
-      insert into ${coachingCalls} (user_id, slot, local_date, attempt, call_date, time_zone, kind, max_duration_seconds, completion_status, skip_reason, dial_lease_until, dialled_at)
+      insert into ${coachingCalls} (user_id, slot, local_date, attempt, call_date, time_zone, kind, max_duration_seconds, completion_status, skip_reason, dial_lease_until, dialled_at, asked_commitment_ids)
       values (${request.userId}, ${request.slot}, ${request.localDate}::date, ${request.attempt}, ${request.dueAt.toISOString()}::timestamptz, ${person.timeZone}, ${kind},
               ${limit?.seconds ?? null}::int, ${skipReason ? 'skipped' : 'dialling'}, ${skipReason}, ${skipReason ? null : new Date(claim.dialAt.getTime() + DIAL_LEASE_MS).toISOString()}::timestamptz,
-              ${dialledAt?.toISOString() ?? null}::timestamptz)
+              ${dialledAt?.toISOString() ?? null}::timestamptz, ${`{${claim.askedCommitmentIds.join(',')}}`}::uuid[])
       on conflict do nothing
       returning id, user_id
     ), events as (
@@ -378,14 +401,14 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     if (!read) return 'no_user'
     person = read.person
     const call = { slot: request.slot, localDate: request.localDate, kind: 'check_in' as const, maxDurationSeconds: null }
-    const phone = variablesOf(read.person, read.context, read.previousSummary, call).phone
+    const { phone, askedCommitmentIds } = variablesOf(read.person, read.context, read.previousSummary, read.asked, call)
     // Prepared ahead (the tick enqueues the job a little before the instant): claimed and built
     // now, parked, and dialled at the instant with nothing left to do but ask Vapi.
     const prepared = timing.waitUntil !== undefined && request.dueAt.getTime() > now.getTime()
     const dialAt = prepared ? request.dueAt : now
-    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, firstCallOfMonth: read.firstCallOfMonth, phone, now, dialAt })
+    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, firstCallOfMonth: read.firstCallOfMonth, phone, askedCommitmentIds, now, dialAt })
     if (claimed && 'call' in claimed) {
-      variables = variablesOf(read.person, read.context, read.previousSummary, claimed.call)
+      variables = variablesOf(read.person, read.context, read.previousSummary, read.asked, claimed.call)
       if (prepared && variables.phone) {
         const at = await atTheInstant(deps, claimed.call, timing.waitUntil!)
         if (at === null) return 'skipped'
@@ -418,7 +441,14 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     }
   }
 
-  const { values, firstName, phone } = variables ?? (await callVariables(db, person, call, now))
+  let dial = variables
+  if (!dial) {
+    // A test call or a claim taken over: its variables are read now, and the open commitments
+    // they number are kept on the call for its report.
+    dial = await callVariables(db, person, call, now)
+    await db.update(coachingCalls).set({ askedCommitmentIds: dial.askedCommitmentIds }).where(eq(coachingCalls.id, call.id))
+  }
+  const { values, firstName, phone } = dial
   if (!phone) {
     await failDial(deps, call, 'no-phone-number', {}, now)
     return 'failed'

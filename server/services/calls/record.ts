@@ -9,6 +9,7 @@ import { eq, or } from 'drizzle-orm'
 import { CALL_STATUSES, isFinalCallStatus, type CallStatus, type FinalCallStatus, type LifeArea } from '#common/domain'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, type CoachingCall } from '#server/db/schema'
+import { applyReportCommitments, type ReviewedCommitment } from '#server/services/commitments'
 import { insideAllowedWindow, localDateOf } from './next-fire'
 
 /** Live statuses in the order a call goes through them; every final status ranks above them. */
@@ -80,6 +81,8 @@ export type CallReport = {
   mood: number | null
   energy: number | null
   commitments: string[]
+  /** The open commitments the call asked about: kept or missed (matched against `askedCommitmentIds`). */
+  commitmentsReviewed: ReviewedCommitment[]
 }
 
 /** What a webhook or a GET says about a call. */
@@ -208,7 +211,13 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
     if (report.startedAt && !call.startedAt) set.startedAt = report.startedAt
     if (report.endedAt && !call.endedAt && !set.endedAt) set.endedAt = report.endedAt
     if (report.endedReason && !call.endedReason && !set.endedReason) set.endedReason = report.endedReason
-    events.push({ type: 'report', at: report.endedAt ?? observation.at, detail: { summary: report.summary !== null, areas: report.areasDiscussed.length } })
+    // The commitments made become open rows; the open ones the call asked about are settled.
+    const settled = await applyReportCommitments(tx, { call, made: report.commitments, reviewed: report.commitmentsReviewed, at: report.endedAt ?? observation.at, now: deps.now })
+    events.push({
+      type: 'report',
+      at: report.endedAt ?? observation.at,
+      detail: { summary: report.summary !== null, areas: report.areasDiscussed.length, commitments: settled.made, kept: settled.kept, missed: settled.missed },
+    })
   }
 
   // The duration: Vapi's own figure, else from the start and end we know.

@@ -53,7 +53,9 @@ export async function openWebCall(db: Db, userId: string, now: Date): Promise<Op
     await addCallEvent(tx, row!, 'scheduled', now, { requested: 'web' })
     return row!
   })
-  const { values } = await callVariables(db, person, { ...call, localDate: localDateOf(now, person.timeZone) }, now)
+  const { values, askedCommitmentIds } = await callVariables(db, person, { ...call, localDate: localDateOf(now, person.timeZone) }, now)
+  // The open commitments the variables number: the call's report reviews them against this list.
+  if (askedCommitmentIds.length > 0) await db.update(coachingCalls).set({ askedCommitmentIds }).where(eq(coachingCalls.id, call.id))
   return { callId: call.id, maxDurationSeconds, variableValues: values }
 }
 

@@ -111,6 +111,7 @@ export function reportOf(source: Record<string, unknown>): CallReport {
     mood: result?.mood ?? null,
     energy: result?.energy ?? null,
     commitments: result?.commitments ?? [],
+    commitmentsReviewed: result?.commitmentsReviewed ?? [],
   }
 }
 

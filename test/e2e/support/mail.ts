@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-export type Email = { to: string[]; subject: string; text: string }
+export type Email = {
+  to: string[]
+  subject: string
+  text: string
+  /** A report email's List-Unsubscribe and List-Unsubscribe-Post header fields (RFC 8058). */
+  listUnsubscribe?: string
+  listUnsubscribePost?: string
+}
 
 /** Waits for the email the app sent to `to` (through the real SMTP sink) whose subject matches. */
 export async function waitForEmail(to: string, subject: RegExp, timeoutMs = 15_000): Promise<Email> {

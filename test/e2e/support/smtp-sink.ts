@@ -11,11 +11,13 @@ import { createSmtpServer } from '../../helpers/smtp-sink'
 export function startMailSink(port: number, dir: string): SMTPServer {
   mkdirSync(dir, { recursive: true })
   let counter = 0
-  const server = createSmtpServer(({ to, subject, text }) => {
+  const server = createSmtpServer(({ to, subject, text, headers }) => {
     counter += 1
     // Written under a temporary name, then renamed: a reader never sees half a message.
     const name = `${Date.now()}-${process.pid}-${counter}.json`
-    writeFileSync(join(dir, `.${name}.part`), JSON.stringify({ to, subject, text }))
+    const listUnsubscribe = headers['list-unsubscribe']
+    const listUnsubscribePost = headers['list-unsubscribe-post']
+    writeFileSync(join(dir, `.${name}.part`), JSON.stringify({ to, subject, text, ...(listUnsubscribe ? { listUnsubscribe, listUnsubscribePost } : {}) }))
     renameSync(join(dir, `.${name}.part`), join(dir, name))
   })
   server.listen(port, '127.0.0.1')

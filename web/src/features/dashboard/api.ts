@@ -1,8 +1,9 @@
 /**
- * The dashboard's loads: goals (the goal intake's query), recent calls and the figures of
- * /api/dashboard/stats. Each is retried by the spec's helper (retry.ts).
+ * The dashboard's loads: goals (the goal intake's query), recent calls, the figures of
+ * /api/dashboard/stats and the open commitments. Each is retried by the spec's helper (retry.ts).
  */
 import { queryOptions } from '@tanstack/react-query'
+import { CommitmentsResponseSchema, MarkCommitmentDoneResponseSchema, type MarkCommitmentDoneResponse } from '#common/commitments'
 import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
 import { api } from '../../lib/api-client'
 import { goalsQueryOptions } from '../goal-intake/api'
@@ -32,3 +33,16 @@ export const dashboardStatsQueryOptions = () =>
     staleTime: 0,
     ...withRetry,
   })
+
+/** The commitment loop's card: open commitments and the kept rate (GET /api/commitments). */
+export const commitmentsQueryOptions = () =>
+  queryOptions({
+    queryKey: ['commitments'] as const,
+    queryFn: ({ signal }) => api.get('/api/commitments', CommitmentsResponseSchema, { signal }),
+    staleTime: 0,
+    ...withRetry,
+  })
+
+/** Marks one of the person's commitments done (kept). */
+export const markCommitmentDone = (id: string): Promise<MarkCommitmentDoneResponse> =>
+  api.post(`/api/commitments/${encodeURIComponent(id)}/done`, undefined, MarkCommitmentDoneResponseSchema)

@@ -17,6 +17,7 @@ import { TrialNotice } from '../billing/trial-notice'
 import { nextCallQueryOptions } from '../calls/api'
 import { NextCallCard } from '../calls/next-call-card'
 import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
+import { CommitmentsCard } from './components/commitments-card'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
 import { StatCard } from './components/stat-card'
 import { LiveCallCard } from './live-call/live-call-card'
@@ -140,6 +141,8 @@ export function DashboardPage() {
         <LiveCallCard live={live} />
 
         <NextCallCard />
+
+        <CommitmentsCard timeZone={stats.data?.timezone} />
 
         <div className="grid gap-6 lg:grid-cols-2">
           <LifeAreasPanel goals={goals.data} failed={goalsFailed} onRetry={() => void goals.refetch()} />

@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { ReportsPage } from '../../../features/reports/reports-page'
+
+export const Route = createFileRoute('/_authenticated/_paid/reports/')({
+  component: ReportsPage,
+})
