@@ -41,11 +41,12 @@ const marked = (pathname: string) =>
   }).join(' ')
 
 describe('the signed-in navigation', () => {
-  it('shows a paid member Dashboard, Coach and Courses, in that order', () => {
+  it('shows a paid member Dashboard, Coach, Courses and Reports, in that order', () => {
     expect(navItemsFor(user({ hasCompletedPayment: true, hasSubscription: true })).map((link) => [link.label, link.to])).toEqual([
       ['Dashboard', '/dashboard'],
       ['Coach', '/chat'],
       ['Courses', '/courses'],
+      ['Reports', '/reports'],
     ])
   })
 
@@ -59,12 +60,12 @@ describe('the signed-in navigation', () => {
   it('decides by the one paid rule (hasCompletedPayment), as the guards do', () => {
     // A subscription flag alone is not what the guard checks (web/src/features/auth/guards.ts).
     expect(navItemsFor(user({ hasSubscription: true })).map((link) => link.label)).toEqual(['Courses', 'Plans'])
-    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses'])
+    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports'])
   })
 
   it('takes a new page as one more item of the list', () => {
     const progress: NavItem = { to: '/progress', label: 'Progress', audience: 'paid' }
-    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, progress]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Progress'])
+    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, progress]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
     expect(navItemsFor(user(), [...NAV_ITEMS, progress]).map((link) => link.label)).toEqual(['Courses', 'Plans'])
   })
 

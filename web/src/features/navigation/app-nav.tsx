@@ -54,7 +54,7 @@ export function AppNav({ user, logoutLabel = 'Log Out' }: AppNavProps) {
   return (
     <div className="flex min-w-0 flex-1 items-center gap-3">
       {/* From 768 px: the links in the bar, then the person and Log Out. */}
-      <nav aria-label="Main" className="hidden shrink-0 md:block">
+      <nav aria-label="Main" className="hidden shrink-0 lg:block">
         <ul className="flex items-center gap-1">
           {items.map((item) => (
             <li key={item.to}>
@@ -73,7 +73,7 @@ export function AppNav({ user, logoutLabel = 'Log Out' }: AppNavProps) {
           ))}
         </ul>
       </nav>
-      <div className="ml-auto hidden min-w-0 items-center gap-3 md:flex">
+      <div className="ml-auto hidden min-w-0 items-center gap-3 lg:flex">
         <p className="min-w-0 truncate text-sm font-medium lg:max-w-56" title={name}>
           <span className="sr-only">Signed in as </span>
           <span>{name}</span>
@@ -100,7 +100,7 @@ function NavDrawer({ items, pathname, name, logoutLabel }: { items: NavItem[]; p
       }}
     >
       <DialogTrigger asChild>
-        <button type="button" aria-label="Menu" className={cn(buttonVariants({ variant: 'ghost', size: 'icon' }), 'ml-auto md:hidden')}>
+        <button type="button" aria-label="Menu" className={cn(buttonVariants({ variant: 'ghost', size: 'icon' }), 'ml-auto lg:hidden')}>
           <MenuIcon className="size-5" aria-hidden="true" />
         </button>
       </DialogTrigger>

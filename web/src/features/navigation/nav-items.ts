@@ -5,6 +5,7 @@
  * open it.
  */
 import {
+  ChartColumnIcon,
   CreditCardIcon,
   GraduationCapIcon,
   LayoutDashboardIcon,
@@ -40,6 +41,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/dashboard', label: 'Dashboard', icon: LayoutDashboardIcon, audience: 'paid', samePage: ['/home'], section: ['/calls', '/goal-intake'] },
   { to: '/chat', label: 'Coach', icon: MessageCircleIcon, audience: 'paid' },
   { to: '/courses', label: 'Courses', icon: GraduationCapIcon, audience: 'signed-in', section: ['/courses'] },
+  { to: '/reports', label: 'Reports', icon: ChartColumnIcon, audience: 'paid', section: ['/reports'] },
   { to: '/payment', label: 'Plans', icon: CreditCardIcon, audience: 'unpaid' },
 ]
 

@@ -4,13 +4,12 @@ import { ArrowLeftIcon, ArrowDownRightIcon, ArrowRightIcon, ArrowUpRightIcon, Re
 import { useId, type ReactNode } from 'react'
 import { SATISFACTION_MAX } from '#common/domain'
 import { moodText, scoreChangeText, weekLabel, type WeeklyReportView } from '#common/reports'
-import { AppShell } from '../../components/app-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
-import { CallsNav } from '../calls/calls-nav'
+import { PageShell } from '../navigation/page-shell'
 import { areaTitle, zoneLabel } from '../calls/format'
 import { reportQueryOptions } from './api'
 
@@ -53,9 +52,9 @@ export function ReportPage({ week }: { week: string }) {
 function ReportShell({ title, children }: { title: string; children: ReactNode }) {
   useDocumentTitle(title)
   return (
-    <AppShell nav={<CallsNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-5xl">{children}</div>
-    </AppShell>
+    </PageShell>
   )
 }
 
@@ -140,7 +139,7 @@ function ReportLoaded({ report }: { report: WeeklyReportView }) {
   const mostDiscussed = Math.max(1, ...content.areasDiscussed.map((item) => item.calls))
 
   return (
-    <AppShell nav={<CallsNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-5xl space-y-6">
         <AllReports />
         <header className="space-y-2">
@@ -239,6 +238,6 @@ function ReportLoaded({ report }: { report: WeeklyReportView }) {
           </table>
         </Section>
       </div>
-    </AppShell>
+    </PageShell>
   )
 }

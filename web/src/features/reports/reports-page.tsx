@@ -2,12 +2,11 @@ import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ArrowLeftIcon, CalendarRangeIcon, RefreshCwIcon } from 'lucide-react'
 import { weekLabel } from '#common/reports'
-import { AppShell } from '../../components/app-shell'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
-import { CallsNav } from '../calls/calls-nav'
+import { PageShell } from '../navigation/page-shell'
 import { reportsQueryOptions } from './api'
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
@@ -74,7 +73,7 @@ export function ReportsPage() {
   }
 
   return (
-    <AppShell nav={<CallsNav />} mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-3xl space-y-6">
         <Button asChild variant="ghost" className="-ml-3">
           <Link to="/dashboard">
@@ -88,6 +87,6 @@ export function ReportsPage() {
         </header>
         {body}
       </div>
-    </AppShell>
+    </PageShell>
   )
 }
