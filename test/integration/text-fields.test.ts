@@ -35,6 +35,8 @@ type Case = {
   query?: Record<string, string>
   body?: unknown
   signedIn?: boolean
+  /** The body is form-encoded (UTF-8: a lone surrogate cannot be sent, so only NUL is tried). */
+  form?: boolean
 }
 
 const UUID = '2b1f3c1e-8d4a-4f6b-9c2d-1a2b3c4d5e6f'
@@ -99,6 +101,12 @@ const CASES: Case[] = [
     body: { content: [{ id: 'm2', text: 'More', sender: 'user', timestamp: now }] },
   },
   { operation: 'POST /api/conversations/{id}/messages', signedIn: true, params: { id: UUID }, body: { text: 'Hi', id: randomUUID() } },
+  { operation: 'PUT /api/consent/{channel}', signedIn: true, params: { channel: 'texts' }, body: { enabled: false } },
+  { operation: 'POST /api/commitments/{id}/done', signedIn: true, params: { id: UUID } },
+  { operation: 'GET /api/reports/{week}', signedIn: true, params: { week: '2026-11-22' } },
+  { operation: 'GET /api/reports/unsubscribe', query: { token: 'abc.def' } },
+  { operation: 'POST /api/reports/unsubscribe', query: { token: 'abc.def' }, body: { 'List-Unsubscribe': 'One-Click' }, form: true },
+  { operation: 'POST /api/webhooks/sms', body: { From: '+15555550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
 ]
 
 /** Operations authenticated by a signature over the raw body: no parsed text reaches a schema. */
@@ -129,8 +137,11 @@ function request(testCase: Case, overrides: Partial<Pick<Case, 'params' | 'query
     method,
     url,
     query: overrides.query ?? testCase.query,
-    payload: (overrides.body ?? testCase.body) as InjectOptions['payload'],
+    payload: testCase.form
+      ? new URLSearchParams((overrides.body ?? testCase.body) as Record<string, string>).toString()
+      : ((overrides.body ?? testCase.body) as InjectOptions['payload']),
     headers: {
+      ...(testCase.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       origin: app.config.appOrigin,
       // Each request from its own address: the per-IP auth limits measure nothing here.
       'x-forwarded-for': `10.77.${client >> 8}.${client & 255}`,
@@ -161,7 +172,7 @@ describe('text that PostgreSQL cannot store', () => {
     for (const path of stringPaths(testCase.body ?? {})) {
       const field = path.join('.')
       await record(field, request(testCase, { body: withValue(testCase.body, path, 'before\u0000after') }))
-      await record(field, request(testCase, { body: withValue(testCase.body, path, 'broken \uD83D text') }))
+      if (!testCase.form) await record(field, request(testCase, { body: withValue(testCase.body, path, 'broken \uD83D text') }))
     }
     for (const name of Object.keys(testCase.query ?? {})) {
       await record(name, request(testCase, { query: { ...testCase.query, [name]: 'before\u0000after' } }))

@@ -16,7 +16,7 @@ import type { LifeArea } from '#common/domain'
 import type { WeeklyReportContent } from '#common/reports'
 import { createSession } from '#server/auth/session'
 import { createServices } from '#server/container'
-import { coachingCalls, commitments, consentEvents, goals, profiles, users, weeklyReports } from '#server/db/schema'
+import { coachingCalls, commitments, consentEvents, goals, profiles, textMessages, users, weeklyReports } from '#server/db/schema'
 import { createBullmqEnqueuer, startBullmqWorkers } from '#server/jobs/bullmq'
 import { JOBS } from '#server/jobs/index'
 import { createMailer } from '#server/integrations/mailer'
@@ -417,11 +417,16 @@ describe('the one-click unsubscribe', () => {
     expect(mailsTo(user.email)).toEqual([])
   })
 
-  it('records the text as not sent while the texts service is not wired, for a person with texts on', async () => {
+  it("sends the report's link by text through the texts outbox, for a person with texts on", async () => {
     const user = await member('America/New_York', clock.now())
     await setConsent(database.db, user.id, 'texts', true, clock.now())
     await running.jumpTo(at('2026-11-08T23:00:00Z'))
-    expect(await reportsOf(user.id)).toMatchObject([{ emailStatus: 'sent', textStatus: 'skipped', textSkipReason: 'texts_not_available' }])
+    const [report] = await reportsOf(user.id)
+    expect(report).toMatchObject({ emailStatus: 'sent', textStatus: 'requested' })
+    const texts = await database.db.select().from(textMessages).where(eq(textMessages.userId, user.id))
+    expect(texts).toHaveLength(1)
+    expect(texts[0]).toMatchObject({ kind: 'weekly_report' })
+    expect(texts[0]!.content).toContain(`/reports/${report!.weekEnding}`)
   })
 })
 
