@@ -270,6 +270,54 @@ describe('STOP stops calls within a minute', () => {
   })
 })
 
+describe('the acceptance line: STOP → 0 calls and 0 texts from one minute after the text', () => {
+  it('a call in progress at the STOP ends without a recap; nothing asked for later is sent; no call on the next days; the ledger says why', async () => {
+    const { user, phone } = await h.person({ time: '10:00', scenario: { name: 'answered', summary: 'We talked about sleep.', result: { commitments: ['Bed by 10:30 PM'] } } })
+    // Texts go out before the STOP (the weekly report's link at 9:50 AM).
+    await h.app.services.texts.sendWeeklyReportLink({ userId: user.id, weekStart: '2026-06-08', link: `${h.app.config.appUrl}/reports/2026-06-08` })
+    await h.settle()
+    expect(h.twilio.sentTo(phone)).toHaveLength(1)
+    // The 10:00 call is answered and still going when the STOP arrives.
+    h.vapi.calls.pacing = 'manual'
+    await h.advanceTo(at('2026-06-15T14:00:02Z'))
+    const [dial] = dialsTo(phone)
+    for (let step = 0; step < 10 && (await callsOf(user.id))[0]!.completionStatus !== 'in_progress'; step++) {
+      await h.vapi.calls.advance()
+      await h.settle()
+    }
+    expect((await callsOf(user.id)).map((call) => call.completionStatus)).toEqual(['in_progress'])
+    const stop = await h.twilio.inbound({ from: phone, body: 'STOP' })
+    expect(stop.reply).toBe(STOP_REPLY)
+    const quietFrom = h.clock.now().getTime() + 60_000
+    // The call ends and its report comes in (an answered call is left alone): no recap.
+    h.vapi.calls.pacing = 'auto'
+    await h.vapi.calls.play(dial!.id)
+    await h.advanceTo(at('2026-06-15T14:10:00Z'))
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'completed' })
+    expect(call!.reportAt).not.toBeNull()
+    // Texts asked for later (the next weekly report, a missed call) are not even written.
+    expect(await h.app.services.texts.sendWeeklyReportLink({ userId: user.id, weekStart: '2026-06-15', link: `${h.app.config.appUrl}/reports/2026-06-15` })).toEqual({ id: null, created: false })
+    // The next two days, across the call's time and the texts' morning release: nothing.
+    for (const day of ['2026-06-16', '2026-06-17']) {
+      await h.jumpTo(at(`${day}T11:55:00Z`))
+      await h.advanceTo(at(`${day}T14:30:00Z`))
+    }
+    expect(dialsTo(phone)).toHaveLength(1)
+    expect((await callsOf(user.id)).slice(1).every((later) => later.completionStatus === 'skipped' && later.skipReason === 'consent')).toBe(true)
+    expect(h.twilio.sentTo(phone).filter((message) => new Date(message.date_created).getTime() >= quietFrom)).toEqual([])
+    expect(h.twilio.sentTo(phone)).toHaveLength(1)
+    expect((await database.db.select().from(textMessages).where(eq(textMessages.userId, user.id))).map((text) => text.kind)).toEqual(['weekly_report'])
+    // Why: the ledger's last rows are the STOP's, with its words and its message.
+    const ledger = await ledgerOf(user.id)
+    expect(ledger.slice(-2)).toEqual([
+      { channel: 'texts', action: 'revoked', source: 'inbound_text', text: 'STOP', messageSid: stop.messageSid },
+      { channel: 'calls', action: 'revoked', source: 'inbound_text', text: 'STOP', messageSid: stop.messageSid },
+    ])
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+  })
+})
+
 describe('the opt-in screen’s stream', () => {
   /** Opens GET /api/opt-in/events as the person (on its own connection), and reads its events one by one. */
   async function listen(userId: string | null) {
