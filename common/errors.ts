@@ -22,6 +22,8 @@ export const ERRORS = {
   // 403
   FORBIDDEN: { status: 403, message: 'Forbidden' },
   PAYMENT_REQUIRED: { status: 403, message: 'An active subscription is required. Please choose a plan.' },
+  /** A paid feature of the higher plans (Premium and Elite's detailed analytics) asked for on Basic. */
+  PLAN_UPGRADE_REQUIRED: { status: 403, message: 'Detailed analytics come with the Premium and Elite plans. Upgrade your plan to see your progress charts.' },
   EMAIL_NOT_CONFIRMED: { status: 403, message: 'Please check your email and confirm your account' },
   // 404
   NOT_FOUND: { status: 404, message: 'Not found' },

@@ -35,6 +35,7 @@ import healthRoutes from './routes/health'
 import consentRoutes from './routes/consent'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
+import progressRoutes from './routes/progress'
 import reportsRoutes from './routes/reports'
 import voiceRoutes from './routes/voice'
 import voiceConfigRoutes from './routes/voice-config'
@@ -208,6 +209,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(callsRoutes)
   await app.register(commitmentsRoutes)
   await app.register(reportsRoutes)
+  await app.register(progressRoutes)
   await app.register(coursesRoutes)
   await app.register(chatRoutes)
 

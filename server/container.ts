@@ -27,6 +27,7 @@ import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
 import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
 import { createMaintenance } from '#server/services/maintenance'
+import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
 import { createTexts } from '#server/services/texts'
 import { createVoice } from '#server/services/voice'
@@ -164,6 +165,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
+    /** Premium and Elite's detailed analytics: the progress page's weekly series. */
+    progress: createProgress({ db, clock }),
     /** Weekly progress reports: the email, and the link by text through the texts outbox (its consent, hours and daily cap). */
     reports: createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs: deps.jobs ?? noJobQueue, texts: { request: (input) => texts.sendText(input) } }),
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */

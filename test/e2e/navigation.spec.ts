@@ -96,7 +96,7 @@ test.describe('desktop (1280 px): the header bar', () => {
     await expect(heading(page, DASHBOARD)).not.toBeFocused()
 
     const banner = page.getByRole('banner')
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
     await expect(banner.getByText('Jordan Rivera', { exact: true })).toBeVisible()
     // The dashboard keeps its spec's 'Logout' (spec 2 §2), from the shared navigation, and its own header controls.
     await expect(banner.getByRole('button', { name: 'Logout', exact: true })).toBeVisible()
@@ -131,11 +131,11 @@ test.describe('desktop (1280 px): the header bar', () => {
     await expect(heading(page, DASHBOARD)).toBeVisible()
 
     const order: string[] = []
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press('Tab')
       order.push(await focusedName(page))
     }
-    expect(order).toEqual(['Skip to main content', 'Momentum Coach', 'Dashboard', 'Coach', 'Courses', 'Reports', 'Logout', 'Edit Goals'])
+    expect(order).toEqual(['Skip to main content', 'Momentum Coach', 'Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Logout', 'Edit Goals'])
 
     // The skip link jumps to the main content.
     await pressUntilFocused(page, 'Shift+Tab', page.getByRole('link', { name: 'Skip to main content' }))
@@ -193,7 +193,7 @@ test.describe('phone (390 px): the Menu button and its drawer', () => {
     await openMenu(page)
     // (While the drawer is open, the page behind it is hidden from assistive technology: found by its label here.)
     await expect(page.locator('header button[aria-label="Menu"]')).toHaveAttribute('aria-expanded', 'true')
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
     await expect(drawer(page).getByText('Jordan Rivera', { exact: true })).toBeVisible()
     await expect(drawer(page).getByRole('button', { name: 'Logout', exact: true })).toBeVisible()
     await expectCurrent(page, DASHBOARD)

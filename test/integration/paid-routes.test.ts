@@ -89,6 +89,7 @@ function paidRequests({ conversationId, callId, commitmentId }: Ids): Array<{ ro
     { route: 'POST /api/commitments/:id/done', request: { method: 'POST', url: `/api/commitments/${commitmentId}/done` } },
     { route: 'GET /api/reports', request: { method: 'GET', url: '/api/reports' } },
     { route: 'GET /api/reports/:week', request: { method: 'GET', url: `/api/reports/${REPORT_WEEK}` } },
+    { route: 'GET /api/progress', request: { method: 'GET', url: '/api/progress' } },
   ]
 }
 

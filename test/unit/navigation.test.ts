@@ -41,12 +41,13 @@ const marked = (pathname: string) =>
   }).join(' ')
 
 describe('the signed-in navigation', () => {
-  it('shows a paid member Dashboard, Coach, Courses and Reports, in that order', () => {
+  it('shows a paid member Dashboard, Coach, Courses, Reports and Progress, in that order', () => {
     expect(navItemsFor(user({ hasCompletedPayment: true, hasSubscription: true })).map((link) => [link.label, link.to])).toEqual([
       ['Dashboard', '/dashboard'],
       ['Coach', '/chat'],
       ['Courses', '/courses'],
       ['Reports', '/reports'],
+      ['Progress', '/progress'],
     ])
   })
 
@@ -60,13 +61,13 @@ describe('the signed-in navigation', () => {
   it('decides by the one paid rule (hasCompletedPayment), as the guards do', () => {
     // A subscription flag alone is not what the guard checks (web/src/features/auth/guards.ts).
     expect(navItemsFor(user({ hasSubscription: true })).map((link) => link.label)).toEqual(['Courses', 'Plans'])
-    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports'])
+    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
   })
 
   it('takes a new page as one more item of the list', () => {
-    const progress: NavItem = { to: '/progress', label: 'Progress', audience: 'paid' }
-    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, progress]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
-    expect(navItemsFor(user(), [...NAV_ITEMS, progress]).map((link) => link.label)).toEqual(['Courses', 'Plans'])
+    const diagnostics: NavItem = { to: '/debug/edge-functions', label: 'Diagnostics', icon: item('Dashboard').icon, audience: 'signed-in' }
+    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Diagnostics'])
+    expect(navItemsFor(user(), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Diagnostics'])
   })
 
   it('marks the current page with aria-current="page", and a page inside a section with "true"', () => {
@@ -77,6 +78,7 @@ describe('the signed-in navigation', () => {
     expect(marked('/courses')).toBe('Courses=page')
     expect(marked('/courses/')).toBe('Courses=page')
     expect(marked('/payment')).toBe('Plans=page')
+    expect(marked('/progress')).toBe('Progress=page')
     expect(marked('/courses/6c5b0a52-4f86-4a3c-9f4e-0a0d9c9a4c11')).toBe('Courses=true')
     expect(marked('/calls/schedule')).toBe('Dashboard=true')
     expect(marked('/goal-intake')).toBe('Dashboard=true')

@@ -23,6 +23,7 @@ import { Route as AuthenticatedPaidDashboardRouteImport } from './routes/_authen
 import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authenticated/_paid/goal-intake'
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
+import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
 import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
@@ -99,6 +100,12 @@ const AuthenticatedPaidOptInRoute = AuthenticatedPaidOptInRouteImport.update({
   path: '/opt-in',
   getParentRoute: () => AuthenticatedPaidRoute,
 } as any)
+const AuthenticatedPaidProgressRoute =
+  AuthenticatedPaidProgressRouteImport.update({
+    id: '/progress',
+    path: '/progress',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
 const AuthenticatedCoursesCourseIdRoute =
   AuthenticatedCoursesCourseIdRouteImport.update({
     id: '/courses/$courseId',
@@ -143,6 +150,7 @@ export interface FileRoutesByFullPath {
   '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
+  '/progress': typeof AuthenticatedPaidProgressRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -162,6 +170,7 @@ export interface FileRoutesByTo {
   '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
+  '/progress': typeof AuthenticatedPaidProgressRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -184,6 +193,7 @@ export interface FileRoutesById {
   '/_authenticated/_paid/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
+  '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -205,6 +215,7 @@ export interface FileRouteTypes {
     | '/goal-intake'
     | '/home'
     | '/opt-in'
+    | '/progress'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -224,6 +235,7 @@ export interface FileRouteTypes {
     | '/goal-intake'
     | '/home'
     | '/opt-in'
+    | '/progress'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -245,6 +257,7 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/goal-intake'
     | '/_authenticated/_paid/home'
     | '/_authenticated/_paid/opt-in'
+    | '/_authenticated/_paid/progress'
     | '/_authenticated/courses/$courseId'
     | '/_authenticated/_paid/calls/$callId'
     | '/_authenticated/_paid/calls/schedule'
@@ -362,6 +375,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidOptInRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_paid/progress': {
+      id: '/_authenticated/_paid/progress'
+      path: '/progress'
+      fullPath: '/progress'
+      preLoaderRoute: typeof AuthenticatedPaidProgressRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
     '/_authenticated/courses/$courseId': {
       id: '/_authenticated/courses/$courseId'
       path: '/courses/$courseId'
@@ -406,6 +426,7 @@ interface AuthenticatedPaidRouteChildren {
   AuthenticatedPaidGoalIntakeRoute: typeof AuthenticatedPaidGoalIntakeRoute
   AuthenticatedPaidHomeRoute: typeof AuthenticatedPaidHomeRoute
   AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
+  AuthenticatedPaidProgressRoute: typeof AuthenticatedPaidProgressRoute
   AuthenticatedPaidCallsCallIdRoute: typeof AuthenticatedPaidCallsCallIdRoute
   AuthenticatedPaidCallsScheduleRoute: typeof AuthenticatedPaidCallsScheduleRoute
   AuthenticatedPaidReportsWeekRoute: typeof AuthenticatedPaidReportsWeekRoute
@@ -418,6 +439,7 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
   AuthenticatedPaidGoalIntakeRoute: AuthenticatedPaidGoalIntakeRoute,
   AuthenticatedPaidHomeRoute: AuthenticatedPaidHomeRoute,
   AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
+  AuthenticatedPaidProgressRoute: AuthenticatedPaidProgressRoute,
   AuthenticatedPaidCallsCallIdRoute: AuthenticatedPaidCallsCallIdRoute,
   AuthenticatedPaidCallsScheduleRoute: AuthenticatedPaidCallsScheduleRoute,
   AuthenticatedPaidReportsWeekRoute: AuthenticatedPaidReportsWeekRoute,

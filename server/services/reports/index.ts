@@ -28,7 +28,7 @@ export { CATCH_UP_MS, DEFAULT_ZONE, mayBeDue } from './claim'
 export { reportUrl, type ReportTexts } from './deliver'
 export { reportEmail, reportLines, reportText } from './email'
 export { reportContent, type CallRow, type ClaimedReport, type CommitmentRow, type GoalRow } from './generate'
-export { latestDueWeek, nextDueWeek, reportWeek, type ReportWeek } from './week'
+export { knownTimeZone, latestDueWeek, nextDueWeek, reportWeek, type ReportWeek } from './week'
 
 /** The name of the job that delivers one report (the jobs registry defines it). */
 export const REPORT_DELIVERY_JOB = 'weekly-report-delivery'

@@ -7,6 +7,7 @@
 import {
   ChartColumnIcon,
   CreditCardIcon,
+  ChartLineIcon,
   GraduationCapIcon,
   LayoutDashboardIcon,
   MessageCircleIcon,
@@ -42,6 +43,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/chat', label: 'Coach', icon: MessageCircleIcon, audience: 'paid' },
   { to: '/courses', label: 'Courses', icon: GraduationCapIcon, audience: 'signed-in', section: ['/courses'] },
   { to: '/reports', label: 'Reports', icon: ChartColumnIcon, audience: 'paid', section: ['/reports'] },
+  { to: '/progress', label: 'Progress', icon: ChartLineIcon, audience: 'paid' },
   { to: '/payment', label: 'Plans', icon: CreditCardIcon, audience: 'unpaid' },
 ]
 
