@@ -104,6 +104,7 @@ const CASES: Case[] = [
   { operation: 'PUT /api/consent/{channel}', signedIn: true, params: { channel: 'texts' }, body: { enabled: false } },
   { operation: 'POST /api/commitments/{id}/done', signedIn: true, params: { id: UUID } },
   { operation: 'GET /api/reports/{week}', signedIn: true, params: { week: '2026-11-22' } },
+  { operation: 'GET /api/progress', signedIn: true, query: { weeks: '12' } },
   { operation: 'GET /api/reports/unsubscribe', query: { token: 'abc.def' } },
   { operation: 'POST /api/reports/unsubscribe', query: { token: 'abc.def' }, body: { 'List-Unsubscribe': 'One-Click' }, form: true },
   { operation: 'POST /api/webhooks/sms', body: { From: '+15555550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },

@@ -65,7 +65,7 @@ describe('the signed-in navigation', () => {
   })
 
   it('takes a new page as one more item of the list', () => {
-    const diagnostics: NavItem = { to: '/debug/edge-functions', label: 'Diagnostics', icon: item('Dashboard').icon, audience: 'signed-in' }
+    const diagnostics: NavItem = { ...item('Dashboard'), to: '/debug/edge-functions', label: 'Diagnostics', audience: 'signed-in', samePage: [], section: [] }
     expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Diagnostics'])
     expect(navItemsFor(user(), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Diagnostics'])
   })
