@@ -349,6 +349,8 @@ describe('the opt-in screen’s stream', () => {
         }
       },
       async close() {
+        // Destroying a body undici still reads emits its abort as an 'error': expected here.
+        response.body.on('error', () => {})
         response.body.destroy()
         await agent.destroy()
       },
