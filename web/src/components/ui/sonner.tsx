@@ -26,9 +26,10 @@ export function Toaster(props: ToasterProps) {
       theme="light"
       position="top-right"
       // Below the sticky site header (h-16), so a toast never covers its buttons (e.g. Log Out),
-      // and below the testing-mode banner when there is one (billing/testing-mode-banner).
-      offset={{ top: 'calc(80px + var(--app-banner-height, 0px))', right: 24, bottom: 24, left: 24 }}
-      mobileOffset={{ top: 'calc(72px + var(--app-banner-height, 0px))', right: 16, bottom: 16, left: 16 }}
+      // below the testing-mode banner when there is one (billing/testing-mode-banner), and below a
+      // page's own header bar when it has one (the chat sets --app-subheader-height).
+      offset={{ top: 'calc(80px + var(--app-banner-height, 0px) + var(--app-subheader-height, 0px))', right: 24, bottom: 24, left: 24 }}
+      mobileOffset={{ top: 'calc(72px + var(--app-banner-height, 0px) + var(--app-subheader-height, 0px))', right: 16, bottom: 16, left: 16 }}
       closeButton
       richColors
       style={themeVariables}

@@ -54,6 +54,14 @@ export function ChatPage() {
   const [voiceResponses, setVoiceResponses] = useState(readVoiceResponses)
   const voice = useVoiceCall({ chat, muted: !voiceResponses, config: voiceConfig })
 
+  // Toasts sit below the page's headers: here the chat's own header (h-16) is under the site's,
+  // and holds the controls a toast would cover (the voice responses toggle, the title).
+  useEffect(() => {
+    const root = document.documentElement
+    root.style.setProperty('--app-subheader-height', '64px')
+    return () => root.style.removeProperty('--app-subheader-height')
+  }, [])
+
   // 'Failed to load conversations' once each time the list ends in error.
   const listErrorsShown = useRef(0)
   useEffect(() => {
