@@ -59,7 +59,9 @@ export function ChatPage() {
   useEffect(() => {
     const root = document.documentElement
     root.style.setProperty('--app-subheader-height', '64px')
-    return () => root.style.removeProperty('--app-subheader-height')
+    return () => {
+      root.style.removeProperty('--app-subheader-height')
+    }
   }, [])
 
   // 'Failed to load conversations' once each time the list ends in error.
