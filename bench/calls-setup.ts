@@ -324,6 +324,15 @@ export function postgresCpuSeconds(database: string): number {
 
 // ---- figures ---------------------------------------------------------------------------------
 
+/** The q-quantile (0..1) of values, interpolating between neighbours (so the median of an even count is the mean of the middle two). */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (sorted.length - 1) * q
+  const low = Math.floor(at)
+  const high = Math.ceil(at)
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
+}
+
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!

@@ -15,6 +15,7 @@ import { callsFaults } from './calls-faults'
 import { callsPunctuality } from './calls-punctuality'
 import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
+import { quantile } from './calls-setup'
 import { dstAgreement } from './dst'
 import { liveTranscript, voiceGateway } from './voice'
 import { weeklyReportsBench } from './weekly-reports'
@@ -68,14 +69,6 @@ async function load(url: string, options: { connections?: number; duration?: num
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-/** The q-quantile (0..1) of values, interpolating between neighbours (so the median of an even count is the mean of the middle two). */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const at = (sorted.length - 1) * q
-  const low = Math.floor(at)
-  const high = Math.ceil(at)
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
-}
 const ok = (pass: boolean) => (pass ? 'OK' : 'BELOW GOAL')
 const spread = (values: number[]) => `${quantile(values, 0.5).toFixed(2)} (IQR ${quantile(values, 0.25).toFixed(2)}-${quantile(values, 0.75).toFixed(2)})`
 /** PostgreSQL when one answers (DATABASE_URL or 127.0.0.1), else the embedded PGlite. */

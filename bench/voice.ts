@@ -31,7 +31,7 @@ import { coachingCalls } from '#server/db/schema'
 import { systemClock } from '#server/lib/clock'
 import { activateTestingPlan } from '#server/services/billing'
 import { insertUser } from '../test/helpers/factories'
-import { cpuSecondsOf, envNumber, freePort, LOG_DIR, ok, percentile, postgresDatabase, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
+import { cpuSecondsOf, envNumber, freePort, LOG_DIR, ok, percentile, postgresDatabase, quantile, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
 
 /** Frames a session keeps the send time of (a frame not back after this many is counted lost). */
 const RING = 4096
@@ -375,14 +375,6 @@ async function startStack(people: number, servers: number): Promise<{ stacks: St
   }
 }
 
-/** Quantile q (0..1) of values, interpolating between neighbours. */
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const at = (sorted.length - 1) * q
-  const low = Math.floor(at)
-  const high = Math.ceil(at)
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
-}
 const spread = (values: readonly number[], unit = ' ms') =>
   `${quantile(values, 0.5).toFixed(2)}${unit} (IQR ${quantile(values, 0.25).toFixed(2)} to ${quantile(values, 0.75).toFixed(2)})`
 
