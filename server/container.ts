@@ -146,9 +146,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     redis: deps.redis,
     redisPrefix: prefix,
     phoneCalls: live,
+    sessions: liveBus,
   })
-  // A sign-out or a password reset closes the voice sockets of the sessions it ended.
-  const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue, onSessionsEnded: (ended) => void voice.sessionsEnded(ended) })
+  // A sign-out or a password reset closes the voice sockets of the sessions it ended, on every server.
+  const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue, onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended) })
 
   return {
     clock,

@@ -882,6 +882,49 @@ describe('one voice call per person across servers (Redis)', () => {
     }
   })
 
+  it('a sign-out on one server closes that session’s sockets on the other at once, not another session’s', async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const serverPort = await freePort()
+        const server = await buildTestApp({
+          database,
+          redis: shared.redis,
+          redisPrefix: shared.prefix,
+          bullmqPrefix: `${shared.prefix}bull`,
+          clock,
+          timers: timers.timers,
+          env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
+        })
+        await server.listen({ port: serverPort, host: '127.0.0.1' })
+        servers.push(server)
+      }
+      const [a, b] = servers as [FastifyInstance, FastifyInstance]
+      const urlOf = (server: FastifyInstance) => `127.0.0.1:${(server.server.address() as { port: number }).port}`
+      const person = await signedInUser(a, { paid: 'basic' })
+      const other = await createSession(app.db, clock, person.user.id)
+      const onB = await VoiceClient.open(`ws://${urlOf(b)}/api/voice`, { cookie: person.cookie, origin: b.config.appOrigin })
+      const otherOnB = await VoiceClient.open(`ws://${urlOf(b)}/api/voice`, { cookie: `session=${other.token}`, origin: b.config.appOrigin })
+      clients.push(onB, otherOnB)
+      const connected = fake.transport.connected()
+      onB.send({ type: 'start', v: 1 })
+      await onB.next('status', (m) => m.status === 'listening')
+      const callId = await connected
+
+      // Signed out on server A; no clock moves, so B's once-a-minute session check plays no part.
+      const response = await fetch(`http://${urlOf(a)}/api/auth/logout`, { method: 'POST', headers: { cookie: person.cookie, origin: a.config.appOrigin } })
+      expect(response.status).toBe(204)
+      expect(await endedOf(onB)).toMatchObject({ reason: 'signed-out' })
+      expect(await onB.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+      expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+      expect(otherOnB.closed).toBeNull()
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
   it('the lease: held by one owner, renewed (taken again if it lapsed untaken), released by its owner only', async () => {
     const shared = await createTestRedis()
     try {
