@@ -17,9 +17,15 @@ import type { Counters } from '#server/lib/counters'
 import { clientNetwork } from '#server/lib/ip'
 import { recordConsent } from '#server/services/consent'
 
-/** Where the accounts put the emails they send: the job registry's queue (in-process or BullMQ). */
-/** Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id waits. */
-export type JobQueue = { enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string> }
+/**
+ * Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id
+ * waits. `remove` takes runs of a job that are still waiting (not started) out of the queue by
+ * their ids; it resolves to how many it removed (a queue without it removes nothing).
+ */
+export type JobQueue = {
+  enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string>
+  remove?(name: string, jobIds: readonly string[]): Promise<number>
+}
 
 /** Sessions that just ended: one (a sign-out), or every session of a user (a password reset). */
 export type SessionsEnded = { sessionId: string } | { userId: string }
