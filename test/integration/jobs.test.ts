@@ -219,6 +219,33 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     await runner.stop()
   })
 
+  it('removes a waiting run by job and id (another job\'s id is left); the same id queued again runs', async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    const seen: string[] = []
+    const job = (name: string) =>
+      defineJob({
+        name,
+        queue: 'test',
+        trigger: 'enqueue',
+        payload: z.object({ word: z.string() }),
+        attempts: 1,
+        backoffMs: 0,
+        async handler(_services, payload) {
+          seen.push(`${name}:${payload.word}@${clock.now().toISOString()}`)
+        },
+      })
+    const runner = startInProcessRunner({ jobs: [job('echo'), job('other')], services: servicesOn(clock), log, timers })
+    await runner.enqueue('echo', { word: 'gone' }, { delayMs: 5_000, jobId: 'a' })
+    await runner.enqueue('other', { word: 'kept' }, { delayMs: 5_000, jobId: 'b' })
+    expect(await runner.remove('echo', ['a', 'b', 'unknown'])).toBe(1)
+    await runner.enqueue('echo', { word: 'again' }, { delayMs: 10_000, jobId: 'a' })
+    advanceTo(at('2026-11-21T12:00:10Z'))
+    await runner.drain()
+    expect(seen).toEqual(['other:kept@2026-11-21T12:00:05.000Z', 'echo:again@2026-11-21T12:00:10.000Z'])
+    await runner.stop()
+  })
+
   it('a timer that fires before its instant waits again instead of running early', async () => {
     const clock = fakeClock(at('2026-11-21T03:00:00Z'))
     const early: Array<() => void> = []
