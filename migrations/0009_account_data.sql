@@ -18,4 +18,5 @@ CREATE TABLE "retained_billing_records" (
 );
 --> statement-breakpoint
 ALTER TABLE "account_data_exports" ADD CONSTRAINT "account_data_exports_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "retained_billing_records_retain_until_idx" ON "retained_billing_records" USING btree ("retain_until");
+CREATE INDEX "retained_billing_records_retain_until_idx" ON "retained_billing_records" USING btree ("retain_until");--> statement-breakpoint
+CREATE INDEX "vapi_webhook_events_vapi_call_id_idx" ON "vapi_webhook_events" USING btree ("vapi_call_id");
