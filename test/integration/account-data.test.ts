@@ -19,7 +19,8 @@ import { retainedBillingRecords, sessions, textMessages, users, type User } from
 import { createStripeClient } from '#server/integrations/stripe'
 import { createBullmqEnqueuer, type RunningWorkers } from '#server/jobs/bullmq'
 import { JOBS } from '#server/jobs/index'
-import { EXPORT_FILES, USER_DATA } from '#server/services/account-data'
+import type { Db } from '#server/db/client'
+import { EXPORT_FILES, partRows, USER_DATA } from '#server/services/account-data'
 import { checkoutUser } from '#server/services/billing'
 import { localDateOf, PLACE_CALL_JOB, placeCallJobId } from '#server/services/calls'
 import { SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
@@ -87,6 +88,14 @@ async function subscribe(user: User): Promise<string> {
 }
 
 const tableOf = (part: (typeof USER_DATA)[number]) => getTableName(part.table)
+
+/** 450 texts with the same instant: the export's pages (200 rows) turn on the id after the time. */
+async function manyTexts(db: Db, userId: string): Promise<void> {
+  const now = clock.now()
+  await db.insert(textMessages).values(
+    Array.from({ length: 450 }, (_, index) => ({ userId, kind: 'recap' as const, dedupeKey: `bulk:${userId}:${index}`, content: `text ${index}`, status: 'logged' as const, createdAt: now, updatedAt: now })),
+  )
+}
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -189,15 +198,25 @@ describe('POST /api/account/export', () => {
 
   it('pages through many rows without repeating or losing one', async () => {
     const carol = await person({ seed: false })
-    const now = clock.now()
-    // 450 texts with the same instant: the pages (200 rows) turn on the id after the time.
-    await app.db.insert(textMessages).values(
-      Array.from({ length: 450 }, (_, index) => ({ userId: carol.user.id, kind: 'recap' as const, dedupeKey: `bulk:${carol.user.id}:${index}`, content: `text ${index}`, status: 'logged' as const, createdAt: now, updatedAt: now })),
-    )
+    await manyTexts(app.db, carol.user.id)
     const files = await readZip((await exportOf(carol)).rawPayload)
     const sent = (JSON.parse(files.get('texts.json')!) as { sent: Array<{ id: string; content: string }> }).sent
     expect(sent).toHaveLength(450)
     expect(new Set(sent.map((text) => text.id)).size).toBe(450)
+  })
+
+  it('pages the same on PGlite (the embedded default)', async () => {
+    const lite = await createTestDatabase('pglite')
+    try {
+      const user = await insertUser(lite.db)
+      await manyTexts(lite.db, user.id)
+      const rows: Array<Record<string, unknown>> = []
+      for await (const row of partRows(lite.db, USER_DATA.find((part) => tableOf(part) === 'text_messages')!, user.id)) rows.push(row)
+      expect(rows).toHaveLength(450)
+      expect(new Set(rows.map((row) => row.id)).size).toBe(450)
+    } finally {
+      await lite.destroy()
+    }
   })
 
   it('at most once in 10 minutes per person, on every server (429 with Retry-After), then again', async () => {
