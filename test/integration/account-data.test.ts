@@ -6,6 +6,7 @@
  * column of any table may still name the person.
  */
 import { randomBytes } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
 import { Queue } from 'bullmq'
 import { eq, getTableName } from 'drizzle-orm'
 import type { FastifyInstance, InjectOptions } from 'fastify'
@@ -216,6 +217,32 @@ describe('POST /api/account/export', () => {
       expect(new Set(rows.map((row) => row.id)).size).toBe(450)
     } finally {
       await lite.destroy()
+    }
+  })
+
+  it('a download cut short stops the archive, and the server carries on', async () => {
+    const kim = await person({ seed: false })
+    await manyTexts(app.db, kim.user.id)
+    const listening = await buildTestApp({ database, clock, timers: manualTimers(clock).timers, env: stripeEnv(stripe) })
+    try {
+      const address = new URL(await listening.listen({ port: 0, host: '127.0.0.1' }))
+      // The browser goes away after the first bytes: its socket is destroyed.
+      const firstBytes = await new Promise<number>((resolve, reject) => {
+        const cut = httpRequest({ host: address.hostname, port: address.port, method: 'POST', path: '/api/account/export', headers: { origin: APP_ORIGIN, cookie: kim.cookie } }, (response) => {
+          response.once('data', (chunk: Buffer) => {
+            cut.destroy()
+            resolve(chunk.byteLength)
+          })
+        })
+        cut.on('error', (error) => (cut.destroyed ? undefined : reject(error)))
+        cut.end()
+      })
+      expect(firstBytes).toBeGreaterThan(0)
+      const health = await fetch(new URL('/api/health', address))
+      expect(health.status).toBe(200)
+      await health.arrayBuffer()
+    } finally {
+      await listening.close()
     }
   })
 

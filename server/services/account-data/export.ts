@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream'
 import { ZipArchive } from 'archiver'
-import { and, asc, getTableColumns, lte, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, lte, sql, type SQL } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
 import type { PgColumn } from 'drizzle-orm/pg-core'
 import type { Db } from '#server/db/client'
@@ -33,7 +33,7 @@ export async function claimExport(db: Db, userId: string, now: Date): Promise<vo
     .onConflictDoUpdate({ target: accountDataExports.userId, set: { lastStartedAt: now }, setWhere: lte(accountDataExports.lastStartedAt, new Date(now.getTime() - EXPORT_INTERVAL_MS)) })
     .returning({ userId: accountDataExports.userId })
   if (claimed.length > 0) return
-  const [last] = await db.select({ at: accountDataExports.lastStartedAt }).from(accountDataExports).where(sql`${accountDataExports.userId} = ${userId}`)
+  const [last] = await db.select({ at: accountDataExports.lastStartedAt }).from(accountDataExports).where(eq(accountDataExports.userId, userId))
   const waitMs = (last?.at.getTime() ?? now.getTime()) + EXPORT_INTERVAL_MS - now.getTime()
   const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
   const minutes = Math.max(1, Math.ceil(retryAfter / 60))
