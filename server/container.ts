@@ -18,6 +18,7 @@ import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { createAccounts, type JobQueue } from '#server/services/accounts'
+import { createAccountData } from '#server/services/account-data'
 import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
@@ -154,6 +155,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
   return {
     clock,
     accounts,
+    /** The person's own data: "Export my data" and "Delete my account". */
+    accountData: createAccountData({ db, clock, log, jobs: deps.jobs ?? noJobQueue, accounts, billing }),
     billing,
     goals: createGoals({ db, clock }),
     calls,

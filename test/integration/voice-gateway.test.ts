@@ -13,9 +13,10 @@ import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { VOICE_FRAME_BYTES, VOICE_MAX_BINARY_FRAME_BYTES, VOICE_MAX_TEXT_FRAME_BYTES, type VoiceServerMessage } from '#common/voice'
+import { hashPassword } from '#server/auth/password'
 import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
-import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, vapiWebhookEvents } from '#server/db/schema'
+import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, users, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
@@ -24,6 +25,7 @@ import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, spawnEntry } from '../helpers/process'
 import { createTestRedis } from '../helpers/redis'
+import { placesHolding } from '../helpers/person-data'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
@@ -601,6 +603,39 @@ describe('the ends', () => {
     expect(await second.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
     expect(await endedOf(first)).toMatchObject({ reason: 'signed-out' })
     expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('deleting the account closes every socket of the person and ends the call; what Vapi sends of it afterwards is not kept', async () => {
+    const { user, headers } = await paidUser()
+    await database.db.update(users).set({ passwordHash: await hashPassword('copper-meadow-whistle') }).where(eq(users.id, user.id))
+    const first = await open(headers)
+    const other = await createSession(app.db, clock, user.id)
+    const second = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const callId = await startCall(first)
+    speak(first)
+    const deleted = await fetch(`http://127.0.0.1:${port}/api/account/delete`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'copper-meadow-whistle', email: user.email }),
+    })
+    expect(deleted.status).toBe(204)
+    expect(await first.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await second.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await endedOf(first)).toMatchObject({ reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    await fake.transport.ended(callId)
+    await settleWebhooks()
+    // A report Vapi sends (again) after the deletion: applied to nothing, and not kept.
+    const late = await fetch(`http://127.0.0.1:${port}/api/webhooks/vapi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-vapi-secret': SECRET },
+      body: JSON.stringify({
+        message: { type: 'end-of-call-report', timestamp: clock.now().getTime(), endedReason: 'customer-ended-call', call: { id: callId, assistantOverrides: { metadata: { userId: user.id, kind: 'web' } } }, artifact: { transcript: 'User: late words' } },
+      }),
+    })
+    expect(late.status).toBe(200)
+    await settleWebhooks()
+    expect(await placesHolding(database.db, [user.id, user.email])).toEqual([])
   })
 
   it('a session signed out elsewhere (another server) closes the socket at its next check', async () => {
