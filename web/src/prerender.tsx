@@ -6,6 +6,7 @@
  * page's URL, after the router has loaded the route (its code and loaders), so the browser's first
  * render, also after loading the route, is the same page.
  */
+import { createMemoryHistory } from '@tanstack/react-router'
 import { prerender } from 'react-dom/static'
 import type { PrerenderVariant, PrerenderedPage } from '#common/prerender'
 import { App } from './app'
@@ -46,7 +47,7 @@ export async function renderPage(path: PrerenderedPage['path'], variant: Prerend
   const queryClient = createQueryClient()
   // As the browser will know it: nothing (`anyone`: the page must not ask), or the server's answer.
   if (variant !== 'anyone') queryClient.setQueryData(authKeys.me, variant === 'signed-in' ? SOMEONE : null)
-  const router = createAppRouter(queryClient, { prerenderUrl: path })
+  const router = createAppRouter(queryClient, { prerender: { history: createMemoryHistory({ initialEntries: [path] }) } })
   await router.load()
   const failed = router.state.matches.find((match) => match.status !== 'success')
   if (failed) throw new Error(`prerender ${path} (${variant}): route ${failed.routeId} is ${failed.status}: ${String(failed.error)}`)

@@ -1,11 +1,11 @@
 import type { QueryClient } from '@tanstack/react-query'
-import { createMemoryHistory, createRouter } from '@tanstack/react-router'
+import { createRouter, type RouterHistory } from '@tanstack/react-router'
 import { PagePending, RouteError } from './components/route-feedback'
 import { routeTree } from './routeTree.gen'
 
 export type AppRouterOptions = {
-  /** Prerendering at build time (prerender.tsx): the page at this URL, rendered on the server. */
-  prerenderUrl?: string
+  /** Prerendering at build time (prerender.tsx): a memory history at the page's URL, rendered on the server. */
+  prerender?: { history: RouterHistory }
 }
 
 /**
@@ -22,7 +22,7 @@ function restoreScroll(): boolean {
   return restore
 }
 
-export function createAppRouter(queryClient: QueryClient, { prerenderUrl }: AppRouterOptions = {}) {
+export function createAppRouter(queryClient: QueryClient, { prerender }: AppRouterOptions = {}) {
   const router = createRouter({
     routeTree,
     context: {
@@ -38,8 +38,8 @@ export function createAppRouter(queryClient: QueryClient, { prerenderUrl }: AppR
     defaultErrorComponent: RouteError,
     // Unknown paths render the root route's notFoundComponent (routes/__root.tsx).
     // Scroll restoration: not while prerendering, where it would write an inline script (the CSP refuses those).
-    scrollRestoration: prerenderUrl === undefined ? restoreScroll : false,
-    ...(prerenderUrl === undefined ? {} : { history: createMemoryHistory({ initialEntries: [prerenderUrl] }), isServer: true }),
+    scrollRestoration: prerender ? false : restoreScroll,
+    ...(prerender ? { history: prerender.history, isServer: true } : {}),
   })
   return router
 }
