@@ -52,7 +52,14 @@ export default defineConfig({
   environments: {
     // The browser's: index.html (the app), and the script a prerendered page starts it with (src/boot.ts).
     client: {
-      build: { rolldownOptions: { input: { index: fromWeb('./index.html'), boot: fromWeb('./src/boot.ts') } } },
+      build: {
+        rolldownOptions: {
+          input: { index: fromWeb('./index.html'), boot: fromWeb('./src/boot.ts') },
+          // One chunk for everything the app's entry imports, so a page starts few module fetches
+          // (each costs the main thread; rolldown would otherwise make ~20 small shared chunks).
+          output: { codeSplitting: { groups: [{ name: 'app', tags: ['$initial'], test: (id) => !/[\\/](index\.html|src[\\/](main\.tsx|boot\.ts))$/.test(id) }] } },
+        },
+      },
     },
     // The prerenderer (docs/decisions/052): src/prerender.tsx for Node, dependencies from node_modules.
     ssr: {

@@ -44,8 +44,10 @@ export function createAppRouter(queryClient: QueryClient, { prerender }: AppRout
   return router
 }
 
+export type AppRouter = ReturnType<typeof createAppRouter>
+
 declare module '@tanstack/react-router' {
   interface Register {
-    router: ReturnType<typeof createAppRouter>
+    router: AppRouter
   }
 }
