@@ -1,11 +1,12 @@
-// Builds the web app when web/dist is missing or older than its sources (used by `npm start`).
+// Builds the web app when web/dist is missing, unfinished or older than its sources (used by
+// `npm start` and `npm run lighthouse`). The build's last step writes the marker (web/vite.config.ts).
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const marker = join(root, 'web', 'dist', 'index.html')
+const marker = join(root, 'web', 'dist', '.vite', 'prerender.json')
 
 function newest(dir) {
   let latest = 0
@@ -20,6 +21,7 @@ function newest(dir) {
 const sources = Math.max(
   newest(join(root, 'web')),
   newest(join(root, 'common')),
+  newest(join(root, 'scripts', 'web-build')),
   statSync(join(root, 'package-lock.json')).mtimeMs,
 )
 if (existsSync(marker) && statSync(marker).mtimeMs >= sources) process.exit(0)

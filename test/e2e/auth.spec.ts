@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { CONSENT_TEXT, TERMS_TEXT } from '#common/auth-constants'
-import { expect, test, uniqueEmail } from './support/fixtures'
+import { expect, gotoReady, test, uniqueEmail } from './support/fixtures'
 import { linkIn, tokenOf, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'
 
@@ -85,7 +85,7 @@ test.describe('sign-up', () => {
     page.on('request', (request) => {
       if (request.url().includes('/api/auth/signup')) signupRequests.push(request.url())
     })
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     await page.getByRole('tab', { name: 'Create Account' }).click()
     const form = signupPanel(page)
 
@@ -141,7 +141,7 @@ test.describe('sign-up', () => {
 
   test('creates the account with the email trimmed and lower-cased, then asks to confirm it on /payment', async ({ page }) => {
     const email = uniqueEmail('new')
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     await page.getByRole('tab', { name: 'Create Account' }).click()
 
     await fillSignup(page, {
@@ -170,7 +170,7 @@ test.describe('sign-up', () => {
 
   test('a partner link opens Create Account and records the program', async ({ page }) => {
     const email = uniqueEmail('partner')
-    await page.goto('/auth?partner=NORTHWIND')
+    await gotoReady(page, '/auth?partner=NORTHWIND')
 
     await expect(page.getByRole('tab', { name: 'Create Account' })).toHaveAttribute('aria-selected', 'true')
     await expect(signupPanel(page)).toContainText('NORTHWIND')
@@ -185,7 +185,7 @@ test.describe('sign-up', () => {
   test('refusals from the server: an email already registered, a too common password', async ({ page }) => {
     const taken = await signUpViaApi(page)
     await page.context().clearCookies()
-    await page.goto('/auth?tab=signup')
+    await gotoReady(page, '/auth?tab=signup')
 
     await fillSignup(page, { fullName: 'Sam Lee', email: taken.email, phone: '5550001111', password: PASSWORD, confirmPassword: PASSWORD })
     await signupPanel(page).getByRole('button', { name: 'Create Account' }).click()
@@ -211,7 +211,7 @@ test.describe('sign-up', () => {
 
   test('a network failure says so', async ({ page }) => {
     await page.route('**/api/auth/signup', (route) => route.abort('connectionrefused'))
-    await page.goto('/auth?tab=signup')
+    await gotoReady(page, '/auth?tab=signup')
 
     await fillSignup(page, { fullName: 'Sam Lee', email: uniqueEmail(), phone: '5550001111', password: PASSWORD, confirmPassword: PASSWORD })
     await signupPanel(page).getByRole('button', { name: 'Create Account' }).click()
@@ -299,7 +299,7 @@ test.describe('email confirmation', () => {
     const user = await signUpViaApi(page)
     const token = tokenOf(linkIn(await waitForEmail(user.email, CONFIRM_SUBJECT)))
 
-    await page.goto(`/auth?mode=confirm&token=${token}`)
+    await gotoReady(page, `/auth?mode=confirm&token=${token}`)
     await page.getByRole('button', { name: 'Confirm email' }).click()
 
     await expect(page).toHaveURL('/payment')
@@ -309,7 +309,7 @@ test.describe('email confirmation', () => {
   test('an invalid link, signed in: a new email can be asked for (and is limited to one a minute)', async ({ page }) => {
     await signUpViaApi(page)
 
-    await page.goto('/auth?mode=confirm&token=not-a-real-token-at-all-0000')
+    await gotoReady(page, '/auth?mode=confirm&token=not-a-real-token-at-all-0000')
 
     await expect(page.getByRole('heading', { level: 1, name: "This confirmation link can't be used" })).toBeVisible()
     await page.getByRole('button', { name: 'Resend confirmation email' }).click()
@@ -319,7 +319,7 @@ test.describe('email confirmation', () => {
   })
 
   test('an invalid link, signed out: a way back to sign in', async ({ page }) => {
-    await page.goto('/auth?mode=confirm&token=not-a-real-token-at-all-0000')
+    await gotoReady(page, '/auth?mode=confirm&token=not-a-real-token-at-all-0000')
 
     await expect(page.getByRole('heading', { level: 1, name: "This confirmation link can't be used" })).toBeVisible()
     await page.getByRole('link', { name: 'Back to Sign In' }).click()
@@ -333,7 +333,7 @@ test.describe('login', () => {
   test('refuses a wrong password, validates the fields, and reports a network failure', async ({ page }) => {
     const user = await signUpViaApi(page)
     await page.context().clearCookies()
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     const form = loginPanel(page)
 
     await form.getByRole('button', { name: 'Log In' }).click()
@@ -394,7 +394,7 @@ test.describe('login', () => {
     const user = await signUpViaApi(page)
     for (const returnTo of ['//evil.example/steal', 'https://evil.example/', '/\\evil.example']) {
       await page.context().clearCookies()
-      await page.goto(`/auth?returnTo=${encodeURIComponent(returnTo)}`)
+      await gotoReady(page, `/auth?returnTo=${encodeURIComponent(returnTo)}`)
       await logIn(page, user.email, user.password)
 
       // New, unpaid, no goals: /goal-intake by the routing, and its wrapper sends on to /payment.
@@ -405,15 +405,15 @@ test.describe('login', () => {
   test('with a session already, /auth moves straight on (returnTo first)', async ({ page }) => {
     await signUpViaApi(page)
 
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     await expect(page).toHaveURL('/payment')
 
-    await page.goto(authWithReturnTo('/courses'))
+    await gotoReady(page, authWithReturnTo('/courses'))
     await expect(page).toHaveURL('/courses')
   })
 
   test('the password can be shown and hidden, by keyboard too', async ({ page }) => {
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     const form = loginPanel(page)
     const password = form.getByLabel('Password', { exact: true })
     await password.fill('secret-words')
@@ -429,7 +429,7 @@ test.describe('login', () => {
   })
 
   test('the tabs switch by keyboard and keep what was typed', async ({ page }) => {
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     await loginPanel(page).getByLabel('Email', { exact: true }).fill('kept@example.com')
 
     await page.getByRole('tab', { name: 'Login' }).focus()
@@ -448,7 +448,7 @@ test.describe('forgot password', () => {
     const user = await signUpViaApi(page)
     const signupSession = await page.context().storageState()
     await page.context().clearCookies()
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
 
     await loginPanel(page).getByLabel('Email', { exact: true }).fill(user.email)
     await page.getByRole('button', { name: 'Forgot Password?' }).click()
@@ -503,7 +503,7 @@ test.describe('forgot password', () => {
   })
 
   test('a reset link without a token offers to request a new one', async ({ page }) => {
-    await page.goto('/auth?mode=reset')
+    await gotoReady(page, '/auth?mode=reset')
 
     await expect(page.getByRole('heading', { level: 1, name: "This reset link can't be used" })).toBeVisible()
     await page.getByLabel('Email').fill(uniqueEmail('nobody'))
@@ -634,7 +634,7 @@ test.describe('logout', () => {
 
 test.describe('accessibility (axe, WCAG 2 A and AA)', () => {
   test('/auth: both tabs, with the validation messages showing', async ({ page }) => {
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     await expect(loginPanel(page).getByLabel('Email', { exact: true })).toBeVisible()
     expect(await seriousA11yViolations(page)).toEqual([])
 
@@ -649,7 +649,7 @@ test.describe('accessibility (axe, WCAG 2 A and AA)', () => {
   })
 
   test('the forgot-password dialog', async ({ page }) => {
-    await page.goto('/auth')
+    await gotoReady(page, '/auth')
     await page.getByRole('button', { name: 'Forgot Password?' }).click()
     await expect(page.getByRole('dialog', { name: 'Reset your password' })).toBeVisible()
 
@@ -662,7 +662,7 @@ test.describe('accessibility (axe, WCAG 2 A and AA)', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Email Confirmation Required' })).toBeVisible()
     expect(await seriousA11yViolations(page)).toEqual([])
 
-    await page.goto('/auth?mode=reset&token=abcdefghijklmnopqrstuvwxyz234567')
+    await gotoReady(page, '/auth?mode=reset&token=abcdefghijklmnopqrstuvwxyz234567')
     await expect(page.getByRole('heading', { level: 1, name: 'Choose a new password' })).toBeVisible()
     expect(await seriousA11yViolations(page)).toEqual([])
   })

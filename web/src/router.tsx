@@ -1,9 +1,28 @@
 import type { QueryClient } from '@tanstack/react-query'
-import { createRouter } from '@tanstack/react-router'
+import { createRouter, type RouterHistory } from '@tanstack/react-router'
 import { PagePending, RouteError } from './components/route-feedback'
 import { routeTree } from './routeTree.gen'
 
-export function createAppRouter(queryClient: QueryClient) {
+export type AppRouterOptions = {
+  /** Prerendering at build time (prerender.tsx): a memory history at the page's URL, rendered on the server. */
+  prerender?: { history: RouterHistory }
+}
+
+/**
+ * Set while a prerendered page hydrates (main.tsx): the visitor may have scrolled it already, so
+ * its first render leaves the scroll where it is instead of the router's reset to the top.
+ */
+let keepScrollOnce = false
+export function keepScrollOnFirstRender(): void {
+  keepScrollOnce = true
+}
+function restoreScroll(): boolean {
+  const restore = !keepScrollOnce
+  keepScrollOnce = false
+  return restore
+}
+
+export function createAppRouter(queryClient: QueryClient, { prerender }: AppRouterOptions = {}) {
   const router = createRouter({
     routeTree,
     context: {
@@ -18,13 +37,17 @@ export function createAppRouter(queryClient: QueryClient) {
     defaultPendingComponent: PagePending,
     defaultErrorComponent: RouteError,
     // Unknown paths render the root route's notFoundComponent (routes/__root.tsx).
-    scrollRestoration: true,
+    // Scroll restoration: not while prerendering, where it would write an inline script (the CSP refuses those).
+    scrollRestoration: prerender ? false : restoreScroll,
+    ...(prerender ? { history: prerender.history, isServer: true } : {}),
   })
   return router
 }
 
+export type AppRouter = ReturnType<typeof createAppRouter>
+
 declare module '@tanstack/react-router' {
   interface Register {
-    router: ReturnType<typeof createAppRouter>
+    router: AppRouter
   }
 }

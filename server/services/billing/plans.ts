@@ -1,44 +1,8 @@
+import { PLANS } from '#common/plan-catalogue'
 import type { Plan, PlanId } from '#common/plans'
 
-/** The three monthly plans of spec 1 §9, defined once; the web reads them from GET /api/plans. */
-export const PLANS: readonly Plan[] = [
-  {
-    id: 'basic',
-    name: 'Basic',
-    priceMonthly: 50,
-    interval: 'month',
-    features: ['Daily 5-minute accountability calls', 'Weekly progress reports', 'SMS messaging', 'Basic dashboard'],
-    mostPopular: false,
-  },
-  {
-    id: 'premium',
-    name: 'Premium',
-    priceMonthly: 197,
-    interval: 'month',
-    features: [
-      '2x daily calls',
-      'Detailed analytics',
-      'Monthly goal sessions',
-      'Advanced progress tracking',
-      'Priority support',
-    ],
-    mostPopular: true,
-  },
-  {
-    id: 'elite',
-    name: 'Elite',
-    priceMonthly: 497,
-    interval: 'month',
-    features: [
-      'Everything in Premium',
-      'Monthly 1-on-1 human coaching',
-      'Custom goal templates',
-      'White-glove onboarding',
-      'Direct coach access',
-    ],
-    mostPopular: false,
-  },
-]
+/** The plans of spec 1 §9 (common/plan-catalogue.ts): what GET /api/plans serves and the landing page embeds. */
+export { PLANS }
 
 export function findPlan(id: PlanId): Plan {
   const plan = PLANS.find((candidate) => candidate.id === id)

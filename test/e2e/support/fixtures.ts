@@ -1,4 +1,4 @@
-import { test as base, expect } from '@playwright/test'
+import { test as base, expect, type Page } from '@playwright/test'
 
 let counter = 0
 
@@ -19,3 +19,17 @@ export const test = base.extend({
 export { expect }
 
 export const uniqueEmail = (label = 'person') => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`
+
+/**
+ * Opens a URL and waits until the app runs the page. A prerendered page (`/`, `/auth`:
+ * docs/decisions/052) shows before its app has loaded, and until the app hydrates it its links
+ * work but its buttons and tabs do nothing; a test that acts at once waits for this.
+ */
+export async function gotoReady(page: Page, url: string) {
+  const response = await page.goto(url)
+  await page.waitForFunction(() => {
+    const first = document.querySelector('#root > *')
+    return first !== null && Object.keys(first).some((key) => key.startsWith('__reactFiber'))
+  })
+  return response
+}

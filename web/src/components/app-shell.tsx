@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router'
-import type { ReactNode } from 'react'
+import { useSyncExternalStore, type ReactNode } from 'react'
 import { cn } from '../lib/utils'
 import { BrandName, LogoMark } from './brand'
 import { Button } from './ui/button'
@@ -35,12 +35,25 @@ export function SiteHeader({ nav }: { nav?: ReactNode }) {
   )
 }
 
+const unchanging = () => () => {}
+const thisYear = () => new Date().getFullYear()
+const buildYear = () => import.meta.env.BUILD_YEAR
+
+/**
+ * The current year. A prerendered page (docs/decisions/052) says the year it was built in, so
+ * hydration starts from that and moves to this year only if they differ (a build from December).
+ */
+function useCurrentYear(): number {
+  return useSyncExternalStore(unchanging, thisYear, buildYear)
+}
+
 export function SiteFooter() {
+  const year = useCurrentYear()
   return (
     <footer className="border-t bg-card">
       <div className="mx-auto flex max-w-6xl flex-col items-center justify-between gap-2 px-4 py-6 text-sm text-muted-foreground sm:flex-row sm:px-6">
         <p>
-          © {new Date().getFullYear()} <BrandName className="font-semibold" />
+          © {year} <BrandName className="font-semibold" />
         </p>
         <p>Daily AI coaching that keeps your goals moving.</p>
       </div>

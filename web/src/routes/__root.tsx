@@ -1,5 +1,5 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query'
-import { createRootRouteWithContext, Outlet } from '@tanstack/react-router'
+import { ClientOnly, createRootRouteWithContext, Outlet } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect } from 'react'
 import { NotFoundPage } from '../components/not-found'
 import { meQueryOptions } from '../features/auth/api'
@@ -48,17 +48,23 @@ function RootLayout() {
     }
   }, [queryClient])
 
+  // Both lazily loaded parts wait for hydration on a prerendered page (docs/decisions/052): its HTML
+  // has neither, and the banner shows only after the background check anyway.
   return (
     <>
-      {signedIn ? (
-        <Suspense fallback={null}>
-          <TestingModeBanner />
-        </Suspense>
-      ) : null}
+      <ClientOnly>
+        {signedIn ? (
+          <Suspense fallback={null}>
+            <TestingModeBanner />
+          </Suspense>
+        ) : null}
+      </ClientOnly>
       <Outlet />
-      <Suspense fallback={null}>
-        <Toaster />
-      </Suspense>
+      <ClientOnly>
+        <Suspense fallback={null}>
+          <Toaster />
+        </Suspense>
+      </ClientOnly>
     </>
   )
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import { NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
 
@@ -15,7 +15,10 @@ export type Validator<T> = (values: unknown) => ValidationResult<T>
 
 export type UseFormOptions<V, T> = {
   initialValues: V
-  /** Loads the validator (it brings zod): started when the form mounts, awaited on the first submit. */
+  /**
+   * Loads the validator (it brings zod): started when a field of the form first gets focus, and
+   * awaited on submit, so it never weighs on the page's first load (docs/decisions/052).
+   */
   loadValidator: () => Promise<Validator<T>>
 }
 
@@ -30,22 +33,40 @@ export function useForm<V extends Record<string, unknown>, T>({ initialValues, l
   const [serverErrors, setServerErrors] = useState<FieldErrors>({})
   const [validator, setValidator] = useState<Validator<T> | null>(null)
   const [focusRequest, setFocusRequest] = useState(0)
-  // A callback ref (the state setter): the form element, for moving focus to its first invalid field.
+  // The form element, for moving focus to its first invalid field.
   const [formElement, setFormElement] = useState<HTMLFormElement | null>(null)
-  const loadRef = useRef(loadValidator)
-
-  useEffect(() => {
-    let active = true
-    loadRef.current().then(
-      (loaded) => {
-        if (active) setValidator(() => loaded)
-      },
-      () => undefined, // retried on submit
-    )
-    return () => {
-      active = false
+  const initialRef = useRef(initialValues)
+  // A prerendered form (docs/decisions/052) can be typed in, or filled by a password manager, before
+  // the app hydrates it. Hydration leaves what the fields hold; when the form element is attached,
+  // that becomes the form's values before anything renders them again (which would empty the fields).
+  const attachForm = useCallback((element: HTMLFormElement | null) => {
+    setFormElement(element)
+    if (!element) return
+    const typed: Partial<Record<string, string>> = {}
+    for (const [name, initial] of Object.entries(initialRef.current)) {
+      const field = element.elements.namedItem(name)
+      const isText = field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement
+      if (typeof initial === 'string' && isText && field.value !== initial) typed[name] = field.value
     }
+    if (Object.keys(typed).length > 0) setValues((previous) => ({ ...previous, ...typed }))
   }, [])
+  const loadRef = useRef(loadValidator)
+  const loading = useRef<Promise<Validator<T>> | null>(null)
+
+  /** Starts loading the validator once (again after a failure); resolves to it. */
+  function loadValidation(): Promise<Validator<T>> {
+    loading.current ??= loadRef.current().then(
+      (loaded) => {
+        setValidator(() => loaded)
+        return loaded
+      },
+      (error: unknown) => {
+        loading.current = null // tried again on the next focus or submit
+        throw error
+      },
+    )
+    return loading.current
+  }
 
   useEffect(() => {
     if (focusRequest > 0) formElement?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
@@ -77,7 +98,7 @@ export function useForm<V extends Record<string, unknown>, T>({ initialValues, l
       let validate = validator
       if (!validate) {
         try {
-          validate = await loadRef.current()
+          validate = await loadValidation()
         } catch {
           void toast({ title: 'Something went wrong', description: NETWORK_ERROR_MESSAGE, variant: 'destructive' })
           return
@@ -93,5 +114,11 @@ export function useForm<V extends Record<string, unknown>, T>({ initialValues, l
   }
 
   const fields: FormFields<V> = { values, errors, setValue }
-  return { fields, errors, setServerError, handleSubmit, setFormElement }
+  /** The <form>'s own props: its element (for focus), no browser validation, the validator loaded on first focus. */
+  const formProps = {
+    ref: attachForm,
+    noValidate: true,
+    onFocus: () => void loadValidation().catch(() => undefined),
+  }
+  return { fields, errors, setServerError, handleSubmit, formProps }
 }

@@ -1,12 +1,10 @@
 /**
  * The plans feature's API: GET /api/plans, the plans as the server defines them and whether
- * choosing one goes to Stripe or testing mode. One query, read by the landing page (its loader
- * starts it, its plans section shows it) and by /payment.
+ * choosing one goes to Stripe or testing mode. One query, read by /payment (the landing page embeds
+ * the same catalogue, common/plan-catalogue.ts, and never asks).
  *
- * The landing route's loader imports this module, so it is part of the entry chunk and stays free
- * of zod and of the fetch client: the request, validated with the shared zod schema, is its other
- * half (api.requests.ts), loaded on first use (zod is not needed for the landing page's first
- * paint, only for the plans section further down).
+ * Free of zod and of the fetch client: the request, validated with the shared zod schema, is its
+ * other half (api.requests.ts), loaded on first use.
  */
 import { queryOptions } from '@tanstack/react-query'
 

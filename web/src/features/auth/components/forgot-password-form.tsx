@@ -1,11 +1,11 @@
 import { useMutation } from '@tanstack/react-query'
 import { useEffect, useRef, type ReactNode } from 'react'
-import { Button } from '../../../components/ui/button'
 import { loadAuthRequests, loadAuthValidation, type ForgotPasswordInput } from '../api'
 import { failureMessage, fieldErrorOf } from '../messages'
 import { useForm } from '../use-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
+import { SubmitButton } from './submit-button'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateForgotPassword)
 
@@ -20,7 +20,7 @@ export type ForgotPasswordFormProps = {
 
 /** Asks for a password reset link (POST /api/auth/forgot-password) and shows the server's answer. */
 export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 'Send reset link', afterSent }: ForgotPasswordFormProps) {
-  const { fields, setServerError, handleSubmit, setFormElement } = useForm({
+  const { fields, setServerError, handleSubmit, formProps } = useForm({
     initialValues: { email: defaultEmail },
     loadValidator,
   })
@@ -52,16 +52,16 @@ export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 
 
   const requestError = request.isError && !fieldErrorOf(request.error, ['email'] as const) ? request.error : undefined
   return (
-    <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => request.mutate(body))} className="grid gap-4">
+    <form {...formProps} onSubmit={handleSubmit((body) => request.mutate(body))} className="grid gap-4">
       <TextField form={fields} name="email" id={`${idPrefix}-email`} label="Email" type="email" autoComplete="email" />
       {requestError ? (
         <p role="alert" className="text-sm font-medium text-destructive">
           {failureMessage(requestError, 'We could not send the email. Please try again.')}
         </p>
       ) : null}
-      <Button type="submit" disabled={request.isPending}>
+      <SubmitButton disabled={request.isPending}>
         <PendingLabel pending={request.isPending} idle={submitLabel} busy="Sending..." />
-      </Button>
+      </SubmitButton>
     </form>
   )
 }

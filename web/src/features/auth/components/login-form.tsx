@@ -6,6 +6,7 @@ import { loadAuthRequests, loadAuthValidation, type LoginInput, type SessionUser
 import { useForm } from '../use-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
+import { SubmitButton } from './submit-button'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateLogin)
 
@@ -20,7 +21,7 @@ export type LoginFormProps = {
 
 /** Login: email and password; toasts 'Success' or 'Login failed'. */
 export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
-  const { fields, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
+  const { fields, setServerError, handleSubmit, formProps } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
   const login = useMutation({
     mutationFn: async (body: LoginInput) => (await loadAuthRequests()).logIn(body),
     onSuccess: (user) => {
@@ -36,7 +37,7 @@ export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent
   })
 
   return (
-    <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => login.mutate(body))} className="grid gap-5">
+    <form {...formProps} onSubmit={handleSubmit((body) => login.mutate(body))} className="grid gap-5">
       <TextField form={fields} name="email" id="login-email" label="Email" type="email" autoComplete="email" />
       <TextField form={fields} name="password" id="login-password" label="Password" type="password" autoComplete="current-password" />
       <div className="-mt-2 flex justify-end">
@@ -51,9 +52,9 @@ export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent
           Forgot Password?
         </Button>
       </div>
-      <Button type="submit" size="lg" disabled={login.isPending}>
+      <SubmitButton size="lg" disabled={login.isPending}>
         <PendingLabel pending={login.isPending} idle="Log In" busy="Logging in..." />
-      </Button>
+      </SubmitButton>
     </form>
   )
 }

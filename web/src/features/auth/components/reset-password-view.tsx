@@ -1,6 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { KeyRoundIcon } from 'lucide-react'
-import { Button } from '../../../components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '../../../components/ui/card'
 import { useDocumentTitle } from '../../../components/use-document-title'
 import { isApiError } from '../../../lib/api-error'
@@ -15,6 +14,7 @@ import { BackToSignIn } from './back-to-sign-in'
 import { ForgotPasswordForm } from './forgot-password-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
+import { SubmitButton } from './submit-button'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateResetPassword)
 
@@ -28,7 +28,7 @@ export function ResetPasswordView({ token }: { token: string | undefined }) {
 function ResetPasswordForm({ token }: { token: string }) {
   const queryClient = useQueryClient()
   const continueToApp = usePostLoginNavigate()
-  const { fields, errors, setServerError, handleSubmit, setFormElement } = useForm({ initialValues: { token, password: '', confirmPassword: '' }, loadValidator })
+  const { fields, errors, setServerError, handleSubmit, formProps } = useForm({ initialValues: { token, password: '', confirmPassword: '' }, loadValidator })
   const reset = useMutation({
     mutationFn: async (body: ResetPasswordInput) => (await loadAuthRequests()).resetPassword(body),
     onSuccess: (user) => {
@@ -70,7 +70,7 @@ function ResetPasswordForm({ token }: { token: string }) {
           <CardDescription>Use at least 8 characters. You'll be signed in once it's saved.</CardDescription>
         </CardHeader>
         <CardContent>
-          <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => reset.mutate(body))} className="grid gap-5">
+          <form {...formProps} onSubmit={handleSubmit((body) => reset.mutate(body))} className="grid gap-5">
             <TextField form={fields} name="password" id="reset-password" label="New Password" type="password" toggleLabel="new password" autoComplete="new-password" />
             <TextField
               form={fields}
@@ -81,9 +81,9 @@ function ResetPasswordForm({ token }: { token: string }) {
               toggleLabel="confirm password"
               autoComplete="new-password"
             />
-            <Button type="submit" size="lg" disabled={reset.isPending}>
+            <SubmitButton size="lg" disabled={reset.isPending}>
               <PendingLabel pending={reset.isPending} idle="Update Password" busy="Updating password..." />
-            </Button>
+            </SubmitButton>
           </form>
         </CardContent>
       </Card>

@@ -1,11 +1,11 @@
 import { useMutation } from '@tanstack/react-query'
 import { CONSENT_TEXT, formatPhone, PHONE_INPUT_MAX, TERMS_TEXT } from '#common/auth-constants'
-import { Button } from '../../../components/ui/button'
 import { toast } from '../../../lib/toast'
 import { loadAuthRequests, loadAuthValidation, type SessionUser, type SignupInput } from '../api'
 import { useForm } from '../use-form'
 import { CheckboxField, TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
+import { SubmitButton } from './submit-button'
 
 const loadValidator = () => loadAuthValidation().then((module) => module.validateSignup)
 
@@ -30,7 +30,7 @@ export type SignupFormProps = {
 
 /** Create Account. */
 export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
-  const { fields, setServerError, handleSubmit, setFormElement } = useForm<SignupValues, SignupInput>({
+  const { fields, setServerError, handleSubmit, formProps } = useForm<SignupValues, SignupInput>({
     initialValues: {
       fullName: '',
       email: '',
@@ -61,7 +61,7 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
   })
 
   return (
-    <form ref={setFormElement} noValidate onSubmit={handleSubmit((body) => signup.mutate(body))} className="grid gap-5">
+    <form {...formProps} onSubmit={handleSubmit((body) => signup.mutate(body))} className="grid gap-5">
       <TextField form={fields} name="fullName" id="signup-full-name" label="Full Name" autoComplete="name" />
       <TextField form={fields} name="email" id="signup-email" label="Email" type="email" autoComplete="email" />
       <TextField
@@ -93,9 +93,9 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
           You are joining through the <strong>{partnerProgram}</strong> partner program.
         </p>
       ) : null}
-      <Button type="submit" size="lg" disabled={signup.isPending}>
+      <SubmitButton size="lg" disabled={signup.isPending}>
         <PendingLabel pending={signup.isPending} idle="Create Account" busy="Creating account..." />
-      </Button>
+      </SubmitButton>
     </form>
   )
 }

@@ -1,8 +1,12 @@
 import { Link } from '@tanstack/react-router'
 import { Button } from '../../../components/ui/button'
-import { PlanList } from '../../plans/components/plan-list'
+import { PLANS } from '#common/plan-catalogue'
+import { PlanGrid } from '../../plans/components/plan-grid'
 
-/** The three plans, fetched from the server; a skeleton while loading, a short message if that fails. */
+/**
+ * The three plans, embedded: the same catalogue GET /api/plans serves (common/plan-catalogue.ts),
+ * so the prerendered page shows them at once and the landing page never asks the API (docs/decisions/052).
+ */
 export function PlansSection() {
   return (
     <section id="plans" aria-labelledby="plans-heading" className="scroll-mt-20 bg-card py-20 sm:py-24">
@@ -17,9 +21,9 @@ export function PlansSection() {
           </p>
         </div>
 
-        <PlanList
+        <PlanGrid
           className="mt-14"
-          errorHint="Please check your connection and try again, or create your account and choose a plan there."
+          plans={PLANS}
           action={(plan) => (
             <Button asChild size="lg" variant={plan.mostPopular ? 'default' : 'outline'}>
               <Link to="/auth">Get started with {plan.name}</Link>

@@ -4,13 +4,7 @@ import type { Plan } from '#common/plans'
 import { Badge } from '../../../components/ui/badge'
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../../components/ui/card'
 import { cn } from '../../../lib/utils'
-
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 })
-
-/** Whole dollars as the spec writes them: 50 → "$50". */
-function formatPrice(dollars: number): string {
-  return usd.format(dollars)
-}
+import { formatPrice } from '../format'
 
 export type PlanCardProps = {
   plan: Plan

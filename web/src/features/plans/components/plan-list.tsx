@@ -4,10 +4,11 @@ import type { Plan } from '#common/plans'
 import { Button } from '../../../components/ui/button'
 import { Spinner } from '../../../components/ui/spinner'
 import { plansQueryOptions } from '../api'
-import { PlanCard, PlanCardSkeleton, type PlanCardProps } from './plan-card'
+import { PlanCardSkeleton, type PlanCardProps } from './plan-card'
+import { PlanGrid } from './plan-grid'
 
 export type PlanListProps = {
-  /** Each plan's call to action (a link on the landing page, a button on /payment). */
+  /** Each plan's call to action (a button on /payment). */
   action: (plan: Plan) => ReactNode
   headingLevel?: PlanCardProps['headingLevel']
   /** More to say under "We couldn't load our plans just now." */
@@ -15,7 +16,7 @@ export type PlanListProps = {
   className?: string
 }
 
-/** The plans from the server as cards; placeholder cards while they load, a message with a retry if that fails. */
+/** The plans from the server (GET /api/plans, with the payment mode) as cards; placeholder cards while they load, a message with a retry if that fails. */
 export function PlanList({ action, headingLevel, errorHint, className }: PlanListProps) {
   const plans = useQuery(plansQueryOptions())
   return (
@@ -38,13 +39,7 @@ export function PlanList({ action, headingLevel, errorHint, className }: PlanLis
           </Button>
         </div>
       ) : (
-        <ul className="grid items-stretch gap-8 lg:grid-cols-3" aria-label="Plans">
-          {plans.data.plans.map((plan) => (
-            <li key={plan.id}>
-              <PlanCard plan={plan} headingLevel={headingLevel} action={action(plan)} />
-            </li>
-          ))}
-        </ul>
+        <PlanGrid plans={plans.data.plans} action={action} headingLevel={headingLevel} />
       )}
     </div>
   )
