@@ -14,16 +14,20 @@ import {
   UpdateProfileBodySchema,
 } from '#common/account'
 import { ErrorBodySchema } from '#common/errors'
+import { perUserLimit } from '../lib/route-hooks'
 import { AUTH_POST_LIMIT } from './auth'
 
 const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema, 503: ErrorBodySchema }
 
-/** The account page's changes: 20 a minute per person (the guard runs first, so the limit counts per user). */
-const WRITE_LIMIT = { max: 20, timeWindow: '1 minute' }
-/** Writes that check the current password (argon2): 5 a minute per person, on top of the hourly count of wrong ones. */
-const PASSWORD_LIMIT = { max: 5, timeWindow: '1 minute' }
+/** The account page's changes: 20 a minute per person, shared by them. */
+const WRITE_LIMIT = perUserLimit('account-write', 20)
+/**
+ * Writes that check the current password (argon2): 5 valid requests a minute per person, on top
+ * of the hourly count of wrong passwords.
+ */
+const PASSWORD_LIMIT = perUserLimit('account-password', 5, 'preHandler')
 /** The code of a new phone number: 10 tries a minute per person (and 5 per code). */
-const CODE_LIMIT = { max: 10, timeWindow: '1 minute' }
+const CODE_LIMIT = perUserLimit('account-code', 10, 'preHandler')
 
 /**
  * /api/account: the account page (issue 16, docs/decisions/050). Every operation needs the session
