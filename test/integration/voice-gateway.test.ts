@@ -13,9 +13,10 @@ import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { VOICE_FRAME_BYTES, VOICE_MAX_BINARY_FRAME_BYTES, VOICE_MAX_TEXT_FRAME_BYTES, type VoiceServerMessage } from '#common/voice'
+import { hashPassword } from '#server/auth/password'
 import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
-import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, vapiWebhookEvents } from '#server/db/schema'
+import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, users, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
@@ -601,6 +602,37 @@ describe('the ends', () => {
     expect(await second.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
     expect(await endedOf(first)).toMatchObject({ reason: 'signed-out' })
     expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+  })
+
+  it('a password change on the account page closes the other sessions’ sockets, not this one’s', async () => {
+    const { user, headers } = await paidUser()
+    await database.db.update(users).set({ passwordHash: await hashPassword('amber-lantern-orchard-7') }).where(eq(users.id, user.id))
+    const here = await open(headers)
+    const other = await createSession(app.db, clock, user.id)
+    const elsewhere = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const callId = await startCall(elsewhere)
+    const changed = await fetch(`http://127.0.0.1:${port}/api/account/password`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ currentPassword: 'amber-lantern-orchard-7', newPassword: 'copper-meadow-whistle-9', confirmPassword: 'copper-meadow-whistle-9' }),
+    })
+    expect(changed.status).toBe(200)
+    expect(await elsewhere.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await endedOf(elsewhere)).toMatchObject({ reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    await startCall(here)
+    expect(here.closed).toBeNull()
+  })
+
+  it('signing a session out on the account page closes its sockets', async () => {
+    const { user, headers } = await paidUser()
+    const other = await createSession(app.db, clock, user.id)
+    const elsewhere = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const here = await open(headers)
+    const response = await fetch(`http://127.0.0.1:${port}/api/account/sessions/${other.token.split('.')[0]}`, { method: 'DELETE', headers })
+    expect(response.status).toBe(204)
+    expect(await elsewhere.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(here.closed).toBeNull()
   })
 
   it('a session signed out elsewhere (another server) closes the socket at its next check', async () => {
