@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ArrowLeftIcon, PhoneOutgoingIcon, RefreshCwIcon } from 'lucide-react'
-import { useId, useState, type FormEvent, type ReactNode } from 'react'
+import { useId, useState, type FormEvent } from 'react'
 import type { CallScheduleResponse, UpdateCallSchedule } from '#common/calls'
 import { fromDailyCallTime, toDailyCallTime, type CallPeriod } from '#common/goals'
 import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
+import { SectionCard } from '../../components/section-card'
 import { FieldError, fieldControlProps } from '../../components/ui/field'
 import { Input } from '../../components/ui/input'
 import { Label } from '../../components/ui/label'
@@ -62,21 +62,6 @@ export function SchedulePage() {
         <ConsentSection />
       </div>
     </PageShell>
-  )
-}
-
-function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
-  const id = useId()
-  return (
-    <Card role="region" aria-labelledby={id}>
-      <CardHeader>
-        <CardTitle as="h2" id={id}>
-          {title}
-        </CardTitle>
-        {description ? <CardDescription>{description}</CardDescription> : null}
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
   )
 }
 
@@ -189,7 +174,7 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
 
   return (
     <>
-      <Section title="Call times" description="Your coach calls you every day at your chosen time, in your time zone.">
+      <SectionCard title="Call times" description="Your coach calls you every day at your chosen time, in your time zone.">
         <form className="space-y-6" onSubmit={saveTimes} noValidate>
           <fieldset className="space-y-3" aria-describedby={errors.dailyCallTime || errors.timeZone ? `${ids.time}-error` : undefined}>
             <legend className="text-base font-semibold">Daily call</legend>
@@ -236,9 +221,9 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
             {saving && save.variables?.done.title === 'Call schedule saved' ? 'Saving...' : 'Save call times'}
           </Button>
         </form>
-      </Section>
+      </SectionCard>
 
-      <Section title="Pause calls" description="Taking a break? Your coach will not call until the date you choose.">
+      <SectionCard title="Pause calls" description="Taking a break? Your coach will not call until the date you choose.">
         {!current ? (
           <p className="text-sm text-muted-foreground">Choose and save a call time first.</p>
         ) : schedule.pausedUntil ? (
@@ -281,9 +266,9 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
             </div>
           </form>
         )}
-      </Section>
+      </SectionCard>
 
-      <Section title="Coaching calls" description="Turn your daily coaching calls off at any time, and back on when you want them.">
+      <SectionCard title="Coaching calls" description="Turn your daily coaching calls off at any time, and back on when you want them.">
         <div className="flex items-center gap-3">
           <Switch
             id={ids.enabled}
@@ -306,14 +291,14 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
           </span>
         </div>
         <FieldError id={ids.enabled}>{errors.callsEnabled}</FieldError>
-      </Section>
+      </SectionCard>
 
-      <Section title="Test your setup" description="Get a short test call now, to check that your phone rings and you can hear your coach.">
+      <SectionCard title="Test your setup" description="Get a short test call now, to check that your phone rings and you can hear your coach.">
         <Button onClick={() => callNow.mutate()} disabled={callNow.isPending}>
           <PhoneOutgoingIcon aria-hidden="true" />
           {callNow.isPending ? 'Calling...' : 'Call me now'}
         </Button>
-      </Section>
+      </SectionCard>
     </>
   )
 }
