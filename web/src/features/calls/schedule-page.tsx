@@ -30,7 +30,6 @@ type FieldErrors = Partial<Record<Field, string>>
 /** /calls/schedule: the call time and zone, the evening check-in, a pause, calls on or off, and "Call me now". */
 export function SchedulePage() {
   useDocumentTitle('Call Schedule')
-  const query = useQuery(callScheduleQueryOptions())
   return (
     <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-3xl space-y-6">
@@ -44,25 +43,38 @@ export function SchedulePage() {
           <h1 className="text-3xl font-bold tracking-tight">Call Schedule</h1>
           <p className="text-muted-foreground">When your AI coach calls you, and whether it does.</p>
         </header>
-        {query.isPending ? (
-          <div className="flex justify-center py-16">
-            <Spinner size="lg" label="Loading your call schedule..." showLabel />
-          </div>
-        ) : query.isError ? (
-          <div role="alert" className="flex flex-col items-start gap-3 rounded-lg border border-dashed border-destructive/40 bg-destructive/5 p-4">
-            <p className="font-medium text-destructive">Unable to load your call schedule</p>
-            <Button variant="outline" onClick={() => void query.refetch()} disabled={query.isFetching}>
-              <RefreshCwIcon aria-hidden="true" />
-              Try Again
-            </Button>
-          </div>
-        ) : (
-          <ScheduleLoaded schedule={query.data} />
-        )}
+        <CallScheduleSettings />
         <ConsentSection />
       </div>
     </PageShell>
   )
+}
+
+/**
+ * The schedule's sections (call times, pause, calls on or off, a test call) with their loading and
+ * error states: this page's, and the account page's (paid members).
+ */
+export function CallScheduleSettings() {
+  const query = useQuery(callScheduleQueryOptions())
+  if (query.isPending) {
+    return (
+      <div className="flex justify-center py-16">
+        <Spinner size="lg" label="Loading your call schedule..." showLabel />
+      </div>
+    )
+  }
+  if (query.isError) {
+    return (
+      <div role="alert" className="flex flex-col items-start gap-3 rounded-lg border border-dashed border-destructive/40 bg-destructive/5 p-4">
+        <p className="font-medium text-destructive">Unable to load your call schedule</p>
+        <Button variant="outline" onClick={() => void query.refetch()} disabled={query.isFetching}>
+          <RefreshCwIcon aria-hidden="true" />
+          Try Again
+        </Button>
+      </div>
+    )
+  }
+  return <ScheduleLoaded schedule={query.data} />
 }
 
 type TimeChoice = { time: string | null; period: CallPeriod | null }
