@@ -15,6 +15,7 @@ import { Route as AuthRouteImport } from './routes/auth'
 import { Route as SplashRouteImport } from './routes/splash'
 import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
+import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
 import { Route as DebugEdgeFunctionsRouteImport } from './routes/debug.edge-functions'
@@ -56,6 +57,11 @@ const UnsubscribeRoute = UnsubscribeRouteImport.update({
 } as any)
 const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
   id: '/_paid',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
+  id: '/account',
+  path: '/account',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const AuthenticatedPaymentRoute = AuthenticatedPaymentRouteImport.update({
@@ -142,6 +148,7 @@ export interface FileRoutesByFullPath {
   '/auth': typeof AuthRoute
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
+  '/account': typeof AuthenticatedAccountRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
@@ -162,6 +169,7 @@ export interface FileRoutesByTo {
   '/auth': typeof AuthRoute
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
+  '/account': typeof AuthenticatedAccountRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
@@ -185,6 +193,7 @@ export interface FileRoutesById {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
+  '/_authenticated/account': typeof AuthenticatedAccountRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
@@ -207,6 +216,7 @@ export interface FileRouteTypes {
     | '/auth'
     | '/splash'
     | '/unsubscribe'
+    | '/account'
     | '/payment'
     | '/debug/edge-functions'
     | '/courses/'
@@ -227,6 +237,7 @@ export interface FileRouteTypes {
     | '/auth'
     | '/splash'
     | '/unsubscribe'
+    | '/account'
     | '/payment'
     | '/debug/edge-functions'
     | '/courses'
@@ -249,6 +260,7 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/_authenticated/_paid'
+    | '/_authenticated/account'
     | '/_authenticated/payment'
     | '/debug/edge-functions'
     | '/courses/'
@@ -317,6 +329,13 @@ declare module '@tanstack/react-router' {
       path: ''
       fullPath: '/'
       preLoaderRoute: typeof AuthenticatedPaidRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/account': {
+      id: '/_authenticated/account'
+      path: '/account'
+      fullPath: '/account'
+      preLoaderRoute: typeof AuthenticatedAccountRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/payment': {
@@ -451,12 +470,14 @@ const AuthenticatedPaidRouteWithChildren =
 
 interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
+  AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
   AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
+  AuthenticatedAccountRoute: AuthenticatedAccountRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
   AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
 }

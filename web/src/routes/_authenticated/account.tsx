@@ -1,0 +1,11 @@
+import { createFileRoute } from '@tanstack/react-router'
+import { AccountPage } from '../../features/account/account-page'
+
+/**
+ * /account: any signed-in person, paid or not (the page shows the call schedule and the channels
+ * to paid members only). No loader: route options are in the entry chunk (ADR 020), and the page
+ * fetches what it shows.
+ */
+export const Route = createFileRoute('/_authenticated/account')({
+  component: AccountPage,
+})
