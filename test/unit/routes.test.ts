@@ -8,8 +8,8 @@ describe('isBrowserRoute', () => {
     expect(isBrowserRoute('/dashboard/')).toBe(true)
   })
 
-  it('knows the screens issues added: the weekly reports, the unsubscribe page and the progress charts', () => {
-    for (const path of ['/reports', '/reports/2026-11-29', '/unsubscribe', '/progress', '/progress/']) expect(isBrowserRoute(path)).toBe(true)
+  it('knows the screens issues added: the weekly reports, the unsubscribe page, the progress charts and the account page', () => {
+    for (const path of ['/reports', '/reports/2026-11-29', '/unsubscribe', '/progress', '/progress/', '/account']) expect(isBrowserRoute(path)).toBe(true)
     expect(isBrowserRoute('/reports/2026-11-29/x')).toBe(false)
     expect(isBrowserRoute('/progress/2026')).toBe(false)
   })
