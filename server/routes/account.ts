@@ -74,15 +74,6 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => reply.code(202).send(await accounts.requestEmailChange(request.user, request.body)),
   )
 
-  app.delete(
-    '/api/account/email',
-    {
-      schema: { tags: ['account'], summary: 'Cancel the email change waiting for its link (the link stops working)', response: { 200: AccountResponseSchema, ...errors } },
-      config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
-    },
-    async (request) => accounts.cancelChange(request.user.id, 'email'),
-  )
-
   app.post(
     '/api/account/email/confirm',
     {
@@ -128,14 +119,20 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => accounts.confirmPhoneChange(request.user.id, request.body.code),
   )
 
-  app.delete(
-    '/api/account/phone',
-    {
-      schema: { tags: ['account'], summary: 'Cancel the phone change waiting for its code', response: { 200: AccountResponseSchema, ...errors } },
-      config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
-    },
-    async (request) => accounts.cancelChange(request.user.id, 'phone'),
-  )
+  const CANCEL_SUMMARIES = {
+    email: 'Cancel the email change waiting for its link (the link stops working)',
+    phone: 'Cancel the phone change waiting for its code (the code stops working)',
+  } as const
+  for (const kind of ['email', 'phone'] as const) {
+    app.delete(
+      `/api/account/${kind}`,
+      {
+        schema: { tags: ['account'], summary: CANCEL_SUMMARIES[kind], response: { 200: AccountResponseSchema, ...errors } },
+        config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
+      },
+      async (request) => accounts.cancelChange(request.user.id, kind),
+    )
+  }
 
   app.post(
     '/api/account/password',

@@ -6,8 +6,10 @@
  * and put /auth over its first-load budget (ADR 020, 050). Password fields here are plain ones.
  */
 import { useState, type ChangeEvent, type ComponentProps, type FormEvent, type ReactNode } from 'react'
+import { Button } from '../../components/ui/button'
 import { Field } from '../../components/ui/field'
 import { Input } from '../../components/ui/input'
+import { PendingLabel } from '../auth/components/pending-label'
 import type { FieldErrors, Validator } from '../auth/use-form'
 import { failureToast } from './form-support'
 
@@ -75,5 +77,19 @@ export function FormField({ id, name, label, errors, type = 'text', hint, format
         return <Input {...input} {...control} name={name} type={type} onChange={onChange} />
       }}
     </Field>
+  )
+}
+
+/** A change form's buttons: submit (its pending text while it runs) and Cancel. */
+export function FormActions({ pending, idle, busy, onCancel }: { pending: boolean; idle: string; busy: string; onCancel: () => void }) {
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Button type="submit" disabled={pending}>
+        <PendingLabel pending={pending} idle={idle} busy={busy} />
+      </Button>
+      <Button type="button" variant="ghost" onClick={onCancel}>
+        Cancel
+      </Button>
+    </div>
   )
 }

@@ -24,7 +24,7 @@ import {
   requestPhoneChange,
   updateProfile,
 } from './api'
-import { FormField, useAccountForm } from './account-form'
+import { FormActions, FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError, useDisclosure } from './form-support'
 
 const loadValidation = () => import('./validation')
@@ -178,14 +178,7 @@ function EmailChangeForm({ onDone, onCancel }: { onDone: (answer: AccountRespons
         onEdit={edited}
         hint="We'll send a link to the new address. Your current email keeps working until you follow it."
       />
-      <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={change.isPending}>
-          <PendingLabel pending={change.isPending} idle="Send confirmation link" busy="Sending..." />
-        </Button>
-        <Button type="button" variant="ghost" onClick={onCancel}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions pending={change.isPending} idle="Send confirmation link" busy="Sending..." onCancel={onCancel} />
     </form>
   )
 }
@@ -255,14 +248,7 @@ function PhoneChangeForm({ onDone, onCancel }: { onDone: (answer: AccountRespons
         onEdit={edited}
         hint="We'll text a code to the new number. Calls and texts keep going to your current number until you enter it."
       />
-      <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={change.isPending}>
-          <PendingLabel pending={change.isPending} idle="Text me a code" busy="Sending..." />
-        </Button>
-        <Button type="button" variant="ghost" onClick={onCancel}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions pending={change.isPending} idle="Text me a code" busy="Sending..." onCancel={onCancel} />
     </form>
   )
 }
