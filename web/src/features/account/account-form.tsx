@@ -5,7 +5,7 @@
  * password input with its show/hide button): sharing them would split them out of /auth's chunk
  * and put /auth over its first-load budget (ADR 020, 050). Password fields here are plain ones.
  */
-import { useState, type ChangeEvent, type ComponentProps, type FormEvent, type ReactNode } from 'react'
+import { useEffect, useState, type ChangeEvent, type ComponentProps, type FormEvent, type ReactNode } from 'react'
 import { Button } from '../../components/ui/button'
 import { Field } from '../../components/ui/field'
 import { Input } from '../../components/ui/input'
@@ -18,7 +18,12 @@ export function useAccountForm<T>(loadValidator: () => Promise<Validator<T>>) {
   // A callback ref (the state setter): the form element, for moving focus to its first invalid field.
   const [formElement, setFormElement] = useState<HTMLFormElement | null>(null)
   const [errors, setErrors] = useState<FieldErrors>({})
-  const focusFirstInvalid = () => requestAnimationFrame(() => formElement?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus())
+  // Focus moves to the first invalid field once the messages are rendered.
+  const [focusRequest, setFocusRequest] = useState(0)
+  useEffect(() => {
+    if (focusRequest > 0) formElement?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
+  }, [focusRequest, formElement])
+  const focusFirstInvalid = () => setFocusRequest((n) => n + 1)
 
   return {
     setFormElement,
