@@ -5,7 +5,7 @@
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { MailIcon, PhoneIcon, UserIcon } from 'lucide-react'
-import { useId, type ReactNode } from 'react'
+import { useId, type ComponentType, type ReactNode } from 'react'
 import { EMAIL_CHANGE_TTL_HOURS, PHONE_CODE_DIGITS, PHONE_CODE_TTL_MINUTES, type AccountResponse } from '#common/account'
 import { formatPhone, PHONE_INPUT_MAX } from '#common/auth-constants'
 import { SectionCard } from '../../components/section-card'
@@ -63,6 +63,29 @@ function Setting({ icon, title, children }: { icon: ReactNode; title: string; ch
   )
 }
 
+type ChangeFormProps = { onDone: (answer: AccountResponse) => void; onCancel: () => void }
+
+/** A button that opens a change form in its place; done or cancelled, the button is back, focused. */
+function OnDemand({ label, form: Form, onSaved }: { label: string; form: ComponentType<ChangeFormProps>; onSaved: (answer: AccountResponse) => void }) {
+  const { open, toggleMounted, show, close } = useDisclosure()
+  if (open) {
+    return (
+      <Form
+        onDone={(answer) => {
+          onSaved(answer)
+          close()
+        }}
+        onCancel={close}
+      />
+    )
+  }
+  return (
+    <Button ref={toggleMounted} variant="outline" size="sm" onClick={show}>
+      {label}
+    </Button>
+  )
+}
+
 function NameSetting({ account }: { account: AccountResponse }) {
   const saved = useSaved()
   const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validateProfile))
@@ -101,7 +124,6 @@ function NameSetting({ account }: { account: AccountResponse }) {
 
 function EmailSetting({ account }: { account: AccountResponse }) {
   const saved = useSaved()
-  const { open, toggleMounted, show, close } = useDisclosure()
   const cancel = useMutation({
     mutationFn: cancelEmailChange,
     onSuccess: (answer) => {
@@ -131,24 +153,12 @@ function EmailSetting({ account }: { account: AccountResponse }) {
           </Button>
         </div>
       ) : null}
-      {open ? (
-        <EmailChangeForm
-          onDone={(answer) => {
-            saved(answer)
-            close()
-          }}
-          onCancel={close}
-        />
-      ) : (
-        <Button ref={toggleMounted} variant="outline" size="sm" onClick={show}>
-          Change email
-        </Button>
-      )}
+      <OnDemand label="Change email" form={EmailChangeForm} onSaved={saved} />
     </Setting>
   )
 }
 
-function EmailChangeForm({ onDone, onCancel }: { onDone: (answer: AccountResponse) => void; onCancel: () => void }) {
+function EmailChangeForm({ onDone, onCancel }: ChangeFormProps) {
   const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validateEmailChange))
   const change = useMutation({
     mutationFn: requestEmailChange,
@@ -185,7 +195,6 @@ function EmailChangeForm({ onDone, onCancel }: { onDone: (answer: AccountRespons
 
 function PhoneSetting({ account }: { account: AccountResponse }) {
   const saved = useSaved()
-  const { open, toggleMounted, show, close } = useDisclosure()
   const pending = account.pendingPhone
   return (
     <Setting icon={<PhoneIcon className="size-4" aria-hidden="true" />} title="Phone number">
@@ -193,18 +202,8 @@ function PhoneSetting({ account }: { account: AccountResponse }) {
       <p className="text-sm text-muted-foreground">Your coaching calls and texts go to this number.</p>
       {pending ? (
         <PhoneCodeForm account={account} pending={pending} onSaved={saved} />
-      ) : open ? (
-        <PhoneChangeForm
-          onDone={(answer) => {
-            saved(answer)
-            close()
-          }}
-          onCancel={close}
-        />
       ) : (
-        <Button ref={toggleMounted} variant="outline" size="sm" onClick={show}>
-          Change phone number
-        </Button>
+        <OnDemand label="Change phone number" form={PhoneChangeForm} onSaved={saved} />
       )}
     </Setting>
   )
@@ -217,7 +216,7 @@ function whereTheCodeWent(account: AccountResponse, phoneNumber: string): string
     : `Texts are not set up on this server, so the ${PHONE_CODE_DIGITS}-digit code for ${formatPhone(phoneNumber)} was written to the server's log.`
 }
 
-function PhoneChangeForm({ onDone, onCancel }: { onDone: (answer: AccountResponse) => void; onCancel: () => void }) {
+function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
   const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validatePhoneChange))
   const change = useMutation({
     mutationFn: requestPhoneChange,
