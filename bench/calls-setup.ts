@@ -303,6 +303,23 @@ export function cpuSecondsOf(pid: number | undefined): number {
   }
 }
 
+/** A process and its descendants (a server under WEB_CONCURRENCY is a supervisor and its processes), Linux /proc. */
+export function processTree(pid: number | undefined): number[] {
+  if (pid === undefined) return []
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+  } catch {
+    // gone, or not Linux
+  }
+  return [pid, ...children.flatMap((child) => processTree(child))]
+}
+
+/** CPU seconds a process and its descendants have used (each counted while it lives). */
+export function treeCpuSecondsOf(pid: number | undefined): number {
+  return processTree(pid).reduce((sum, each) => sum + cpuSecondsOf(each), 0)
+}
+
 /** CPU seconds used so far by the PostgreSQL backends connected to a database (their titles name it). */
 export function postgresCpuSeconds(database: string): number {
   try {

@@ -15,7 +15,7 @@ import { callsFaults } from './calls-faults'
 import { callsPunctuality } from './calls-punctuality'
 import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
-import { quantile } from './calls-setup'
+import { processTree, quantile } from './calls-setup'
 import { dstAgreement } from './dst'
 import { liveTranscript, voiceGateway } from './voice'
 import { weeklyReportsBench } from './weekly-reports'
@@ -262,6 +262,22 @@ async function dashboardLoads(servers: Servers): Promise<boolean[]> {
     outcomes.push(pass)
   }
   return outcomes
+}
+
+// Interrupted (Ctrl-C, a timeout's SIGTERM): every process the benchmarks started (servers, fakes,
+// Redis, PostgreSQL clients' children) goes too, rather than staying behind holding ports and CPU.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const pid of processTree(process.pid).slice(1).reverse()) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    console.log(`\n(interrupted by ${signal}: the processes the benchmarks started were stopped)`)
+    process.exit(130)
+  })
 }
 
 /** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, reports, faults, voice, live). */

@@ -31,7 +31,7 @@ import { coachingCalls } from '#server/db/schema'
 import { systemClock } from '#server/lib/clock'
 import { activateTestingPlan } from '#server/services/billing'
 import { insertUser } from '../test/helpers/factories'
-import { cpuSecondsOf, envNumber, freePort, LOG_DIR, ok, percentile, postgresDatabase, quantile, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
+import { cpuSecondsOf, envNumber, processTree, treeCpuSecondsOf, freePort, LOG_DIR, ok, percentile, postgresDatabase, quantile, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
 
 /** Frames a session keeps the send time of (a frame not back after this many is counted lost). */
 const RING = 4096
@@ -60,10 +60,12 @@ async function startFakeProcess(): Promise<FakeProcess> {
   }
 }
 
-/** Resident memory of a process in KiB (Linux /proc). */
+/** Resident memory of a process and its descendants in KiB (Linux /proc). */
 function rssKiB(pid: number | undefined): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return match ? Number(match[1]) : Number.NaN
+  return processTree(pid).reduce((sum, each) => {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${each}/status`, 'utf8'))
+    return sum + (match ? Number(match[1]) : Number.NaN)
+  }, 0)
 }
 
 /** The median of the process's RSS sampled every 100 ms for `ms` (KiB). */
@@ -292,7 +294,7 @@ async function phase(stack: Stack, path: Path, sessions: number, measureMs: numb
   }
   const stop = drive(streams)
   await sleep(2000)
-  const cpu = () => ({ server: cpuSecondsOf(stack.server.child.pid), fake: cpuSecondsOf(stack.fake.child.pid), clients: cpuSecondsOf(process.pid) })
+  const cpu = () => ({ server: treeCpuSecondsOf(stack.server.child.pid), fake: cpuSecondsOf(stack.fake.child.pid), clients: cpuSecondsOf(process.pid) })
   const cpuBefore = cpu()
   sink.measuring = true
   await sleep(Math.max(0, measureMs - 2000))
@@ -325,7 +327,7 @@ function pooled(phases: readonly Phase[], path: Path): number[] {
 
 let stackCount = 0
 
-async function startStack(people: number, servers: number): Promise<{ stacks: Stack[]; database: Database; stop(): Promise<void> }> {
+async function startStack(people: number, servers: number, processes = 1): Promise<{ stacks: Stack[]; database: Database; stop(): Promise<void> }> {
   const bench = await postgresDatabase('voice')
   if (!bench) throw new Error('the voice benchmarks need PostgreSQL')
   const redis = await startRedis()
@@ -350,6 +352,7 @@ async function startStack(people: number, servers: number): Promise<{ stacks: St
         VAPI_ASSISTANT_ID: 'asst_bench_voice',
         VAPI_PHONE_NUMBER_ID: 'pn_bench_voice',
         VAPI_WEBHOOK_SECRET: WEBHOOK_SECRET,
+        WEB_CONCURRENCY: String(processes),
       }, /Momentum Coach is ready/)
       products.push(server)
       stacks.push({ fake, server, base, port, people: seeded, agent })
@@ -414,7 +417,9 @@ export async function voiceGateway(): Promise<boolean[]> {
   const levelPairs = envNumber('BENCH_VOICE_LEVEL_PAIRS', 3)
   const measureMs = envNumber('BENCH_VOICE_MEASURE_S', 8) * 1000
   const levels = (process.env.BENCH_VOICE_LEVELS ?? '300,400').split(',').map(Number).filter((n) => n > 0)
-  const { stacks, stop } = await startStack(Math.max(sessions, ...levels), 1)
+  const processes = envNumber('BENCH_VOICE_PROCESSES', 2)
+  const { stacks, stop } = await startStack(Math.max(sessions, ...levels), 1, processes)
+  console.log(`  (one server, WEB_CONCURRENCY=${processes}: ${processes === 1 ? 'one process' : `a supervisor and ${processes} server processes sharing its port`})`)
   const stack = stacks[0]!
   try {
     // Warm-up: the JIT and the pools of every part, both paths.

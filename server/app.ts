@@ -44,6 +44,7 @@ import stripeWebhookRoutes from './routes/webhooks-stripe'
 import smsWebhookRoutes from './routes/webhooks-sms'
 import vapiWebhookRoutes from './routes/webhooks-vapi'
 import callNowRoutes from './routes/call-now'
+import accountDataRoutes from './routes/account-data'
 
 export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
 
@@ -202,6 +203,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(vapiWebhookRoutes)
   await app.register(smsWebhookRoutes)
   await app.register(callNowRoutes)
+  await app.register(accountDataRoutes)
   await app.register(optInRoutes)
   await app.register(consentRoutes)
   await app.register(voiceConfigRoutes)

@@ -67,7 +67,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -110,6 +110,16 @@ export const EnvSchema = z.object({
   TWILIO_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
   TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
+  /** Server processes sharing the port (server/cluster.ts); more than 1 needs DATABASE_URL and REDIS_URL. */
+  WEB_CONCURRENCY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number from 1 to 64')
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 64, 'must be a whole number from 1 to 64')
+      .optional(),
+  ),
 })
 
 export type Env = z.infer<typeof EnvSchema>
@@ -155,6 +165,8 @@ export type Config = {
   logLevel: (typeof LOG_LEVELS)[number]
   /** NODE_ENV=production: real mail is required, and nothing logs an emailed link. */
   production: boolean
+  /** WEB_CONCURRENCY: server processes sharing the port under one supervisor (1: this process serves). */
+  serverProcesses: number
 }
 
 export class ConfigError extends Error {
@@ -211,6 +223,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError('SMS_OPT_IN_NUMBER', 'is required when Twilio is configured (texts are sent from it)')
   }
 
+  const serverProcesses = env.WEB_CONCURRENCY ?? 1
+  if (serverProcesses > 1 && (!env.DATABASE_URL || !env.REDIS_URL)) {
+    throw new ConfigError(
+      'WEB_CONCURRENCY',
+      `above 1 needs DATABASE_URL and REDIS_URL: the embedded database and the in-process scheduler and live channel belong to one process (got "${serverProcesses}")`,
+    )
+  }
+
   if (production && !env.SMTP_URL) {
     throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
   }
@@ -250,5 +270,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY ?? ['loopback'],
     logLevel: env.LOG_LEVEL ?? 'info',
     production,
+    serverProcesses,
   }
 }

@@ -18,6 +18,7 @@ import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { createAccounts, type JobQueue } from '#server/services/accounts'
+import { createAccountData } from '#server/services/account-data'
 import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
@@ -146,9 +147,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     redis: deps.redis,
     redisPrefix: prefix,
     phoneCalls: live,
+    sessions: liveBus,
   })
   // A sign-out, a password reset or change, or a session signed out from the account page closes
-  // the voice sockets of the sessions it ended.
+  // the voice sockets of the sessions it ended, on every server.
   const accounts = createAccounts({
     db,
     clock,
@@ -157,7 +159,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     counters,
     log,
     jobs: deps.jobs ?? noJobQueue,
-    onSessionsEnded: (ended) => void voice.sessionsEnded(ended),
+    onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended),
     // A new phone number's code goes out as a text (Twilio, or the log without it).
     phoneCodes: { live: texts.live, send: (phone, code) => texts.sendCode(phone, code) },
     // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
@@ -167,6 +169,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
   return {
     clock,
     accounts,
+    /** The person's own data: "Export my data" and "Delete my account". */
+    accountData: createAccountData({ db, clock, log, jobs: deps.jobs ?? noJobQueue, accounts, billing }),
     billing,
     goals: createGoals({ db, clock }),
     calls,

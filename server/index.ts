@@ -1,9 +1,12 @@
 /**
  * The server entry: read the configuration, apply migrations, listen; on SIGTERM/SIGINT stop
  * accepting, finish the requests in flight, close the database and Redis, and exit 0.
+ * WEB_CONCURRENCY above 1: this process supervises that many such server processes (./cluster).
  */
+import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app'
+import { PROCESS_DEADLINE_MS, reportReady, supervise, underSupervisor } from './cluster'
 import { ConfigError, loadConfig, type Config } from './config'
 import { openDatabase } from './db/client'
 import { systemClock } from './lib/clock'
@@ -20,49 +23,65 @@ try {
   throw error
 }
 
-const database = await openDatabase(
-  config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
-).catch((error: unknown) => {
-  console.error(`Cannot open the database: ${(error as Error).message}`)
-  process.exit(1)
-})
+const supervised = config.serverProcesses > 1
+if (supervised && cluster.isPrimary) supervise(config)
+else await serve(config, supervised)
 
-try {
-  await database.migrate()
-} catch (error) {
-  console.error(`Cannot apply migrations: ${(error as Error).message}`)
-  await database.close().catch(() => {})
-  process.exit(1)
-}
-
-// The embedded default's first start: load the starter course catalogue so a newcomer sees one.
-if (!config.databaseUrl) {
-  const seeded = await seedCoursesIfEmpty(database.db, systemClock.now()).catch((error: unknown) => {
-    console.error(`Cannot load the starter courses: ${(error as Error).message}`)
-    return null
+async function serve(config: Config, supervised: boolean): Promise<void> {
+  const database = await openDatabase(
+    config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
+  ).catch((error: unknown) => {
+    console.error(`Cannot open the database: ${(error as Error).message}`)
+    process.exit(1)
   })
-  if (seeded) console.log(`Loaded the starter course catalogue: ${seeded.courses} courses, ${seeded.lessons} lessons.`)
-}
 
-const app = await buildApp(config, { database })
-app.addHook('onClose', async () => {
-  await database.close()
-})
+  try {
+    await database.migrate()
+  } catch (error) {
+    console.error(`Cannot apply migrations: ${(error as Error).message}`)
+    await database.close().catch(() => {})
+    process.exit(1)
+  }
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'shutting down after an error')
-  else app.log.info({ signal }, 'shutting down: finishing requests in flight')
-  await app.close()
-})
+  // The embedded default's first start: load the starter course catalogue so a newcomer sees one.
+  if (!config.databaseUrl) {
+    const seeded = await seedCoursesIfEmpty(database.db, systemClock.now()).catch((error: unknown) => {
+      console.error(`Cannot load the starter courses: ${(error as Error).message}`)
+      return null
+    })
+    if (seeded) console.log(`Loaded the starter course catalogue: ${seeded.courses} courses, ${seeded.lessons} lessons.`)
+  }
 
-try {
-  await app.listen({ port: config.port, host: config.host })
-  app.log.info(
-    { url: config.appUrl, database: database.driver, redis: config.redisUrl ? 'on' : 'off' },
-    'Momentum Coach is ready',
+  const app = await buildApp(config, { database })
+  app.addHook('onClose', async () => {
+    await database.close()
+  })
+
+  // Under the supervisor, it decides when to stop (a terminal's SIGINT reaches every process).
+  const grace = closeWithGrace(
+    { delay: supervised ? PROCESS_DEADLINE_MS : 10_000, skip: supervised ? ['SIGTERM', 'SIGINT'] : [] },
+    async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'shutting down after an error')
+      else app.log.info({ signal: signal ?? 'supervisor' }, 'shutting down: finishing requests in flight')
+      await app.close()
+    },
   )
-} catch (error) {
-  app.log.error({ err: error }, 'cannot listen')
-  await app.close()
-  process.exit(1)
+  if (supervised) underSupervisor(() => void grace.close())
+
+  try {
+    await app.listen({ port: config.port, host: config.host })
+    if (supervised) {
+      app.log.info('server process ready')
+      reportReady()
+    } else {
+      app.log.info(
+        { url: config.appUrl, database: database.driver, redis: config.redisUrl ? 'on' : 'off' },
+        'Momentum Coach is ready',
+      )
+    }
+  } catch (error) {
+    app.log.error({ err: error }, 'cannot listen')
+    await app.close()
+    process.exit(1)
+  }
 }

@@ -6,7 +6,8 @@ export type OutgoingMail = {
   subject: string
   text: string
   html: string
-  link: string
+  /** The email's one link, if it has one (logged in development when there is no SMTP). */
+  link?: string | undefined
   /** Extra header fields (a report's List-Unsubscribe and List-Unsubscribe-Post, RFC 8058). */
   headers?: Record<string, string>
 }
@@ -25,7 +26,7 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
   if (!options.smtpUrl) {
     return {
       async send(mail) {
-        const line = { to: mail.to, subject: mail.subject, ...(options.logLinks ? { link: mail.link } : {}) }
+        const line = { to: mail.to, subject: mail.subject, ...(options.logLinks && mail.link ? { link: mail.link } : {}) }
         options.log.info(line, 'email (SMTP_URL not set, logged instead)')
       },
       close() {},
@@ -54,15 +55,21 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
 const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
-/** A short transactional email with a plain-text and an HTML part around one link. */
-export function composeEmail(input: { to: string; subject: string; greeting: string; paragraphs: string[]; action: string; link: string; footer: string }): OutgoingMail {
-  const text = [input.greeting, '', ...input.paragraphs.flatMap((p) => [p, '']), `${input.action}: ${input.link}`, '', input.footer, '', '— Momentum Coach'].join('\n')
+/** A short transactional email with a plain-text and an HTML part around one link (or none). */
+export function composeEmail(
+  input: { to: string; subject: string; greeting: string; paragraphs: string[]; footer: string } & ({ action: string; link: string } | { action?: undefined; link?: undefined }),
+): OutgoingMail {
+  const action = input.link ? [`${input.action}: ${input.link}`, ''] : []
+  const text = [input.greeting, '', ...input.paragraphs.flatMap((p) => [p, '']), ...action, input.footer, '', '— Momentum Coach'].join('\n')
+  const button = input.link
+    ? `<p><a href="${escapeHtml(input.link)}" style="display:inline-block;background:#3730a3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(input.action)}</a></p>
+<p style="font-size:13px;color:#4b5563">Or paste this link into your browser: ${escapeHtml(input.link)}</p>
+`
+    : ''
   const html = `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#111827;line-height:1.5">
 <p>${escapeHtml(input.greeting)}</p>
 ${input.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
-<p><a href="${escapeHtml(input.link)}" style="display:inline-block;background:#3730a3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(input.action)}</a></p>
-<p style="font-size:13px;color:#4b5563">Or paste this link into your browser: ${escapeHtml(input.link)}</p>
-<p style="font-size:13px;color:#4b5563">${escapeHtml(input.footer)}</p>
+${button}<p style="font-size:13px;color:#4b5563">${escapeHtml(input.footer)}</p>
 <p>— <strong style="color:#3730a3">Momentum</strong> <strong style="color:#b45309">Coach</strong></p>
 </body></html>`
   return { to: input.to, subject: input.subject, text, html, link: input.link }

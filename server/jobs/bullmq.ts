@@ -25,6 +25,9 @@ const jobOptions = (job: AnyJobDefinition): JobsOptions => ({
   removeOnFail: 500,
 })
 
+/** The states of a run that has not started (or waits for its next try). */
+const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized'])
+
 const queueNames = (jobs: readonly AnyJobDefinition[]) => [...new Set(jobs.map((job) => job.queue))]
 
 /**
@@ -144,6 +147,21 @@ export function createBullmqEnqueuer(options: BullmqOptions) {
         ...(enqueueOptions.jobId ? { jobId: enqueueOptions.jobId } : {}),
       })
       return added.id!
+    },
+    /** Removes waiting or delayed runs by id (a run a worker holds is left to finish: BullMQ answers 0 for it). */
+    async remove(name: string, jobIds: readonly string[]): Promise<number> {
+      const job = byName.get(name)
+      if (!job) throw new Error(`no job named "${name}"`)
+      const queue = queues.get(job.queue)!
+      let removed = 0
+      for (const jobId of jobIds) {
+        const run = await queue.getJob(jobId)
+        // Ids are per queue: only a run of this job, and only one that has not started (a run
+        // waiting for its retry is delayed); finished runs are history.
+        if (run?.name !== name || !WAITING_STATES.has(await run.getState())) continue
+        removed += await queue.remove(jobId)
+      }
+      return removed
     },
     async close() {
       await Promise.all([...queues.values()].map((queue) => queue.close()))

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { CALL_SLOTS } from '#common/domain'
-import { DialLater, PLACE_CALL_ATTEMPTS } from '#server/services/calls'
+import { CANCEL_DELETED_CALLS_JOB, DialLater, PLACE_CALL_ATTEMPTS, PLACE_CALL_JOB } from '#server/services/calls'
 import { defineJob, JobStopping } from './define'
 
 /**
@@ -26,7 +26,7 @@ export const callsTick = defineJob({
 })
 
 export const placeCallJob = defineJob({
-  name: 'place-call',
+  name: PLACE_CALL_JOB,
   queue: 'calls',
   trigger: 'enqueue',
   // A run is mostly parked (claimed and built 45 s ahead, then waiting for its instant), so a
@@ -70,6 +70,27 @@ export const vapiEvent = defineJob({
   attempts: 5,
   backoffMs: 2_000,
   handler: (services, payload) => services.calls.processEvent(payload.id),
+})
+
+/** A deleted account's calls that Vapi may still place, deleted there (now, and again past any dial on its way). */
+export const callsCancelDeleted = defineJob({
+  name: CANCEL_DELETED_CALLS_JOB,
+  queue: 'calls',
+  trigger: 'enqueue',
+  payload: z
+    .object({
+      calls: z
+        .array(z.object({ callId: z.uuid(), vapiCallId: z.string().min(1).max(200).nullable(), dialledAt: z.iso.datetime({ offset: true }).nullable() }).strict())
+        .max(500),
+    })
+    .strict(),
+  attempts: 5,
+  backoffMs: 5_000,
+  async handler(services, payload, { log }) {
+    const result = await services.calls.cancelDeleted(payload.calls)
+    if (result.cancelled + result.answered > 0) log.info(result, 'calls of a deleted account cancelled at Vapi')
+    return result
+  },
 })
 
 export const callsSweep = defineJob({

@@ -27,6 +27,8 @@ export type EnqueueOptions = {
 export type JobRunner = {
   /** Queues a run of the named job; resolves with its id. The payload is checked against the job's schema first. */
   enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<string>
+  /** Takes runs that wait (to start, or to be tried again) out of the queue by id; resolves to how many. */
+  remove(name: string, jobIds: readonly string[]): Promise<number>
   /** Resolves once no run is in progress (runs started meanwhile included; parked runs are not in progress). */
   drain(): Promise<void>
   /** Stops the schedules and pending runs, and waits for the runs in progress. */
@@ -47,7 +49,9 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
   const timers = options.timers ?? realTimers
   const byName = new Map(jobs.map((job) => [job.name, job]))
   const armed = new Set<unknown>()
-  const waiting = new Set<string>()
+  // Runs waiting for their time (to start, or for their next try), by job id: a run fires only
+  // while its own entry is there (`remove` deletes it; an id enqueued again gets a new entry).
+  const waiting = new Map<string, { name: string }>()
   const inFlight = new Set<Promise<void>>()
   let stopped = false
   // Runs in progress and not parked (drain waits for these), and the parked runs' wake-ups.
@@ -132,8 +136,10 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
         if (tryNumber < job.attempts && !stopped) {
           const waitMs = job.backoffMs * 2 ** (tryNumber - 1)
           runLog.warn({ err: error, retryInMs: waitMs }, 'job failed; it will be retried')
-          waiting.add(jobId)
+          const entry = { name: job.name }
+          waiting.set(jobId, entry)
           at(new Date(clock.now().getTime() + waitMs), () => {
+            if (waiting.get(jobId) !== entry) return
             waiting.delete(jobId)
             void attempt(job, payload, jobId, tryNumber + 1)
           })
@@ -183,12 +189,23 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
       const data = parse(job, payload)
       const jobId = enqueueOptions.jobId ?? randomUUID()
       if (waiting.has(jobId)) return jobId
-      waiting.add(jobId)
+      const entry = { name: job.name }
+      waiting.set(jobId, entry)
       at(new Date(clock.now().getTime() + (enqueueOptions.delayMs ?? 0)), () => {
+        if (waiting.get(jobId) !== entry) return
         waiting.delete(jobId)
         void attempt(job, data, jobId, 1)
       })
       return jobId
+    },
+    async remove(name, jobIds) {
+      let removed = 0
+      for (const jobId of jobIds) {
+        if (waiting.get(jobId)?.name !== name) continue
+        waiting.delete(jobId)
+        removed++
+      }
+      return removed
     },
     async drain() {
       while (busy > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve))
@@ -209,7 +226,7 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
  * need a queue: createServices gets this one, and the scheduler plugin binds the runner to it once
  * it has started (before the server takes requests).
  */
-export type DeferredQueue = Pick<JobRunner, 'enqueue'> & { bind(runner: JobRunner): void }
+export type DeferredQueue = Pick<JobRunner, 'enqueue' | 'remove'> & { bind(runner: JobRunner): void }
 
 export function deferredQueue(): DeferredQueue {
   let target: JobRunner | undefined
@@ -217,6 +234,9 @@ export function deferredQueue(): DeferredQueue {
     enqueue(name, payload, options) {
       if (!target) return Promise.reject(new Error(`cannot enqueue "${name}": the in-process job runner has not started`))
       return target.enqueue(name, payload, options)
+    },
+    remove(name, jobIds) {
+      return target ? target.remove(name, jobIds) : Promise.resolve(0)
     },
     bind(runner) {
       target = runner

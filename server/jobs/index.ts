@@ -1,5 +1,5 @@
 import { trialReminders } from './billing'
-import { callsSweep, callsTick, placeCallJob, vapiEvent } from './calls'
+import { callsCancelDeleted, callsSweep, callsTick, placeCallJob, vapiEvent } from './calls'
 import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
@@ -20,6 +20,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   sendTextJob,
   textsRelease,
   callsConsentRevoked,
+  callsCancelDeleted,
   weeklyReportsTick,
   weeklyReportDelivery,
   weeklyReportsSweep,

@@ -33,6 +33,8 @@ const DESCRIPTION =
  */
 const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
   const { voice } = app.services
+  // A sign-out on any server closes its sockets here too.
+  await voice.hearSignOuts().catch((error: unknown) => app.log.warn({ err: error }, 'voice: cannot hear sign-outs from other servers; sockets check their session each minute'))
 
   await app.register(websocket, {
     options: { maxPayload: VOICE_MAX_TEXT_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },

@@ -48,6 +48,20 @@ function servicesOn(clock: ReturnType<typeof fakeClock>): Services {
   return createServices(testConfig(), { db: database.db, redis: undefined, clock, log })
 }
 
+/** A job that notes each run's word and when it ran. */
+const wordJob = (name: string, clock: ReturnType<typeof fakeClock>, seen: string[]) =>
+  defineJob({
+    name,
+    queue: 'test',
+    trigger: 'enqueue',
+    payload: z.object({ word: z.string() }),
+    attempts: 1,
+    backoffMs: 0,
+    async handler(_services, payload) {
+      seen.push(`${payload.word}@${clock.now().toISOString()}`)
+    },
+  })
+
 describe('the in-process job runner (no REDIS_URL)', () => {
   it('runs the maintenance job from the registry at 03:17 UTC on the test clock, once, then arms the next day', async () => {
     const clock = fakeClock(at('2026-11-21T03:00:00Z'))
@@ -193,18 +207,7 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     const clock = fakeClock(at('2026-11-21T12:00:00Z'))
     const { timers, advanceTo } = manualTimers(clock)
     const seen: string[] = []
-    const echo = defineJob({
-      name: 'echo',
-      queue: 'test',
-      trigger: 'enqueue',
-      payload: z.object({ word: z.string() }),
-      attempts: 1,
-      backoffMs: 0,
-      async handler(_services, payload) {
-        seen.push(`${payload.word}@${clock.now().toISOString()}`)
-      },
-    })
-    const runner = startInProcessRunner({ jobs: [echo], services: servicesOn(clock), log, timers })
+    const runner = startInProcessRunner({ jobs: [wordJob('echo', clock, seen)], services: servicesOn(clock), log, timers })
     await expect(runner.enqueue('echo', { word: 3 })).rejects.toThrow(/job echo: invalid payload/)
     await expect(runner.enqueue('nope', {})).rejects.toThrow(/no job named "nope"/)
     const first = await runner.enqueue('echo', { word: 'hello' }, { delayMs: 5_000, jobId: 'greeting' })
@@ -216,6 +219,21 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     advanceTo(at('2026-11-21T12:00:05Z'))
     await runner.drain()
     expect(seen).toEqual(['hello@2026-11-21T12:00:05.000Z'])
+    await runner.stop()
+  })
+
+  it('removes a waiting run by job and id (another job\'s id is left); the same id queued again runs', async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    const seen: string[] = []
+    const runner = startInProcessRunner({ jobs: [wordJob('echo', clock, seen), wordJob('other', clock, seen)], services: servicesOn(clock), log, timers })
+    await runner.enqueue('echo', { word: 'gone' }, { delayMs: 5_000, jobId: 'a' })
+    await runner.enqueue('other', { word: 'kept' }, { delayMs: 5_000, jobId: 'b' })
+    expect(await runner.remove('echo', ['a', 'b', 'unknown'])).toBe(1)
+    await runner.enqueue('echo', { word: 'again' }, { delayMs: 10_000, jobId: 'a' })
+    advanceTo(at('2026-11-21T12:00:10Z'))
+    await runner.drain()
+    expect(seen).toEqual(['kept@2026-11-21T12:00:05.000Z', 'again@2026-11-21T12:00:10.000Z'])
     await runner.stop()
   })
 

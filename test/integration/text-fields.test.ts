@@ -113,6 +113,7 @@ const CASES: Case[] = [
   { operation: 'POST /api/account/phone', signedIn: true, body: { phoneNumber: '(555) 765-4321' } },
   { operation: 'POST /api/account/phone/confirm', signedIn: true, body: { code: '123456' } },
   { operation: 'POST /api/account/password', signedIn: true, body: { currentPassword: password, newPassword: 'copper-meadow-whistle-9', confirmPassword: 'copper-meadow-whistle-9' } },
+  { operation: 'POST /api/account/delete', signedIn: true, body: { password, email: 'text.person@example.com' } },
   { operation: 'DELETE /api/account/sessions/{id}', signedIn: true, params: { id: 'abcdefghijklmnopqrstuvwxyz234567' } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+15555550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
 ]

@@ -25,6 +25,7 @@ import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, spawnEntry } from '../helpers/process'
 import { createTestRedis } from '../helpers/redis'
+import { placesHolding } from '../helpers/person-data'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
@@ -635,6 +636,39 @@ describe('the ends', () => {
     expect(here.closed).toBeNull()
   })
 
+  it('deleting the account closes every socket of the person and ends the call; what Vapi sends of it afterwards is not kept', async () => {
+    const { user, headers } = await paidUser()
+    await database.db.update(users).set({ passwordHash: await hashPassword('copper-meadow-whistle') }).where(eq(users.id, user.id))
+    const first = await open(headers)
+    const other = await createSession(app.db, clock, user.id)
+    const second = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const callId = await startCall(first)
+    speak(first)
+    const deleted = await fetch(`http://127.0.0.1:${port}/api/account/delete`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: 'copper-meadow-whistle', email: user.email }),
+    })
+    expect(deleted.status).toBe(204)
+    expect(await first.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await second.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await endedOf(first)).toMatchObject({ reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    await fake.transport.ended(callId)
+    await settleWebhooks()
+    // A report Vapi sends (again) after the deletion: applied to nothing, and not kept.
+    const late = await fetch(`http://127.0.0.1:${port}/api/webhooks/vapi`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-vapi-secret': SECRET },
+      body: JSON.stringify({
+        message: { type: 'end-of-call-report', timestamp: clock.now().getTime(), endedReason: 'customer-ended-call', call: { id: callId, assistantOverrides: { metadata: { userId: user.id, kind: 'web' } } }, artifact: { transcript: 'User: late words' } },
+      }),
+    })
+    expect(late.status).toBe(200)
+    await settleWebhooks()
+    expect(await placesHolding(database.db, [user.id, user.email])).toEqual([])
+  })
+
   it('a session signed out elsewhere (another server) closes the socket at its next check', async () => {
     const { headers } = await paidUser()
     const client = await open(headers)
@@ -908,6 +942,49 @@ describe('one voice call per person across servers (Redis)', () => {
       await onB.next('status', (m) => m.status === 'listening')
       onB.send({ type: 'end' })
       await onB.next('ended')
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('a sign-out on one server closes that session’s sockets on the other at once, not another session’s', async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const serverPort = await freePort()
+        const server = await buildTestApp({
+          database,
+          redis: shared.redis,
+          redisPrefix: shared.prefix,
+          bullmqPrefix: `${shared.prefix}bull`,
+          clock,
+          timers: timers.timers,
+          env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
+        })
+        await server.listen({ port: serverPort, host: '127.0.0.1' })
+        servers.push(server)
+      }
+      const [a, b] = servers as [FastifyInstance, FastifyInstance]
+      const urlOf = (server: FastifyInstance) => `127.0.0.1:${(server.server.address() as { port: number }).port}`
+      const person = await signedInUser(a, { paid: 'basic' })
+      const other = await createSession(app.db, clock, person.user.id)
+      const onB = await VoiceClient.open(`ws://${urlOf(b)}/api/voice`, { cookie: person.cookie, origin: b.config.appOrigin })
+      const otherOnB = await VoiceClient.open(`ws://${urlOf(b)}/api/voice`, { cookie: `session=${other.token}`, origin: b.config.appOrigin })
+      clients.push(onB, otherOnB)
+      const connected = fake.transport.connected()
+      onB.send({ type: 'start', v: 1 })
+      await onB.next('status', (m) => m.status === 'listening')
+      const callId = await connected
+
+      // Signed out on server A; no clock moves, so B's once-a-minute session check plays no part.
+      const response = await fetch(`http://${urlOf(a)}/api/auth/logout`, { method: 'POST', headers: { cookie: person.cookie, origin: a.config.appOrigin } })
+      expect(response.status).toBe(204)
+      expect(await endedOf(onB)).toMatchObject({ reason: 'signed-out' })
+      expect(await onB.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+      expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+      expect(otherOnB.closed).toBeNull()
     } finally {
       for (const server of servers) await server.close()
       await shared.destroy()

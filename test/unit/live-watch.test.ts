@@ -76,6 +76,7 @@ describe('a watching socket', () => {
 
   it('says so when the channel cannot be subscribed, and still sends the calls live now', async () => {
     const failing: LiveBus = {
+      ...memoryLiveBus(() => 0),
       publish: async () => {},
       subscribe: () => ({ ready: Promise.reject(new Error('Redis is down')), unsubscribe: () => {} }),
       close: async () => {},

@@ -119,6 +119,8 @@ export const vapiWebhookEvents = pgTable(
   },
   (t) => [
     uniqueIndex('vapi_webhook_events_dedupe_key').on(t.dedupeKey),
+    // A person's calls' messages (their data export, their account's deletion).
+    index('vapi_webhook_events_vapi_call_id_idx').on(t.vapiCallId),
     index('vapi_webhook_events_pending_idx')
       .on(t.receivedAt)
       .where(sql`${t.processedAt} is null`),

@@ -18,9 +18,15 @@ import type { Counters } from '#server/lib/counters'
 import { clientNetwork } from '#server/lib/ip'
 import { recordConsent } from '#server/services/consent'
 
-/** Where the accounts put the emails they send: the job registry's queue (in-process or BullMQ). */
-/** Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id waits. */
-export type JobQueue = { enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string> }
+/**
+ * Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id
+ * waits. `remove` takes runs of a job that are still waiting (not started) out of the queue by
+ * their ids; it resolves to how many it removed (a queue without it removes nothing).
+ */
+export type JobQueue = {
+  enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string>
+  remove?(name: string, jobIds: readonly string[]): Promise<number>
+}
 
 /** Sessions that just ended: one (a sign-out), or every session of a user (a password reset). */
 export type SessionsEnded = { sessionId: string } | { userId: string }
@@ -150,9 +156,9 @@ const loginKeys = (email: string) => ({
  * go straight to the verification; from the last free one on, an attempt must take the account's
  * lock, which only one holder can have at a time and which lasts for the wait its failure asks for.
  */
-export async function logIn(deps: AccountDeps, input: { email: string; password: string }, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+export async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
   const now = deps.clock.now().getTime()
-  const keys = loginKeys(input.email)
+  const keys = loginKeys(email)
   const failures = await deps.counters.get(keys.failures)
   if (failures && failures.count >= LOGIN_FAILURES_PER_HOUR) {
     throw tooMany(failures.resetAt, now, 'Too many failed login attempts. Please try again later or reset your password.')
@@ -162,20 +168,49 @@ export async function logIn(deps: AccountDeps, input: { email: string; password:
     const lock = await deps.counters.hit(keys.lock, loginWaitMs((failures?.count ?? 0) + 1))
     if (lock.count > 1) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
   }
-
-  const [user] = await deps.db.select().from(users).where(eq(users.email, input.email)).limit(1)
-  const ok = user ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password)
-  if (!user || !ok) {
+  if (!(await check())) {
     await deps.counters.hit(keys.failures, HOUR)
-    throw INVALID_CREDENTIALS()
+    throw refusal()
   }
-  await clearLoginCounters(deps, input.email)
-  const session = await createSession(deps.db, deps.clock, user.id, meta)
-  await recordActivity(deps.db, user.id, 'sign_in', deps.clock.now())
-  return { user, session }
+  await clearLoginCounters(deps, email)
 }
 
-export async function clearLoginCounters(deps: AccountDeps, email: string): Promise<void> {
+export async function logIn(deps: AccountDeps, input: { email: string; password: string }, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+  let user: User | undefined
+  await checkPasswordLimited(
+    deps,
+    input.email,
+    async () => {
+      ;[user] = await deps.db.select().from(users).where(eq(users.email, input.email)).limit(1)
+      const ok = user ? await verifyPassword(user.passwordHash, input.password) : await verifyAgainstDummy(input.password)
+      return user !== undefined && ok
+    },
+    INVALID_CREDENTIALS,
+  )
+  const session = await createSession(deps.db, deps.clock, user!.id, meta)
+  await recordActivity(deps.db, user!.id, 'sign_in', deps.clock.now())
+  return { user: user!, session }
+}
+
+/**
+ * The signed-in person shows it is them again (before deleting the account): their current
+ * password, read fresh from the database, under the same per-account limits as a login (the
+ * attempt counted before the check), so this cannot be used to guess a password faster. A wrong
+ * password is 401 INVALID_CREDENTIALS naming `password`.
+ */
+export async function reauthenticate(deps: AccountDeps, userId: string, password: string): Promise<User> {
+  const [user] = await deps.db.select().from(users).where(eq(users.id, userId)).limit(1)
+  if (!user) throw new AppError('UNAUTHENTICATED')
+  await checkPasswordLimited(
+    deps,
+    user.email,
+    () => verifyPassword(user.passwordHash, password),
+    () => new AppError('INVALID_CREDENTIALS', 'The password is not correct.', { field: 'password' }),
+  )
+  return user
+}
+
+async function clearLoginCounters(deps: AccountDeps, email: string): Promise<void> {
   const keys = loginKeys(email)
   await Promise.all([deps.counters.reset(keys.attempts), deps.counters.reset(keys.failures), deps.counters.reset(keys.lock)])
 }
@@ -217,6 +252,8 @@ export const AccountEmailSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('email-change-notice'), userId: z.uuid(), oldEmail: z.string().max(EMAIL_MAX), newEmail: z.string().max(EMAIL_MAX) }).strict(),
   /** The person told that their password was changed on the account page. */
   z.object({ kind: z.literal('password-changed'), userId: z.uuid() }).strict(),
+  // The last email of a deleted account: its address is all that is left of it.
+  z.object({ kind: z.literal('account-deleted'), email: z.string().max(EMAIL_MAX) }).strict(),
 ])
 export type AccountEmail = z.infer<typeof AccountEmailSchema>
 export const SEND_EMAIL_JOB = 'send-email'
@@ -285,6 +322,21 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
         action: 'Confirm my email',
         link: `${deps.config.appUrl}/auth?mode=confirm#token=${token}`,
         footer: 'This link works once and expires in 24 hours. If you did not create an account, you can ignore this email.',
+      }),
+    )
+    return 'sent'
+  }
+  if (email.kind === 'account-deleted') {
+    await deps.mailer.send(
+      composeEmail({
+        to: email.email,
+        subject: 'Your Momentum Coach account has been deleted',
+        greeting: 'Hello,',
+        paragraphs: [
+          'As you asked, your Momentum Coach account has been deleted: your profile, goals, calls, conversations, course progress and settings are gone, your subscription was cancelled so no further payment will be taken, and every device was signed out.',
+          'Only the payment records that tax and accounting law require us to keep remain, without your name or email, until the end of their legal retention period.',
+        ],
+        footer: 'You are welcome back any time: you can sign up again with this email. If you did not ask for this, reply to this email.',
       }),
     )
     return 'sent'

@@ -9,9 +9,11 @@ import {
   confirmEmail,
   deliverAccountEmail,
   logIn,
+  reauthenticate,
   requestPasswordReset,
   resetPassword,
   sendConfirmationEmail,
+  SEND_EMAIL_JOB,
   signUp,
   type AccountEmail,
   type RequestMeta,
@@ -57,6 +59,14 @@ export type Accounts = ReturnType<typeof createAccounts>
 export function createAccounts(deps: SettingsDeps) {
   const { db, clock } = deps
   return {
+    /** The signed-in person's current password, checked under the login limits (401 naming `password`). */
+    reauthenticate: (userId: string, password: string) => reauthenticate(deps, userId, password),
+    /** Every session of the person has ended (their account was deleted): their long-lived connections close. */
+    sessionsOfUserEnded(userId: string) {
+      deps.onSessionsEnded?.({ userId })
+    },
+    /** Queues the last email of a deleted account. */
+    sendAccountDeletedEmail: (email: string) => deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'account-deleted', email } satisfies AccountEmail).then(() => undefined),
     signUp: (input: SignupInput, meta: RequestMeta) => signUp(deps, input, meta),
     logIn: (input: { email: string; password: string }, meta: RequestMeta) => logIn(deps, input, meta),
     /** Signs a session out (its long-lived connections are told: deps.onSessionsEnded). */

@@ -7,7 +7,7 @@ import type Stripe from 'stripe'
 import type { PlanId } from '#common/plans'
 import type { Db } from '#server/db/client'
 import type { Mailer } from '#server/integrations/mailer'
-import { verifyStripeEvent } from '#server/integrations/stripe'
+import { stripeError, verifyStripeEvent } from '#server/integrations/stripe'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Logger } from 'pino'
@@ -39,6 +39,9 @@ export type BillingDeps = {
 }
 
 export type PaymentMode = 'testing' | 'stripe'
+
+/** Subscriptions that can never charge again. */
+const ENDED_STATUSES = new Set(['canceled', 'incomplete_expired'])
 
 export type Billing = ReturnType<typeof createBilling>
 
@@ -121,6 +124,30 @@ export function createBilling(deps: BillingDeps) {
 
     /** Emails each member whose free trial ends within two days, once per trial (the trial-reminders job). */
     sendTrialReminders: () => trialReminders.sendTrialReminders(),
+
+    /**
+     * Deleting the account: every subscription of the person's Stripe customer that could still
+     * charge is cancelled at once (Stripe's default: no proration, no final invoice). Returns them
+     * with the status Stripe gave; nothing in testing mode or without a customer. Stripe failing
+     * is a 503/502 (the account is then not deleted: nothing would stop the charges).
+     */
+    async cancelAllSubscriptions(userId: string): Promise<Array<{ id: string; status: string }>> {
+      const stripe = deps.stripe?.client
+      if (!stripe) return []
+      const customer = await storedCustomer(db, userId)
+      if (!customer) return []
+      try {
+        const cancelled: Array<{ id: string; status: string }> = []
+        for await (const sub of stripe.subscriptions.list({ customer, status: 'all', limit: 100 })) {
+          if (ENDED_STATUSES.has(sub.status)) continue
+          const ended = await stripe.subscriptions.cancel(sub.id, undefined, { idempotencyKey: `account-deleted:${sub.id}` })
+          cancelled.push({ id: ended.id, status: ended.status })
+        }
+        return cancelled
+      } catch (error) {
+        throw stripeError(error, deps.log, 'cancel the subscriptions of a deleted account')
+      }
+    },
 
     /** Lets another domain fulfil and refund its one-time payments (`metadata.kind`). */
     registerPaymentKind: (kind: string, handlers: PaymentKind) => paymentKinds.register(kind, handlers),

@@ -30,9 +30,9 @@ import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
 import { CONSENT_REVOKED, unansweredPlacedCalls } from './revoked'
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
-import { dueCalls, dueRetries, placeCallJobId, type DueCall } from './tick'
+import { dueCalls, dueRetries, placeCallJobId, testCallJobId, type DueCall } from './tick'
 import { attachWebCall, failWebCall, openWebCall } from './web-call'
-import { markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
+import { forgetVapiEvent, markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
 
 export { dashboardStats, recentCalls } from './calls'
 export { getCallSchedule, type CallSchedule } from './schedule'
@@ -70,7 +70,7 @@ export { callDurationLimit, callEligibility, DEFAULT_EVENING_CALL_TIME, PLAN_CAL
 export { DialLater, PLACE_CALL_ATTEMPTS, type PlaceCallRequest, type PlaceOutcome } from './dialler'
 export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
 export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
-export { dueCalls, dueRetries, placeCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
+export { dueCalls, dueRetries, placeCallJobId, testCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
 export { CONSENT_REVOKED, stopCallsOf } from './revoked'
 export type { OpenedWebCall } from './web-call'
@@ -103,6 +103,17 @@ export type FinalCall = { call: CoachingCall; ended: FinalCallStatus | null; ret
 /** A place-call job's payload (the job registry checks it with its schema). */
 export type PlaceCallPayload = { userId: string; slot: PlaceCallRequest['slot']; localDate: string | null; attempt: number; dueAt: string; callId?: string | undefined }
 
+/** The job that places one call (server/jobs/calls.ts). */
+export const PLACE_CALL_JOB = 'place-call'
+/** The job that deletes at Vapi the calls of a deleted account (its rows are gone: the ids ride in the payload). */
+export const CANCEL_DELETED_CALLS_JOB = 'calls-cancel-deleted'
+
+/**
+ * A call of a deleted account that Vapi may still place: its Vapi id when known, else our id and
+ * when it was being dialled (a dial on its way: Vapi is searched by the name we gave the call).
+ */
+export type DeletedCall = { callId: string; vapiCallId: string | null; dialledAt: string | null }
+
 /** How long before its instant a call is claimed and its dial built. */
 export const PREPARE_LEAD_MS = 45_000
 
@@ -121,7 +132,7 @@ export function createCalls(deps: CallsDeps) {
     const payload: PlaceCallPayload = { userId: call.userId, slot: call.slot as PlaceCallPayload['slot'], localDate: call.localDate, attempt: call.attempt, dueAt: dueAt.toISOString() }
     // The job runs a little before the instant: it claims the call and builds the dial then, and
     // parks until the instant, when only the request to Vapi is left (ADR 041).
-    await jobs.enqueue('place-call', payload, {
+    await jobs.enqueue(PLACE_CALL_JOB, payload, {
       delayMs: Math.max(0, dueAt.getTime() - PREPARE_LEAD_MS - now.getTime()),
       jobId: placeCallJobId({ userId: call.userId, slot: call.slot as DueCall['slot'], localDate: call.localDate, attempt: call.attempt }),
     })
@@ -172,7 +183,10 @@ export function createCalls(deps: CallsDeps) {
       const event = await takeVapiEvent(tx, id)
       if (!event) return null
       const applied = await applyObservation(tx, observationOf(event.payload as VapiMessage, event.receivedAt), { now, eligibleAt })
-      await markVapiEvent(tx, id, now)
+      // A message about a call we have no row for (a deleted account's, another app's on the same
+      // Vapi account) is not kept: it would hold that person's words and ids with nothing to apply them to.
+      if (applied.call) await markVapiEvent(tx, id, now)
+      else await forgetVapiEvent(tx, id)
       return applied
     })
     if (!result) return 'done'
@@ -339,6 +353,27 @@ export function createCalls(deps: CallsDeps) {
       return { cancelled, answered }
     },
 
+    /**
+     * After an account's deletion: deletes at Vapi the calls it had not connected yet (queued or
+     * ringing by their Vapi id; a dial that was on its way, found by our call's name). A call the
+     * person already answered is left to end by itself.
+     */
+    async cancelDeleted(deleted: readonly DeletedCall[]): Promise<{ cancelled: number; answered: number }> {
+      const vapi = deps.vapi
+      if (!vapi) return { cancelled: 0, answered: 0 }
+      let cancelled = 0
+      let answered = 0
+      for (const call of deleted) {
+        const dialledAt = call.dialledAt ? new Date(call.dialledAt) : null
+        const vapiCallId = call.vapiCallId ?? (dialledAt ? (await vapi.findPlaced(call.callId, new Date(dialledAt.getTime() - 5_000), new Date(dialledAt.getTime() + 60_000)))?.id : undefined)
+        if (!vapiCallId) continue
+        const result = await vapi.cancel(vapiCallId)
+        if (result === 'cancelled') cancelled++
+        if (result === 'in-progress') answered++
+      }
+      return { cancelled, answered }
+    },
+
     /** "Call me now": a test call, placed at once (rate-limited by its route). */
     async callNow(userId: string): Promise<{ callId: string }> {
       if (!deps.vapi) throw new AppError('CALLS_NOT_CONFIGURED')
@@ -365,7 +400,7 @@ export function createCalls(deps: CallsDeps) {
         await addCallEvent(tx, call!, 'scheduled', now, { requested: true })
         return call!.id
       })
-      await jobs.enqueue('place-call', { userId, slot: 'test', localDate: null, attempt: 0, dueAt: now.toISOString(), callId } satisfies PlaceCallPayload, { jobId: `call-test-${callId}` })
+      await jobs.enqueue(PLACE_CALL_JOB, { userId, slot: 'test', localDate: null, attempt: 0, dueAt: now.toISOString(), callId } satisfies PlaceCallPayload, { jobId: testCallJobId(callId) })
       return { callId }
     },
   }

@@ -23,6 +23,8 @@ export type DueCall = { userId: string; slot: CallSlot; localDate: string; attem
 
 /** The place-call job id of a claim key (BullMQ ids may not contain ':'). */
 export const placeCallJobId = (call: Pick<DueCall, 'userId' | 'slot' | 'localDate' | 'attempt'>) => `call-${call.userId}-${call.slot}-${call.localDate}-${call.attempt}`
+/** The place-call job id of a test call ("Call me now"). */
+export const testCallJobId = (callId: string) => `call-test-${callId}`
 
 /**
  * People with a call time that may fall in [now − lookback, now + lookahead], by a coarse SQL

@@ -191,6 +191,11 @@ export async function takeVapiEvent(tx: DbExecutor, id: number) {
   return row ?? null
 }
 
+/** Deletes a stored message (one about a call we have no row for). */
+export async function forgetVapiEvent(tx: DbExecutor, id: number): Promise<void> {
+  await tx.delete(vapiWebhookEvents).where(eq(vapiWebhookEvents.id, id))
+}
+
 export async function markVapiEvent(tx: DbExecutor, id: number, now: Date, error?: string): Promise<void> {
   await tx
     .update(vapiWebhookEvents)

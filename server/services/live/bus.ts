@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis'
+import { z } from 'zod'
 import { TextOptInEventSchema, type TextOptInEvent } from '#common/texts'
 import { VoiceServerMessageSchema, type VoiceServerMessage } from '#common/voice'
 
@@ -7,6 +8,12 @@ export type LiveEvent = Extract<VoiceServerMessage, { type: 'phone-call' | 'phon
 /** Everything the per-user channel carries: the phone calls' events, and a START text that arrived (the opt-in screen). */
 export type BusEvent = LiveEvent | TextOptInEvent
 export type LiveListener = (event: BusEvent) => void
+
+/** Sessions signed out (one, or all of a person's): every server process closes their sockets. */
+export type SessionsEndedNotice = { sessionId: string } | { userId: string }
+export type SessionsEndedListener = (ended: SessionsEndedNotice) => void
+
+const SessionsEndedNoticeSchema = z.union([z.object({ sessionId: z.string().min(1) }).strict(), z.object({ userId: z.string().min(1) }).strict()])
 
 export type LiveSubscription = {
   /** Resolves once events published from now on reach the listener (Redis: SUBSCRIBE answered). */
@@ -26,7 +33,39 @@ export type LiveBus = {
    */
   publish(userId: string, event: BusEvent, once?: string): Promise<void>
   subscribe(userId: string, listener: LiveListener): LiveSubscription
+  /**
+   * Tells every server process, this one included, that sessions ended (a sign-out on one server
+   * must close that session's sockets on all of them). Redis: one channel every process holding
+   * such sockets listens to. Never throws; while Redis cannot be reached, this process is told.
+   */
+  sessionsEnded(ended: SessionsEndedNotice): Promise<void>
+  /** Hears every process's `sessionsEnded` (this one's included) from now on. */
+  onSessionsEnded(listener: SessionsEndedListener): LiveSubscription
   close(): Promise<void>
+}
+
+/** This process's sessions-ended listeners. */
+class SessionsEndedListeners {
+  readonly #all = new Set<SessionsEndedListener>()
+
+  add(listener: SessionsEndedListener): boolean {
+    this.#all.add(listener)
+    return this.#all.size === 1
+  }
+
+  remove(listener: SessionsEndedListener): boolean {
+    return this.#all.delete(listener) && this.#all.size === 0
+  }
+
+  deliver(ended: SessionsEndedNotice): void {
+    for (const listener of [...this.#all]) {
+      try {
+        listener(ended)
+      } catch {
+        // One listener's failure is not the publisher's.
+      }
+    }
+  }
 }
 
 /** How long a `once` key is remembered (longer than any call). */
@@ -91,6 +130,7 @@ class Listeners {
 /** The in-process bus (no Redis): one server process sees its own webhooks. */
 export function memoryLiveBus(now: () => number): LiveBus {
   const listeners = new Listeners()
+  const ended = new SessionsEndedListeners()
   const firstTime = memoryOnce(now)
   return {
     async publish(userId, event, once) {
@@ -100,6 +140,13 @@ export function memoryLiveBus(now: () => number): LiveBus {
     subscribe(userId, listener) {
       listeners.add(userId, listener)
       return { ready: Promise.resolve(), unsubscribe: () => void listeners.remove(userId, listener) }
+    },
+    async sessionsEnded(notice) {
+      ended.deliver(notice)
+    },
+    onSessionsEnded(listener) {
+      ended.add(listener)
+      return { ready: Promise.resolve(), unsubscribe: () => void ended.remove(listener) }
     },
     async close() {},
   }
@@ -127,8 +174,12 @@ export type RedisLiveBusOptions = {
 export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBus {
   const { prefix } = options
   const listeners = new Listeners()
+  const ended = new SessionsEndedListeners()
   const firstTime = memoryOnce(options.now)
   const channelOf = (userId: string) => `${prefix}${userId}`
+  /** Not a user's channel: user ids never start with '~'. */
+  const sessionsChannel = `${prefix}~sessions-ended`
+  let sessionsSubscribed: Promise<void> | undefined
   /** Each subscribed user's SUBSCRIBE (answered or on its way). */
   const subscribed = new Map<string, Promise<void>>()
   let subscriber: Redis | undefined
@@ -140,6 +191,11 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
     const created = redis.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 2 })
     created.on('error', (error: Error) => options.onError(error))
     created.on('message', (channel: string, raw: string) => {
+      if (channel === sessionsChannel) {
+        const notice = parseSessionsEnded(raw)
+        if (notice) ended.deliver(notice)
+        return
+      }
       if (!channel.startsWith(prefix)) return
       const event = parseEvent(raw)
       if (event) listeners.deliver(channel.slice(prefix.length), event)
@@ -183,12 +239,49 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
         },
       }
     },
+    async sessionsEnded(notice) {
+      try {
+        await redis.publish(sessionsChannel, JSON.stringify(notice))
+      } catch (error) {
+        options.onError(error as Error)
+        ended.deliver(notice)
+      }
+    },
+    onSessionsEnded(listener) {
+      if (closed) return { ready: Promise.reject(new Error('the live bus is closed')), unsubscribe: () => {} }
+      if (ended.add(listener) || !sessionsSubscribed) {
+        const sent = connection()
+          .subscribe(sessionsChannel)
+          .then(() => {})
+        sent.catch(() => {
+          if (sessionsSubscribed === sent) sessionsSubscribed = undefined
+        })
+        sessionsSubscribed = sent
+      }
+      return {
+        ready: sessionsSubscribed,
+        unsubscribe: () => {
+          if (!ended.remove(listener)) return
+          sessionsSubscribed = undefined
+          if (subscriber && !closed) subscriber.unsubscribe(sessionsChannel).catch(() => {})
+        },
+      }
+    },
     async close() {
       closed = true
       const connection = subscriber
       subscriber = undefined
       if (connection) await connection.quit().catch(() => connection.disconnect())
     },
+  }
+}
+
+function parseSessionsEnded(raw: string): SessionsEndedNotice | null {
+  try {
+    const parsed = SessionsEndedNoticeSchema.safeParse(JSON.parse(raw))
+    return parsed.success ? parsed.data : null
+  } catch {
+    return null
   }
 }
 

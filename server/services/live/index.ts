@@ -10,7 +10,7 @@ import type { VoiceServerMessage } from '#common/voice'
 import { AppError } from '#server/lib/app-error'
 import type { LiveBus, LiveEvent } from './bus'
 
-export { memoryLiveBus, redisLiveBus, ONCE_MS, type BusEvent, type LiveBus, type LiveEvent, type LiveListener, type LiveSubscription } from './bus'
+export { memoryLiveBus, redisLiveBus, ONCE_MS, type BusEvent, type LiveBus, type LiveEvent, type LiveListener, type LiveSubscription, type SessionsEndedNotice } from './bus'
 
 /** What the calls service publishes through (the composition root hands it the bus). */
 export type LivePublisher = Pick<LiveBus, 'publish'>

@@ -32,6 +32,8 @@ export { knownTimeZone, latestDueWeek, nextDueWeek, reportWeek, type ReportWeek 
 
 /** The name of the job that delivers one report (the jobs registry defines it). */
 export const REPORT_DELIVERY_JOB = 'weekly-report-delivery'
+/** A report's delivery job id: the tick's, or the sweep's again in an hour (hours since the epoch). */
+export const reportDeliveryJobId = (reportId: string, sweepHour?: number) => (sweepHour === undefined ? `weekly-report-${reportId}` : `weekly-report-${reportId}-${sweepHour}`)
 /** Reports whose figures are written per statement. */
 const GENERATE_BATCH = 500
 /** A claim left without figures, or a delivery left pending, this long is picked up again. */
@@ -124,7 +126,7 @@ export function createReports(deps: ReportsDeps) {
       const generated = await generateAll(claimed)
       const fresh = await enqueueAll(
         claimed.map((report) => report.id),
-        (id) => `weekly-report-${id}`,
+        (id) => reportDeliveryJobId(id),
       )
       if (fresh.failed > 0) log.warn({ failed: fresh.failed }, 'weekly reports: some deliveries could not be enqueued; the sweep enqueues them again')
       return { claimed: claimed.length, generated, enqueued: fresh.enqueued, failedEnqueues: fresh.failed }
@@ -142,7 +144,7 @@ export function createReports(deps: ReportsDeps) {
       const generated = orphans.length > 0 ? await generateAll(orphans) : 0
       const hour = Math.floor(now.getTime() / 3_600_000)
       const lost = await undeliveredReports(db, stale, new Date(now.getTime() - DELIVERY_WINDOW_MS), 5000)
-      const again = await enqueueAll(lost, (id) => `weekly-report-${id}-${hour}`)
+      const again = await enqueueAll(lost, (id) => reportDeliveryJobId(id, hour))
       const givenUp = await giveUp(now)
       return { generated, enqueued: again.enqueued, failedEnqueues: again.failed, givenUp }
     },

@@ -27,6 +27,8 @@ export { accountDigits } from './inbound'
 export { DAILY_TEXT_CAP, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
 
 export const SEND_TEXT_JOB = 'send-text'
+/** The send-text job id of a text (one run per text while it waits). */
+export const sendTextJobId = (textId: string) => `text-${textId}`
 export const CALLS_REVOKED_JOB = 'calls-consent-revoked'
 /** The second look for calls to cancel after a STOP: past the longest dial request (15 s). */
 export const REVOKED_RECHECK_MS = 30_000
@@ -73,7 +75,7 @@ export function createTexts(deps: TextsDeps) {
     if (!(await hasConsent(db, request.userId, 'texts'))) return { id: null, created: false }
     const result = await requestText(db, request, clock.now())
     if (result.created) {
-      await jobs.enqueue(SEND_TEXT_JOB, { id: result.id }, { jobId: `text-${result.id}` }).catch((error: unknown) => {
+      await jobs.enqueue(SEND_TEXT_JOB, { id: result.id }, { jobId: sendTextJobId(result.id) }).catch((error: unknown) => {
         log.warn({ err: error, textId: result.id }, 'texts: could not enqueue a text now; the release run sends it')
       })
     }

@@ -11,6 +11,7 @@ import type WebSocket from 'ws'
 import type { VapiVoiceClient } from '#server/integrations/vapi-voice'
 import type { Clock, Timers } from '#server/lib/clock'
 import type { SessionsEnded } from '#server/services/accounts'
+import type { LiveBus, LiveSubscription } from '#server/services/live'
 import { emptyMetrics, type CallContext, type VoiceMetrics, type WebCalls } from './call'
 import { CLOSE, VoiceConnection, type PhoneCallWatch, type Who } from './connection'
 import { defaultVoiceSettings } from './limits'
@@ -42,6 +43,8 @@ export type VoiceDeps = {
   redisPrefix: string
   /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
   phoneCalls: PhoneCallWatch
+  /** Where every server hears of sessions signed out on any of them (`hearSignOuts`). */
+  sessions?: Pick<LiveBus, 'onSessionsEnded'>
 }
 
 export type Voice = ReturnType<typeof createVoice>
@@ -66,6 +69,8 @@ export function createVoice(deps: VoiceDeps) {
   const connections = new Set<VoiceConnection>()
   const perIp = new Map<string, number>()
   let stopping = false
+  /** Sign-outs on any server, heard once the socket route is served (`hearSignOuts`). */
+  let hearing: LiveSubscription | undefined
 
   const env = {
     clock,
@@ -85,6 +90,11 @@ export function createVoice(deps: VoiceDeps) {
 
   const closeWhere = (match: (connection: VoiceConnection) => boolean, code: number, reason: 'signed-out' | 'server-restarting') =>
     Promise.all([...connections].filter(match).map((connection) => connection.close(code, reason))).then(() => {})
+
+  const sessionsEnded = (ended: SessionsEnded): Promise<void> => {
+    const match = 'sessionId' in ended ? (c: VoiceConnection) => c.sessionId === ended.sessionId : (c: VoiceConnection) => c.userId === ended.userId
+    return closeWhere(match, CLOSE.normal, 'signed-out')
+  }
 
   return {
     /** Whether voice calls can be made (Vapi key and assistant configured). */
@@ -106,14 +116,21 @@ export function createVoice(deps: VoiceDeps) {
       perIp.set(who.ip, (perIp.get(who.ip) ?? 0) + 1)
       connection.open()
     },
-    /** Sessions ended (a sign-out, a password reset): their sockets end their calls and close. */
-    sessionsEnded(ended: SessionsEnded): Promise<void> {
-      const match = 'sessionId' in ended ? (c: VoiceConnection) => c.sessionId === ended.sessionId : (c: VoiceConnection) => c.userId === ended.userId
-      return closeWhere(match, CLOSE.normal, 'signed-out')
+    /** Sessions ended (a sign-out, a password reset) on this server: their sockets end their calls and close. */
+    sessionsEnded,
+    /**
+     * From now on, sessions signed out on any server close their sockets here (the socket route
+     * calls it as it is registered; a worker, which holds no sockets, never does). Resolves once
+     * heard; rejects when it cannot be (Redis down: the sockets' own session checks still close them).
+     */
+    hearSignOuts(): Promise<void> {
+      hearing ??= deps.sessions?.onSessionsEnded((ended) => void sessionsEnded(ended))
+      return hearing?.ready ?? Promise.resolve()
     },
     /** The server is stopping: every call ends ('server-restarting') and every socket closes. */
     async shutdown(): Promise<void> {
       stopping = true
+      hearing?.unsubscribe()
       await closeWhere(() => true, CLOSE.goingAway, 'server-restarting')
     },
     /** Open sockets, and the gateway's counters since start (dropped audio both ways included). */

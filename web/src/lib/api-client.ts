@@ -49,6 +49,48 @@ export type RequestOptions = {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
+/** Sends the request; a failed connection is NETWORK_ERROR (aborts are rethrown untouched). */
+async function send(method: Method, path: string, body: unknown, accept: string, options: RequestOptions): Promise<Response> {
+  const headers = new Headers(options.headers)
+  headers.set('Accept', accept)
+  const init: RequestInit = { method, headers, credentials: 'same-origin' }
+  if (options.signal) init.signal = options.signal
+  if (body !== undefined) {
+    headers.set('Content-Type', 'application/json')
+    init.body = JSON.stringify(body)
+  }
+  try {
+    return await fetch(path, init)
+  } catch (error) {
+    if (isAbortError(error)) throw error
+    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: NETWORK_ERROR_MESSAGE, cause: error })
+  }
+}
+
+/** Reads a body; the connection dropping while it streams is NETWORK_ERROR. */
+async function readBody<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    if (isAbortError(error)) throw error
+    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: NETWORK_ERROR_MESSAGE, cause: error })
+  }
+}
+
+/** The ApiError of a non-2xx answer: the server's error body when it sent one, else the status's generic one. */
+function errorOf(response: Response, parsed: Awaited<ReturnType<typeof readJson>>): ApiError {
+  const errorBody = parsed.ok ? ErrorBodySchema.safeParse(parsed.value) : undefined
+  if (errorBody?.success) {
+    const { code, message, field } = errorBody.data.error
+    return new ApiError({ status: response.status, code, message, field })
+  }
+  return new ApiError({
+    status: response.status,
+    code: codeForStatus(response.status),
+    message: defaultMessageForStatus(response.status),
+  })
+}
+
 async function request<S extends z.ZodType>(
   method: Method,
   path: string,
@@ -56,44 +98,9 @@ async function request<S extends z.ZodType>(
   body: unknown,
   options: RequestOptions = {},
 ): Promise<z.output<S>> {
-  const headers = new Headers(options.headers)
-  headers.set('Accept', 'application/json')
-  const init: RequestInit = { method, headers, credentials: 'same-origin' }
-  if (options.signal) init.signal = options.signal
-  if (body !== undefined) {
-    headers.set('Content-Type', 'application/json')
-    init.body = JSON.stringify(body)
-  }
-
-  let response: Response
-  try {
-    response = await fetch(path, init)
-  } catch (error) {
-    if (isAbortError(error)) throw error
-    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: NETWORK_ERROR_MESSAGE, cause: error })
-  }
-
-  let parsed: Awaited<ReturnType<typeof readJson>>
-  try {
-    parsed = await readJson(response)
-  } catch (error) {
-    // The connection dropped while the body was streaming.
-    if (isAbortError(error)) throw error
-    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: NETWORK_ERROR_MESSAGE, cause: error })
-  }
-
-  if (!response.ok) {
-    const errorBody = parsed.ok ? ErrorBodySchema.safeParse(parsed.value) : undefined
-    if (errorBody?.success) {
-      const { code, message, field } = errorBody.data.error
-      throw new ApiError({ status: response.status, code, message, field })
-    }
-    throw new ApiError({
-      status: response.status,
-      code: codeForStatus(response.status),
-      message: defaultMessageForStatus(response.status),
-    })
-  }
+  const response = await send(method, path, body, 'application/json', options)
+  const parsed = await readBody(() => readJson(response))
+  if (!response.ok) throw errorOf(response, parsed)
 
   if (!parsed.ok) {
     throw new ApiError({ status: response.status, code: 'INVALID_RESPONSE', message: INVALID_RESPONSE_MESSAGE })
@@ -110,6 +117,17 @@ async function request<S extends z.ZodType>(
   return result.data
 }
 
+/** A file the server answers with: its bytes and the name Content-Disposition gives it. */
+export type DownloadedFile = { blob: Blob; fileName: string | null }
+
+async function download(method: Method, path: string, options: RequestOptions = {}): Promise<DownloadedFile> {
+  const response = await send(method, path, undefined, '*/*', options)
+  if (!response.ok) throw errorOf(response, await readBody(() => readJson(response)))
+  const blob = await readBody(() => response.blob())
+  const fileName = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? null
+  return { blob, fileName }
+}
+
 export const api = {
   get: <S extends z.ZodType>(path: string, schema: S, options?: RequestOptions) =>
     request('GET', path, schema, undefined, options),
@@ -121,4 +139,6 @@ export const api = {
     request('PATCH', path, schema, body, options),
   delete: <S extends z.ZodType>(path: string, schema: S, options?: RequestOptions) =>
     request('DELETE', path, schema, undefined, options),
+  /** A request whose answer is a file (an attachment): failures are ApiErrors as for the others. */
+  download: (method: 'GET' | 'POST', path: string, options?: RequestOptions) => download(method, path, options),
 }

@@ -17,6 +17,7 @@ import { ConsentSection } from '../consent/consent-section'
 import { PageShell } from '../navigation/page-shell'
 import { accountQueryOptions } from './api'
 import { BillingSection } from './billing-section'
+import { AccountDataSection } from './data-section'
 import { ProfileSection } from './profile-section'
 import { PasswordSection, SessionsSection } from './security-section'
 
@@ -64,7 +65,8 @@ export function AccountPage() {
 
         <BillingSection />
 
-        {/* Last: "Export my data" and "Delete my account" (issue 16's data rights) go here. */}
+        {/* Last: "Export my data" and "Delete my account" (docs/decisions/051). */}
+        <AccountDataSection />
       </div>
     </PageShell>
   )

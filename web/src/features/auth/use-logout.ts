@@ -6,14 +6,15 @@ import { setSigningOut } from './session'
 
 /**
  * Logout: POST /api/auth/logout, then, whether or not that worked, forget everything
- * cached locally (the user and with it the subscription and opt-in flags) and go to /auth.
+ * cached locally (the user and with it the subscription and opt-in flags) and go to /auth (or,
+ * `to: '/'`, the landing page: after the account was deleted).
  */
 export function useLogout() {
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const [isPending, setIsPending] = useState(false)
 
-  const logout = useCallback(async () => {
+  const logout = useCallback(async ({ to = '/auth' }: { to?: '/auth' | '/' } = {}) => {
     setIsPending(true)
     setSigningOut(true)
     try {
@@ -27,7 +28,7 @@ export function useLogout() {
       queryClient.clear()
       // Known signed out: /auth shows its forms without asking the server again.
       queryClient.setQueryData(authKeys.me, null)
-      await navigate({ to: '/auth' })
+      await navigate({ to })
     } finally {
       setSigningOut(false)
       setIsPending(false)

@@ -1,0 +1,45 @@
+/**
+ * The person's own data (issue 16, docs/decisions/051): "Export my data" (a ZIP streamed as it is
+ * written, at most once in 10 minutes) and "Delete my account" (re-authentication, Stripe stopped,
+ * one transaction, what billing law keeps detached from the person). tables.ts is the one list of
+ * where a person's data lives; both read it.
+ */
+import type { Logger } from 'pino'
+import type { Db } from '#server/db/client'
+import type { Clock } from '#server/lib/clock'
+import type { JobQueue } from '#server/services/accounts'
+import { deleteAccount, type DeletionDeps } from './deletion'
+import { claimExport, exportArchive, exportFileName } from './export'
+
+export { BILLING_RETENTION_YEARS } from './deletion'
+export { EXPORT_INTERVAL_MS, EXPORT_PAGE_SIZE, exportReadme, partRows } from './export'
+export { EXPORT_FILES, USER_DATA, type ExportFile, type UserDataPart } from './tables'
+
+export type AccountDataDeps = {
+  db: Db
+  clock: Clock
+  log: Logger
+  jobs: JobQueue
+  accounts: DeletionDeps['accounts']
+  billing: DeletionDeps['billing']
+}
+
+export type AccountData = ReturnType<typeof createAccountData>
+
+export function createAccountData(deps: AccountDataDeps) {
+  const { db, clock } = deps
+  return {
+    /**
+     * Starts the person's export: claims it (429 with the wait within 10 minutes of the last one)
+     * and returns the archive as a stream, with its file name. `onError` hears a failure once the
+     * archive is under way (the response has begun: the download ends short).
+     */
+    async startExport(user: { id: string; email: string }, onError: (error: Error) => void) {
+      const now = clock.now()
+      await claimExport(db, user.id, now)
+      return { fileName: exportFileName(now), archive: exportArchive(db, user, now, onError) }
+    },
+    /** Deletes the person's account (the typed email and the password first: 400 / 401 naming the field). */
+    deleteAccount: (userId: string, input: { password: string; email: string }) => deleteAccount(deps, userId, input),
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Everything the product keeps about a person, table by table: which rows are theirs, what of them
+ * goes into the export (never a secret), in which file, and how they go when the account is
+ * deleted. Export and deletion both read this one list, and a test holds it against the database's
+ * own catalogue (every table with a user id, or a foreign key to users, must be here), so a new
+ * table cannot be forgotten: add it here, with its place in the export and its way out.
+ */
+import { eq, sql, type SQL } from 'drizzle-orm'
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core'
+import {
+  accountDataExports,
+  coachingCallEvents,
+  contactChanges,
+  coachingCalls,
+  commitments,
+  consentEvents,
+  consentStates,
+  conversations,
+  courseEnrollments,
+  courses,
+  emailTokens,
+  goals,
+  inboundTexts,
+  lessonProgress,
+  lessons,
+  profiles,
+  quizAttempts,
+  quizzes,
+  sessions,
+  subscribers,
+  textMessages,
+  userActivity,
+  users,
+  vapiWebhookEvents,
+  weeklyReports,
+} from '#server/db/schema'
+
+export type UserDataPart = {
+  /** Its key in the file's JSON object. */
+  key: string
+  /** One line for the README. */
+  description: string
+  table: PgTable
+  /** The person's rows (the only filter: every query is this person's). */
+  rowsOf(userId: string): SQL
+  /** Columns never exported (by their schema name): secrets, and what only repeats a secret. */
+  omit?: readonly string[]
+  /** Columns added for the reader (a course's title), by their name in the export. */
+  extra?: Readonly<Record<string, SQL>>
+  /** The order of the rows; the last column is unique among the person's rows (the export pages by it). */
+  orderBy: readonly PgColumn[]
+  /**
+   * How the rows go when the account is deleted: with the person's users row (its foreign key
+   * cascades), or by a statement of their own before it (`explicit`: `rowsOf`).
+   */
+  deletion: 'cascade' | 'explicit'
+  /** The rows an explicit deletion takes, when not all of `rowsOf` (what others share stays). */
+  deleteRows?(userId: string): SQL
+}
+
+export type ExportFile = {
+  name: string
+  title: string
+  about: string
+  parts: readonly UserDataPart[]
+}
+
+const userIs = (column: PgColumn) => (userId: string) => eq(column, userId)
+
+/** The person's phone numbers as texts arrive from them (E.164; sign-up's and the profile's). */
+const numbersOf = (userId: string) => sql`(
+  select '+1' || n from (
+    select ${users.phoneNumber} as n from ${users} where ${users.id} = ${userId}
+    union select ${profiles.phoneNumber} from ${profiles} where ${profiles.id} = ${userId} and ${profiles.phoneNumber} is not null
+  ) numbers)`
+
+/** The person's calls' ids at the provider. */
+const vapiCallsOf = (userId: string) => sql`(select ${coachingCalls.vapiCallId} from ${coachingCalls} where ${coachingCalls.userId} = ${userId} and ${coachingCalls.vapiCallId} is not null)`
+
+export const EXPORT_FILES: readonly ExportFile[] = [
+  {
+    name: 'account.json',
+    title: 'Your account and profile',
+    about: 'What you gave at sign-up, your coaching profile and call schedule, the days you were active, and when you last exported your data. Your password is never included (we keep only a one-way hash of it, which is left out too).',
+    parts: [
+      { key: 'account', description: 'Your account: name, email, phone, consent version, when you confirmed your email and accepted the terms.', table: users, rowsOf: userIs(users.id), omit: ['passwordHash'], orderBy: [users.id], deletion: 'cascade' },
+      { key: 'profile', description: 'Your coaching profile: time zone, daily and evening call times, pause, partner program, onboarding and the text opt-in you confirmed.', table: profiles, rowsOf: userIs(profiles.id), orderBy: [profiles.id], deletion: 'cascade' },
+      { key: 'activity', description: 'The moments that count toward "Days Active": sign-ins, goal saves, completed calls.', table: userActivity, rowsOf: userIs(userActivity.userId), orderBy: [userActivity.occurredAt, userActivity.id], deletion: 'cascade' },
+      { key: 'dataExports', description: 'When you last asked for an export like this one.', table: accountDataExports, rowsOf: userIs(accountDataExports.userId), orderBy: [accountDataExports.userId], deletion: 'cascade' },
+    ],
+  },
+  {
+    name: 'goals.json',
+    title: 'Your goals',
+    about: 'Your goal intake: a record per life area with the options you chose, your satisfaction score (1 to 10) and notes, plus your company and industry and your specific goals (90 days, obstacles).',
+    parts: [{ key: 'goals', description: 'One record per life area (and the company_industry and specific_goals records).', table: goals, rowsOf: userIs(goals.userId), orderBy: [goals.lifeArea, goals.id], deletion: 'cascade' }],
+  },
+  {
+    name: 'calls.json',
+    title: 'Your coaching calls',
+    about: 'Every coaching call (daily, evening, test and in-app voice calls): when it was due and placed, how it ended, its length, summary, mood and energy, the life areas discussed, the commitments made and the full transcript; each call\'s timeline of events; and the list of status messages the call provider sent about your calls (their content is what the calls hold; the raw messages also carry our own provider configuration, so only their type and times are listed).',
+    parts: [
+      { key: 'calls', description: 'Your calls, oldest first, with summary and transcript.', table: coachingCalls, rowsOf: userIs(coachingCalls.userId), orderBy: [coachingCalls.callDate, coachingCalls.id], deletion: 'cascade' },
+      { key: 'timeline', description: "Each call's timeline (scheduled, dialled, ringing, answered, ended, report, retries...), by call_id.", table: coachingCallEvents, rowsOf: userIs(coachingCallEvents.userId), orderBy: [coachingCallEvents.id], deletion: 'cascade' },
+      {
+        key: 'providerMessages',
+        description: 'The messages the call provider (Vapi) sent about your calls: type and when they arrived and were applied.',
+        table: vapiWebhookEvents,
+        rowsOf: (userId) => sql`${vapiWebhookEvents.vapiCallId} in ${vapiCallsOf(userId)}`,
+        omit: ['payload', 'dedupeKey', 'lastError'],
+        orderBy: [vapiWebhookEvents.id],
+        deletion: 'explicit',
+      },
+    ],
+  },
+  {
+    name: 'commitments.json',
+    title: 'Your commitments',
+    about: 'What you committed to in your calls, and whether the next call (or you, in the app) marked each kept or missed.',
+    parts: [{ key: 'commitments', description: 'Each commitment with the call it was made in (call_id) and how it was settled.', table: commitments, rowsOf: userIs(commitments.userId), orderBy: [commitments.madeAt, commitments.id], deletion: 'cascade' }],
+  },
+  {
+    name: 'conversations.json',
+    title: 'Your conversations with the assistant',
+    about: 'Every saved chat with the assistant (typed, and the transcripts of voice chats in the app), each with its messages in order in "content" (id, text, sender: user or ai, timestamp).',
+    parts: [{ key: 'conversations', description: 'Your conversations with their messages.', table: conversations, rowsOf: userIs(conversations.userId), omit: ['previousChatId'], orderBy: [conversations.createdAt, conversations.id], deletion: 'cascade' }],
+  },
+  {
+    name: 'courses.json',
+    title: 'Your courses',
+    about: 'The courses you enrolled in (with how: free, testing mode or paid), your progress through their lessons, and every quiz answer you gave with whether it was right.',
+    parts: [
+      {
+        key: 'enrollments',
+        description: 'Your enrollments with progress, the lesson you last opened and when you completed the course.',
+        table: courseEnrollments,
+        rowsOf: userIs(courseEnrollments.userId),
+        extra: { course_title: sql`(select ${courses.title} from ${courses} where ${courses.id} = ${courseEnrollments.courseId})` },
+        orderBy: [courseEnrollments.enrolledAt, courseEnrollments.id],
+        deletion: 'cascade',
+      },
+      {
+        key: 'lessonProgress',
+        description: 'The lessons you completed.',
+        table: lessonProgress,
+        rowsOf: userIs(lessonProgress.userId),
+        extra: { lesson_title: sql`(select ${lessons.title} from ${lessons} where ${lessons.id} = ${lessonProgress.lessonId})` },
+        orderBy: [lessonProgress.createdAt, lessonProgress.id],
+        deletion: 'cascade',
+      },
+      {
+        key: 'quizAttempts',
+        description: 'Your quiz answers, each with the question, whether it was right and the points earned.',
+        table: quizAttempts,
+        rowsOf: userIs(quizAttempts.userId),
+        extra: { question: sql`(select ${quizzes.question} from ${quizzes} where ${quizzes.id} = ${quizAttempts.quizId})` },
+        orderBy: [quizAttempts.createdAt, quizAttempts.id],
+        deletion: 'cascade',
+      },
+    ],
+  },
+  {
+    name: 'consent.json',
+    title: 'Your consent',
+    about: 'The consent ledger: every time calls, texts or weekly report emails were turned on or off, where (sign-up, the opt-in screen, settings, a text you sent, an email link, your carrier), the exact words shown or sent, and the address and browser it came from; and where each channel stands now.',
+    parts: [
+      { key: 'ledger', description: 'Every grant and revocation, in order.', table: consentEvents, rowsOf: userIs(consentEvents.userId), orderBy: [consentEvents.id], deletion: 'cascade' },
+      { key: 'current', description: 'Where each channel stands now (the latest ledger row per channel).', table: consentStates, rowsOf: userIs(consentStates.userId), orderBy: [consentStates.channel], deletion: 'cascade' },
+    ],
+  },
+  {
+    name: 'texts.json',
+    title: 'Your text messages',
+    about: 'The texts we sent you or held for you (call recaps, missed-call notices, weekly report links) with what happened to each, and the texts you sent to our number.',
+    parts: [
+      { key: 'sent', description: 'Texts to you: the words, the body as sent, the number, the status and the times.', table: textMessages, rowsOf: userIs(textMessages.userId), orderBy: [textMessages.createdAt, textMessages.id], deletion: 'cascade' },
+      {
+        key: 'received',
+        description: 'Texts from your number to ours (STOP, START, HELP and anything else), with our answer.',
+        table: inboundTexts,
+        rowsOf: (userId) => sql`${inboundTexts.fromNumber} in ${numbersOf(userId)}`,
+        orderBy: [inboundTexts.receivedAt, inboundTexts.messageSid],
+        deletion: 'explicit',
+        // A number another account also uses keeps its texts: they are that account's too.
+        deleteRows: (userId) => sql`${inboundTexts.fromNumber} in ${numbersOf(userId)} and not exists (
+          select 1 from ${users} other left join ${profiles} other_profile on other_profile.id = other.id
+          where other.id <> ${userId} and ${inboundTexts.fromNumber} in ('+1' || other.phone_number, '+1' || other_profile.phone_number))`,
+      },
+    ],
+  },
+  {
+    name: 'weekly-reports.json',
+    title: 'Your weekly reports',
+    about: 'Each weekly progress report: its week, its figures (calls, minutes, moods, life areas, commitments) and whether its email and text went out.',
+    parts: [{ key: 'reports', description: 'Your weekly reports, oldest first.', table: weeklyReports, rowsOf: userIs(weeklyReports.userId), omit: ['unsubscribeTokenHash'], orderBy: [weeklyReports.periodEnd, weeklyReports.id], deletion: 'cascade' }],
+  },
+  {
+    name: 'billing.json',
+    title: 'Your billing',
+    about: 'Your subscription as we store it: plan, status, trial and renewal dates, and the Stripe customer and subscription it belongs to. Invoices and card details are held by Stripe, our payment processor (your receipts and the billing portal show them); paid courses are in courses.json.',
+    parts: [{ key: 'subscription', description: 'Your subscription record.', table: subscribers, rowsOf: userIs(subscribers.userId), omit: ['stripeSyncTicket'], orderBy: [subscribers.userId], deletion: 'cascade' }],
+  },
+  {
+    name: 'sessions.json',
+    title: 'Your sign-ins',
+    about: 'Where you are signed in (each session: when it began, was last used and will end, the browser and address it began from), the email links we sent you (to confirm your email or reset your password: when, until when, and whether used), and an email or phone change waiting for its confirmation. Session keys, link tokens and codes are never included.',
+    parts: [
+      { key: 'sessions', description: 'Your sessions.', table: sessions, rowsOf: userIs(sessions.userId), omit: ['id', 'secretHash'], orderBy: [sessions.createdAt, sessions.id], deletion: 'cascade' },
+      { key: 'emailLinks', description: 'The confirmation and password reset links sent to you.', table: emailTokens, rowsOf: userIs(emailTokens.userId), omit: ['tokenHash'], orderBy: [emailTokens.createdAt, emailTokens.id], deletion: 'cascade' },
+      {
+        key: 'pendingChanges',
+        description: 'An email or phone number change waiting for its confirmation: the new address or number, until when, and the wrong codes entered.',
+        table: contactChanges,
+        rowsOf: userIs(contactChanges.userId),
+        omit: ['secretHash'],
+        orderBy: [contactChanges.createdAt, contactChanges.id],
+        deletion: 'cascade',
+      },
+    ],
+  },
+]
+
+/** Every part of every file. */
+export const USER_DATA: readonly UserDataPart[] = EXPORT_FILES.flatMap((file) => file.parts)

@@ -1,0 +1,232 @@
+/**
+ * A person's data in every table that can hold it, and the database's own catalogue of those
+ * tables (information_schema, not a hand list): the account data tests seed one row per table,
+ * then check that the export holds each and that after deletion nothing anywhere names the person.
+ * A table the catalogue shows without a seeder here fails those tests until it gets one (and a
+ * place in server/services/account-data/tables.ts).
+ */
+import { randomBytes } from 'node:crypto'
+import { eq, sql } from 'drizzle-orm'
+import { createSession } from '#server/auth/session'
+import { hashSecret } from '#server/auth/tokens'
+import type { Db } from '#server/db/client'
+import {
+  accountDataExports,
+  coachingCallEvents,
+  coachingCalls,
+  commitments,
+  contactChanges,
+  conversations,
+  courseEnrollments,
+  emailTokens,
+  goals,
+  inboundTexts,
+  lessonProgress,
+  lessons,
+  quizAttempts,
+  quizzes,
+  subscribers,
+  textMessages,
+  userActivity,
+  vapiWebhookEvents,
+  weeklyReports,
+  type User,
+} from '#server/db/schema'
+import type { Clock } from '#server/lib/clock'
+import { seedCourses } from '#server/services/courses'
+
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[]
+
+/** A column that names a person: by their id (a user_id column or a foreign key to users.id) or by their email. */
+export type PersonColumn = { table: string; column: string; holds: 'id' | 'email' }
+
+/**
+ * Every table of the public schema with a column that names a person: `user_id`, any column with a
+ * foreign key to users.id, and any column that holds an email address (`email`, `*_email`).
+ */
+export async function personColumns(db: Db): Promise<PersonColumn[]> {
+  const rows = rowsOf<{ table_name: string; column_name: string; holds: 'id' | 'email' }>(
+    await db.execute(sql`
+      select c.table_name, c.column_name, 'id' as holds
+      from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+      where c.table_schema = 'public' and c.column_name = 'user_id'
+      union
+      select kcu.table_name, kcu.column_name, 'id'
+      from information_schema.table_constraints tc
+      join information_schema.key_column_usage kcu on kcu.constraint_schema = tc.constraint_schema and kcu.constraint_name = tc.constraint_name
+      join information_schema.constraint_column_usage ccu on ccu.constraint_schema = tc.constraint_schema and ccu.constraint_name = tc.constraint_name
+      where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = 'public' and ccu.table_name = 'users' and ccu.column_name = 'id'
+      union
+      select c.table_name, c.column_name, 'email'
+      from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+      where c.table_schema = 'public' and (c.column_name = 'email' or c.column_name like '%\\_email') and c.data_type in ('text', 'character varying')
+      order by 1, 2`),
+  )
+  return rows.map((row) => ({ table: row.table_name, column: row.column_name, holds: row.holds }))
+}
+
+/** The rows of `table` whose `column` names the person. */
+export async function countNaming(db: Db, column: PersonColumn, person: { id: string; email: string }): Promise<number> {
+  const value = column.holds === 'id' ? person.id : person.email
+  const [row] = rowsOf<{ n: number | string }>(await db.execute(sql`select count(*) as n from ${sql.identifier(column.table)} where ${sql.identifier(column.column)}::text = ${value}`))
+  return Number(row!.n)
+}
+
+/**
+ * Every column of every table of the public schema that can hold text (text, varchar, uuid, json,
+ * jsonb, arrays), searched for each needle (case-insensitive): the places that still hold it.
+ */
+export async function placesHolding(db: Db, needles: readonly string[]): Promise<Array<{ table: string; column: string; rows: number }>> {
+  const columns = rowsOf<{ table_name: string; column_name: string }>(
+    await db.execute(sql`
+      select c.table_name, c.column_name from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+      where c.table_schema = 'public' and c.data_type in ('text', 'character varying', 'character', 'uuid', 'json', 'jsonb', 'ARRAY')
+      order by 1, 2`),
+  )
+  const patterns = needles.map((needle) => `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+  const found: Array<{ table: string; column: string; rows: number }> = []
+  for (const { table_name: table, column_name: column } of columns) {
+    const [row] = rowsOf<{ n: number | string }>(
+      await db.execute(sql`select count(*) as n from ${sql.identifier(table)} where ${sql.identifier(column)}::text ilike any (${sql`array[${sql.join(patterns.map((p) => sql`${p}`), sql`, `)}]::text[]`})`),
+    )
+    if (Number(row!.n) > 0) found.push({ table, column, rows: Number(row!.n) })
+  }
+  return found
+}
+
+export type SeedContext = { db: Db; clock: Clock; user: User; marker: string }
+
+/**
+ * One step of seeding a person: the tables it writes a row to (the coverage test requires every
+ * table the catalogue names to be written by some step). `insertUser` already wrote the users and
+ * profiles rows and the sign-up's consent (consent_events, and consent_states by its trigger).
+ */
+export type Seeder = { tables: readonly string[]; seed(ctx: SeedContext): Promise<void> }
+
+export const SEEDERS: readonly Seeder[] = [
+  { tables: ['users', 'profiles', 'consent_events', 'consent_states'], seed: async () => {} },
+  {
+    tables: ['subscribers'],
+    async seed({ db, user, clock, marker }) {
+      // A Stripe subscription as the webhook stores it (kept when a test made a real one first).
+      await db
+        .insert(subscribers)
+        .values({ userId: user.id, subscribed: true, tier: 'premium', status: 'active', source: 'stripe', currentPeriodEnd: new Date(clock.now().getTime() + 20 * 86_400_000), stripeCustomerId: `cus_${marker}`, stripeSubscriptionId: `sub_${marker}` })
+        .onConflictDoNothing()
+    },
+  },
+  {
+    tables: ['goals'],
+    async seed({ db, user, marker }) {
+      await db.insert(goals).values({ userId: user.id, lifeArea: 'fitness', selectedOptions: ['exercise'], satisfactionScore: 6, customNotes: `goal notes ${marker}` })
+    },
+  },
+  {
+    tables: ['coaching_calls', 'coaching_call_events', 'commitments', 'text_messages'],
+    async seed({ db, user, clock, marker }) {
+      const now = clock.now()
+      const vapiCallId = `vapi-${marker}`
+      const [call] = await db
+        .insert(coachingCalls)
+        .values({
+          userId: user.id,
+          callDate: new Date(now.getTime() - 86_400_000),
+          callDuration: 300,
+          completionStatus: 'completed',
+          vapiCallId,
+          summary: `call summary ${marker}`,
+          transcript: `AI: How did it go?\nUser: transcript ${marker}`,
+          slot: 'daily',
+          localDate: '2026-11-20',
+          timeZone: 'America/New_York',
+          commitments: [`commitment ${marker}`],
+          reportAt: now,
+        })
+        .returning()
+      await db.insert(coachingCallEvents).values({ callId: call!.id, userId: user.id, type: 'ended', at: now, detail: { note: `timeline ${marker}` } })
+      await db.insert(commitments).values({ userId: user.id, callId: call!.id, position: 0, text: `commitment ${marker}`, madeAt: now })
+      await db.insert(textMessages).values({ userId: user.id, kind: 'recap', dedupeKey: `recap:${call!.id}`, callId: call!.id, content: `recap ${marker}`, body: `Momentum Coach: recap ${marker}`, toNumber: `+1${user.phoneNumber}`, status: 'logged', createdAt: now, sentAt: now, updatedAt: now })
+      // The provider's message about it, as stored before it is applied: it names the person too.
+      await db.insert(vapiWebhookEvents).values({
+        dedupeKey: `${vapiCallId}:end-of-call-report`,
+        vapiCallId,
+        type: 'end-of-call-report',
+        payload: { message: { type: 'end-of-call-report', call: { id: vapiCallId, assistantOverrides: { metadata: { callId: call!.id, userId: user.id }, variableValues: { firstName: user.fullName } } } } },
+        receivedAt: now,
+        processedAt: now,
+      })
+    },
+  },
+  {
+    tables: ['conversations'],
+    async seed({ db, user, clock, marker }) {
+      await db.insert(conversations).values({ userId: user.id, title: `chat ${marker}`, content: [{ id: randomBytes(8).toString('hex'), text: `message ${marker}`, sender: 'user', timestamp: clock.now().toISOString() }] })
+    },
+  },
+  {
+    tables: ['course_enrollments', 'lesson_progress', 'quiz_attempts'],
+    async seed({ db, user, clock }) {
+      await seedCourses(db, { now: clock.now() })
+      const [quiz] = await db.select({ id: quizzes.id, lessonId: quizzes.lessonId, courseId: lessons.courseId }).from(quizzes).innerJoin(lessons, eq(lessons.id, quizzes.lessonId)).limit(1)
+      await db.insert(courseEnrollments).values({ userId: user.id, courseId: quiz!.courseId, progressPercentage: 20, source: 'free', lastLessonId: quiz!.lessonId })
+      await db.insert(lessonProgress).values({ userId: user.id, lessonId: quiz!.lessonId, courseId: quiz!.courseId, completed: true, completionDate: clock.now() })
+      await db.insert(quizAttempts).values({ userId: user.id, quizId: quiz!.id, lessonId: quiz!.lessonId, courseId: quiz!.courseId, userAnswer: 'an answer', isCorrect: false, pointsEarned: 0 })
+    },
+  },
+  {
+    tables: ['user_activity'],
+    async seed({ db, user, clock }) {
+      await db.insert(userActivity).values({ userId: user.id, kind: 'goals_saved', occurredAt: clock.now() })
+    },
+  },
+  {
+    tables: ['weekly_reports'],
+    async seed({ db, user, clock }) {
+      const end = clock.now()
+      await db.insert(weeklyReports).values({ userId: user.id, weekEnding: '2026-11-15', timeZone: 'America/New_York', periodStart: new Date(end.getTime() - 7 * 86_400_000), periodEnd: end, unsubscribeTokenHash: hashSecret(randomBytes(16).toString('hex')) })
+    },
+  },
+  {
+    tables: ['sessions'],
+    async seed({ db, user, clock }) {
+      await createSession(db, clock, user.id, { userAgent: 'Mozilla/5.0 (seeded)', ip: '203.0.113.9' })
+    },
+  },
+  {
+    tables: ['email_tokens'],
+    async seed({ db, user, clock }) {
+      await db.insert(emailTokens).values({ userId: user.id, purpose: 'confirm_email', tokenHash: hashSecret(randomBytes(16).toString('hex')), expiresAt: new Date(clock.now().getTime() + 86_400_000) })
+    },
+  },
+  {
+    tables: ['contact_changes'],
+    async seed({ db, user, clock }) {
+      // A phone number change waiting for its texted code (the account page).
+      await db.insert(contactChanges).values({ userId: user.id, kind: 'phone', newValue: '5550009999', secretHash: hashSecret(`${user.id}:123456`), expiresAt: new Date(clock.now().getTime() + 600_000) })
+    },
+  },
+  {
+    tables: ['account_data_exports'],
+    async seed({ db, user, clock }) {
+      // An export a day ago (a new one is allowed).
+      await db.insert(accountDataExports).values({ userId: user.id, lastStartedAt: new Date(clock.now().getTime() - 86_400_000) }).onConflictDoNothing()
+    },
+  },
+  {
+    tables: ['inbound_texts'],
+    async seed({ db, user, clock, marker }) {
+      await db.insert(inboundTexts).values({ messageSid: `SM${randomBytes(16).toString('hex')}`, fromNumber: `+1${user.phoneNumber}`, toNumber: '+15555550123', body: `hello ${marker}`, keyword: null, matchedUsers: 1, receivedAt: clock.now() })
+    },
+  },
+]
+
+/** Every table some seeder writes. */
+export const SEEDED_TABLES = new Set(SEEDERS.flatMap((seeder) => seeder.tables))
+
+/** Writes a row for the person into every table a seeder knows (the person from insertUser). */
+export async function seedPersonData(ctx: SeedContext): Promise<void> {
+  for (const seeder of SEEDERS) await seeder.seed(ctx)
+}
