@@ -8,7 +8,7 @@ import { buildApp } from '#server/app'
 import { hashPassword } from '#server/auth/password'
 import { createSession, SESSION_SEEN_MS } from '#server/auth/session'
 import { contactChanges, emailTokens, profiles, sessions, users, type User } from '#server/db/schema'
-import { PASSWORD_CHECKS_PER_HOUR } from '#server/services/accounts'
+import { LOGIN_FREE_FAILURES } from '#server/services/accounts'
 import { deleteExpiredRecords } from '#server/services/maintenance'
 import { FakeTwilio } from '../fakes/twilio'
 import { APP_ORIGIN, buildTestApp, sessionCookieFrom, testConfig } from '../helpers/app'
@@ -252,22 +252,23 @@ describe('changing the email', () => {
     expect(unused.every((row) => row.usedAt !== null)).toBe(true)
   })
 
-  it('asks for the current password, counting wrong ones: 400 naming the field, then 429 for the hour', async () => {
+  it('asks for the current password under the login’s limits: 400 naming the field, then 429, and logins wait too', async () => {
     const { user, cookie } = await person()
     const wrong = await call({ method: 'POST', url: '/api/account/email', cookie, payload: { newEmail: uniqueEmail(), currentPassword: 'not-my-password' } })
     expect(wrong.statusCode).toBe(400)
     expect(errorOf(wrong)).toEqual({ code: 'WRONG_PASSWORD', message: 'Your current password is not correct.', field: 'currentPassword' })
     expect(await database.db.select().from(contactChanges).where(eq(contactChanges.userId, user.id))).toEqual([])
-    // The hour's count of tries (the route's own limit, 5 a minute, is real time: the service is asked directly).
+    // The free tries (the route's own limit, 5 a minute, is real time: the service is asked directly).
     const { accounts } = app.services
-    for (let i = 1; i < PASSWORD_CHECKS_PER_HOUR; i++) {
+    for (let i = 1; i < LOGIN_FREE_FAILURES; i++) {
       await expect(accounts.requestEmailChange(user, { newEmail: uniqueEmail(), currentPassword: `wrong-${i}` })).rejects.toMatchObject({ code: 'WRONG_PASSWORD' })
     }
-    // Counted before it is verified: even the right password waits for the hour now.
+    // Counted before it is verified: even the right password waits now, here and at login.
     await expect(accounts.changePassword(user, 'no-session', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).rejects.toMatchObject({ code: 'RATE_LIMITED' })
     const limited = await call({ method: 'POST', url: '/api/account/email', cookie, payload: { newEmail: uniqueEmail(), currentPassword: PASSWORD } })
     expect(limited.statusCode).toBe(429)
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+    expect((await login(user.email, PASSWORD)).statusCode).toBe(429)
     clock.advance(HOUR)
     expect((await call({ method: 'POST', url: '/api/account/email', cookie, payload: { newEmail: uniqueEmail(), currentPassword: PASSWORD } })).statusCode).toBe(202)
   })

@@ -52,7 +52,7 @@ export {
 } from './accounts'
 export { sessionUserFrom, type PostLoginPath } from './session-user'
 export { describeUserAgent } from './security'
-export { PASSWORD_CHECKS_PER_HOUR, type PhoneCodeSender } from './settings'
+export type { PhoneCodeSender } from './settings'
 
 export type Accounts = ReturnType<typeof createAccounts>
 

@@ -12,7 +12,7 @@ import { SESSION_IDLE_MS } from '#server/auth/session'
 import type { DbExecutor } from '#server/db/client'
 import { emailTokens, sessions, users, type User } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
-import { SEND_EMAIL_JOB, clearLoginCounters, type AccountDeps, type AccountEmail } from './accounts'
+import { SEND_EMAIL_JOB, type AccountDeps, type AccountEmail } from './accounts'
 import { assertCurrentPassword } from './settings'
 
 /** Browser and OS of a user agent, as the session list shows them ("Chrome 131", "iOS 17.5"); no place. */
@@ -74,7 +74,7 @@ export async function signOutOtherSessions(deps: AccountDeps, userId: string, cu
 }
 
 /**
- * A new password: the current one first (counted, ADR 050), sign-up's rules for the new one. In
+ * A new password: the current one first (under the login's limits, ADR 050), sign-up's rules for the new one. In
  * one transaction the hash is replaced, the unused reset links retired, and every other session
  * signed out (this one stays); then their sockets close and an email tells the person.
  */
@@ -97,7 +97,6 @@ export async function changePassword(
     return deleteOtherSessions(tx, user.id, currentSessionId)
   })
   for (const { id } of ended) deps.onSessionsEnded?.({ sessionId: id })
-  await clearLoginCounters(deps, user.email)
   await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'password-changed', userId: user.id } satisfies AccountEmail).catch((error: unknown) => {
     // The password is changed either way; the email is the courtesy.
     deps.log.error({ err: error, userId: user.id }, 'could not queue the password-changed email')

@@ -22,6 +22,7 @@ import {
   HOUR,
   MINUTE,
   SEND_EMAIL_JOB,
+  checkPasswordLimited,
   isUniqueViolation,
   mailAllowance,
   tooMany,
@@ -29,27 +30,24 @@ import {
   type AccountEmail,
 } from './accounts'
 
-/** Wrong current passwords (a password or email change) allowed per account and hour. */
-export const PASSWORD_CHECKS_PER_HOUR = 10
-
 /** Where a phone change's code goes: the texts service (Twilio, or the log without it). */
 export type PhoneCodeSender = { readonly live: boolean; send(phoneDigits: string, code: string): Promise<TextSendResult> }
 
 export type SettingsDeps = AccountDeps & { phoneCodes: PhoneCodeSender }
 
 /**
- * The current password, before a change that could lock the person out (the password, the email).
- * Each try is counted before it is verified (a parallel burst gets no more), at most
- * PASSWORD_CHECKS_PER_HOUR an hour; a success clears the count.
+ * The current password, before a change that could lock the person out (the password, the email):
+ * under the same per-account limits as a login (each try counted before it is verified; after a
+ * few wrong ones, each waits longer), so this is no faster way to guess a password. A wrong one is
+ * 400 WRONG_PASSWORD naming `currentPassword` (a 401 would read as signed out).
  */
 export async function assertCurrentPassword(deps: AccountDeps, user: User, password: string): Promise<void> {
-  const key = `password-check:${user.id}`
-  const attempt = await deps.counters.hit(key, HOUR)
-  if (attempt.count > PASSWORD_CHECKS_PER_HOUR) {
-    throw tooMany(attempt.resetAt, deps.clock.now().getTime(), 'Too many wrong passwords. Please try again later, or reset your password.')
-  }
-  if (!(await verifyPassword(user.passwordHash, password))) throw new AppError('WRONG_PASSWORD', undefined, { field: 'currentPassword' })
-  await deps.counters.reset(key)
+  await checkPasswordLimited(
+    deps,
+    user.email,
+    () => verifyPassword(user.passwordHash, password),
+    () => new AppError('WRONG_PASSWORD', undefined, { field: 'currentPassword' }),
+  )
 }
 
 async function pendingChanges(deps: AccountDeps, userId: string): Promise<Map<ContactChangeKind, { newValue: string; expiresAt: Date }>> {
