@@ -50,12 +50,14 @@ export const LoginBodySchema = z.object({
 })
 export type LoginBody = z.input<typeof LoginBodySchema>
 
+export const FullNameSchema = text({ error: 'Full name is required' })
+  .trim()
+  .min(1, 'Full name is required')
+  .max(FULL_NAME_MAX, `Full name must be at most ${FULL_NAME_MAX} characters`)
+
 export const SignupBodySchema = z
   .object({
-    fullName: text({ error: 'Full name is required' })
-      .trim()
-      .min(1, 'Full name is required')
-      .max(FULL_NAME_MAX, `Full name must be at most ${FULL_NAME_MAX} characters`),
+    fullName: FullNameSchema,
     email: EmailSchema,
     phoneNumber: PhoneSchema,
     password: NewPasswordSchema,

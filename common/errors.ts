@@ -16,6 +16,10 @@ export const ERRORS = {
     message: 'This password is one of the most commonly used passwords. Please choose a less common one.',
   },
   INVALID_SIGNATURE: { status: 400, message: 'The signature does not match the payload.' },
+  /** The account page: the current password, asked before a change of password or email, is not the account's. */
+  WRONG_PASSWORD: { status: 400, message: 'Your current password is not correct.' },
+  /** The account page: the code texted to a new phone number is wrong, used up or expired. */
+  INVALID_CODE: { status: 400, message: 'That code is not right. Check the text and try again.' },
   // 401
   UNAUTHENTICATED: { status: 401, message: 'Please log in to continue.' },
   INVALID_CREDENTIALS: { status: 401, message: 'Invalid email or password' },
@@ -50,6 +54,8 @@ export const ERRORS = {
     status: 409,
     message: 'You have reached the limit of saved conversations. Delete one to start a new chat.',
   },
+  /** Twilio refused to text the code to the new phone number (not a mobile number, opted out of our number...). */
+  PHONE_UNREACHABLE: { status: 409, message: 'We could not text a code to this number. Check the number and try again.' },
   CALLS_NOT_CONFIGURED: { status: 409, message: 'Coaching calls are not set up on this server yet.' },
   CALL_NOT_ELIGIBLE: { status: 409, message: 'We cannot call you right now. Check your plan, phone number and call settings.' },
   CALL_IN_PROGRESS: { status: 409, message: 'A call to you is already under way.' },
@@ -79,6 +85,8 @@ export const ERRORS = {
     status: 503,
     message: 'The payment service could not be reached. Please try again in a moment.',
   },
+  /** The code's text could not be handed to Twilio just now (nothing was sent). */
+  TEXT_NOT_SENT: { status: 503, message: "We couldn't send the text just now. Please try again in a minute." },
   PLAN_PRICE_MISSING: { status: 503, message: 'This plan is not set up for payment yet. Please try again later.' },
   ASSISTANT_TIMEOUT: { status: 504, message: 'Timeout waiting for assistant response' },
 } as const satisfies Record<string, { status: number; message: string }>

@@ -23,6 +23,7 @@ import rateLimit from './plugins/rate-limit'
 import scheduler from './plugins/scheduler'
 import security from './plugins/security'
 import webApp from './plugins/web-app'
+import accountRoutes from './routes/account'
 import authRoutes from './routes/auth'
 import billingRoutes from './routes/billing'
 import callsRoutes from './routes/calls'
@@ -196,6 +197,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(healthRoutes)
   await app.register(plansRoutes)
   await app.register(authRoutes)
+  await app.register(accountRoutes)
   await app.register(billingRoutes)
   await app.register(stripeWebhookRoutes)
   await app.register(vapiWebhookRoutes)

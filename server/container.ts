@@ -149,8 +149,22 @@ export function createServices(config: Config, deps: ServiceDeps) {
     phoneCalls: live,
     sessions: liveBus,
   })
-  // A sign-out or a password reset closes the voice sockets of the sessions it ended, on every server.
-  const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs: deps.jobs ?? noJobQueue, onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended) })
+  // A sign-out, a password reset or change, or a session signed out from the account page closes
+  // the voice sockets of the sessions it ended, on every server.
+  const accounts = createAccounts({
+    db,
+    clock,
+    config,
+    mailer,
+    counters,
+    log,
+    jobs: deps.jobs ?? noJobQueue,
+    onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended),
+    // A new phone number's code goes out as a text (Twilio, or the log without it).
+    phoneCodes: { live: texts.live, send: (phone, code) => texts.sendCode(phone, code) },
+    // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
+    onEmailChanged: (userId, email) => billing.customerEmailChanged(userId, email),
+  })
 
   return {
     clock,

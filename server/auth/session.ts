@@ -18,6 +18,8 @@ export const SESSION_IDLE_MS = 7 * DAY_MS
 export const SESSION_MAX_AGE_MS = 30 * DAY_MS
 /** `last_verified_at` is written at most this often per session. */
 export const SESSION_RENEWAL_MS = 60 * 60 * 1000
+/** `last_seen_at` (the account page's "last seen") is written at most this often per session. */
+export const SESSION_SEEN_MS = 5 * 60 * 1000
 
 export type ValidSession = {
   id: string
@@ -66,6 +68,7 @@ export async function createSession(
     secretHash: hashSecret(secret),
     createdAt: now,
     lastVerifiedAt: now,
+    lastSeenAt: now,
     expiresAt,
     userAgent: meta.userAgent?.slice(0, 300),
     ip: meta.ip,
@@ -112,11 +115,14 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
   if (idleFor >= SESSION_RENEWAL_MS) {
     lastVerifiedAt = now
     renewed = true
-    await db.update(sessions).set({ lastVerifiedAt: now }).where(eq(sessions.id, id))
+    await db.update(sessions).set({ lastVerifiedAt: now, lastSeenAt: now }).where(eq(sessions.id, id))
     // Coming back to a live session on a new day counts as signing in that day (Days Active).
     if (row.session.lastVerifiedAt.toISOString().slice(0, 10) !== now.toISOString().slice(0, 10)) {
       await recordActivity(db, row.user.id, 'sign_in', now)
     }
+  } else if (now.getTime() - row.session.lastSeenAt.getTime() >= SESSION_SEEN_MS) {
+    // "Last seen" to within a few minutes, for a write at most every SESSION_SEEN_MS per session.
+    await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, id))
   }
   return {
     id,

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineJob } from './define'
 
-/** Deletes expired sessions, spent email tokens and old webhook ids, every day at 03:17 UTC (off the hour). */
+/** Deletes expired sessions, spent email tokens, unconfirmed email and phone changes and old webhook ids, every day at 03:17 UTC (off the hour). */
 export const cleanupExpired = defineJob({
   name: 'cleanup-expired',
   queue: 'maintenance',

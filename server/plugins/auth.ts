@@ -40,6 +40,8 @@ declare module 'fastify' {
     session: ValidSession | null
     /** The signed-in user; for routes whose auth is 'session' or 'paid' (401 when there is no session). */
     readonly user: User
+    /** The id of the request's session; for routes whose auth is 'session' or 'paid' (the account page's session list). */
+    readonly sessionId: string
     /** The signed-in user's access by the paid rule, decided once per request from the session's row. */
     readonly access: Access
   }
@@ -74,6 +76,12 @@ export default fp(
       getter(this: FastifyRequest) {
         if (!this.session) throw unauthenticated()
         return this.session.user
+      },
+    })
+    app.decorateRequest('sessionId', {
+      getter(this: FastifyRequest) {
+        if (!this.session) throw unauthenticated()
+        return this.session.id
       },
     })
     app.decorateRequest('access', {

@@ -15,7 +15,7 @@ import { ErrorBodySchema } from '#common/errors'
 import { sessionUserFrom, type RequestMeta } from '#server/services/accounts'
 
 /** Auth POSTs: 10 per minute per IP, shared by every auth endpoint (Redis-backed when configured). */
-const AUTH_POST_LIMIT = { max: 10, timeWindow: '1 minute', groupId: 'auth-post' }
+export const AUTH_POST_LIMIT = { max: 10, timeWindow: '1 minute', groupId: 'auth-post' }
 
 const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema }
 

@@ -1,14 +1,12 @@
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { CallDetailResponseSchema, CallScheduleResponseSchema, CallsDiagnosticsResponseSchema, NextCallResponseSchema, UpdateCallScheduleSchema } from '#common/calls'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
+import { perUserLimit } from '../lib/route-hooks'
 
-/** Per signed-in user (the guard runs first), so one busy user never slows another. */
-const perUser = (request: FastifyRequest) => request.user.id
 /** Saving the schedule: 30 a minute per user is far above any person's pace. */
-const SAVE_LIMIT = { max: 30, timeWindow: '1 minute', groupId: 'calls-schedule', keyGenerator: perUser, hook: 'preValidation' as const }
+const SAVE_LIMIT = perUserLimit('calls-schedule', 30)
 
 const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 

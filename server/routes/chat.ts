@@ -1,5 +1,4 @@
 import { PassThrough } from 'node:stream'
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { text } from '#common/text'
@@ -20,10 +19,10 @@ import {
 } from '#common/chat'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
 import { AppError } from '../lib/app-error'
+import { perUserLimit } from '../lib/route-hooks'
 
 /** Per signed-in user (the guard runs first), so one busy user never slows another. */
-const perUser = (request: FastifyRequest) => request.user.id
-const limit = (groupId: string, max: number) => ({ max, timeWindow: '1 minute', groupId, keyGenerator: perUser, hook: 'preValidation' as const })
+const limit = perUserLimit
 /** Sending asks the assistant (Vapi costs money per chat): 20 a minute per user. */
 const SEND_LIMIT = limit('chat-send', 20)
 const WRITE_LIMIT = limit('chat-write', 60)

@@ -1,12 +1,10 @@
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { CommitmentParamsSchema, CommitmentsResponseSchema, MarkCommitmentDoneResponseSchema } from '#common/commitments'
 import { ErrorBodySchema } from '#common/errors'
+import { perUserLimit } from '../lib/route-hooks'
 
-/** Per signed-in user (the guard runs first). */
-const perUser = (request: FastifyRequest) => request.user.id
 /** Marking done: 60 a minute per person is far above anyone's pace. */
-const MARK_LIMIT = { max: 60, timeWindow: '1 minute', groupId: 'commitments-done', keyGenerator: perUser, hook: 'preValidation' as const }
+const MARK_LIMIT = perUserLimit('commitments-done', 60)
 
 const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 

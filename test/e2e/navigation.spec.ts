@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page, TestInfo } from '@playwright/test'
+import { seriousA11yViolations } from './support/a11y'
 import { expect, test } from './support/fixtures'
 import { signUpViaApi } from './support/users'
 
@@ -19,16 +19,6 @@ const DASHBOARD: Screen = { link: 'Dashboard', path: '/dashboard', heading: 'Coa
 const CHAT: Screen = { link: 'Coach', path: '/chat', heading: 'Hi Jordan! How can I help you today?' }
 const COURSES: Screen = { link: 'Courses', path: '/courses', heading: 'Course Platform' }
 const LINKS = [DASHBOARD, CHAT, COURSES]
-
-/** Axe with the WCAG 2 A and AA rules; only the serious and critical violations. */
-async function seriousA11yViolations(page: Page) {
-  // Nothing may be mid-animation (the drawer sliding, a toast fading) while colours are measured.
-  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze()
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(({ id, impact, help, nodes }) => ({ id, impact, help, targets: nodes.map((node) => node.target.join(' ')) }))
-}
 
 /** A screenshot of the viewport, kept as an artifact of the test (its output folder and its attachments). */
 async function keepScreenshot(page: Page, testInfo: TestInfo, name: string) {
@@ -96,7 +86,7 @@ test.describe('desktop (1280 px): the header bar', () => {
     await expect(heading(page, DASHBOARD)).not.toBeFocused()
 
     const banner = page.getByRole('banner')
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account'])
     await expect(banner.getByText('Jordan Rivera', { exact: true })).toBeVisible()
     // The dashboard keeps its spec's 'Logout' (spec 2 §2), from the shared navigation, and its own header controls.
     await expect(banner.getByRole('button', { name: 'Logout', exact: true })).toBeVisible()
@@ -131,11 +121,11 @@ test.describe('desktop (1280 px): the header bar', () => {
     await expect(heading(page, DASHBOARD)).toBeVisible()
 
     const order: string[] = []
-    for (let i = 0; i < 9; i++) {
+    for (let i = 0; i < 10; i++) {
       await page.keyboard.press('Tab')
       order.push(await focusedName(page))
     }
-    expect(order).toEqual(['Skip to main content', 'Momentum Coach', 'Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Logout', 'Edit Goals'])
+    expect(order).toEqual(['Skip to main content', 'Momentum Coach', 'Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Logout', 'Edit Goals'])
 
     // The skip link jumps to the main content.
     await pressUntilFocused(page, 'Shift+Tab', page.getByRole('link', { name: 'Skip to main content' }))
@@ -193,7 +183,7 @@ test.describe('phone (390 px): the Menu button and its drawer', () => {
     await openMenu(page)
     // (While the drawer is open, the page behind it is hidden from assistive technology: found by its label here.)
     await expect(page.locator('header button[aria-label="Menu"]')).toHaveAttribute('aria-expanded', 'true')
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account'])
     await expect(drawer(page).getByText('Jordan Rivera', { exact: true })).toBeVisible()
     await expect(drawer(page).getByRole('button', { name: 'Logout', exact: true })).toBeVisible()
     await expectCurrent(page, DASHBOARD)
@@ -280,7 +270,7 @@ test.describe('who sees which links', () => {
     await page.goto('/courses')
     await expect(page.getByRole('heading', { level: 1, name: 'Course Platform' })).toBeVisible()
 
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Courses', 'Plans'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Courses', 'Plans', 'Account'])
     await expect(navLink(page, 'Plans')).toHaveAttribute('href', '/payment')
     await expect(navLink(page, 'Courses')).toHaveAttribute('aria-current', 'page')
     await expect(page.getByRole('banner').getByText('Casey Unpaid', { exact: true })).toBeVisible()

@@ -1,7 +1,6 @@
-import AxeBuilder from '@axe-core/playwright'
-import type { Page } from '@playwright/test'
 import { FakeTwilio } from '../fakes/twilio'
 import { startAppServer, type AppServer } from './support/app-server'
+import { seriousA11yViolations } from './support/a11y'
 import { expect, test } from './support/fixtures'
 import { signUpViaApi } from './support/users'
 
@@ -11,13 +10,6 @@ import { signUpViaApi } from './support/users'
  */
 
 const SMS_NUMBER = '+15555550123'
-
-async function seriousA11yViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze()
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(({ id, help, nodes }) => ({ id, help, targets: nodes.map((node) => node.target.join(' ')) }))
-}
 
 test.describe('texts', () => {
   test.describe.configure({ mode: 'default' })

@@ -15,6 +15,7 @@ import {
   coachingCallEvents,
   coachingCalls,
   commitments,
+  contactChanges,
   conversations,
   courseEnrollments,
   emailTokens,
@@ -198,6 +199,13 @@ export const SEEDERS: readonly Seeder[] = [
     tables: ['email_tokens'],
     async seed({ db, user, clock }) {
       await db.insert(emailTokens).values({ userId: user.id, purpose: 'confirm_email', tokenHash: hashSecret(randomBytes(16).toString('hex')), expiresAt: new Date(clock.now().getTime() + 86_400_000) })
+    },
+  },
+  {
+    tables: ['contact_changes'],
+    async seed({ db, user, clock }) {
+      // A phone number change waiting for its texted code (the account page).
+      await db.insert(contactChanges).values({ userId: user.id, kind: 'phone', newValue: '5550009999', secretHash: hashSecret(`${user.id}:123456`), expiresAt: new Date(clock.now().getTime() + 600_000) })
     },
   },
   {

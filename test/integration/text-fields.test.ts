@@ -107,6 +107,14 @@ const CASES: Case[] = [
   { operation: 'GET /api/progress', signedIn: true, query: { weeks: '12' } },
   { operation: 'GET /api/reports/unsubscribe', query: { token: 'abc.def' } },
   { operation: 'POST /api/reports/unsubscribe', query: { token: 'abc.def' }, body: { 'List-Unsubscribe': 'One-Click' }, form: true },
+  { operation: 'PATCH /api/account/profile', signedIn: true, body: { fullName: 'Text Person' } },
+  { operation: 'POST /api/account/email', signedIn: true, body: { newEmail: 'text.moved@example.com', currentPassword: password } },
+  { operation: 'POST /api/account/email/confirm', body: { token: 'abcdefghijklmnopqrstuvwxyz234567' } },
+  { operation: 'POST /api/account/phone', signedIn: true, body: { phoneNumber: '(555) 765-4321' } },
+  { operation: 'POST /api/account/phone/confirm', signedIn: true, body: { code: '123456' } },
+  { operation: 'POST /api/account/password', signedIn: true, body: { currentPassword: password, newPassword: 'copper-meadow-whistle-9', confirmPassword: 'copper-meadow-whistle-9' } },
+  { operation: 'POST /api/account/delete', signedIn: true, body: { password, email: 'text.person@example.com' } },
+  { operation: 'DELETE /api/account/sessions/{id}', signedIn: true, params: { id: 'abcdefghijklmnopqrstuvwxyz234567' } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+15555550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
 ]
 

@@ -605,6 +605,37 @@ describe('the ends', () => {
     expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
   })
 
+  it('a password change on the account page closes the other sessions’ sockets, not this one’s', async () => {
+    const { user, headers } = await paidUser()
+    await database.db.update(users).set({ passwordHash: await hashPassword('amber-lantern-orchard-7') }).where(eq(users.id, user.id))
+    const here = await open(headers)
+    const other = await createSession(app.db, clock, user.id)
+    const elsewhere = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const callId = await startCall(elsewhere)
+    const changed = await fetch(`http://127.0.0.1:${port}/api/account/password`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ currentPassword: 'amber-lantern-orchard-7', newPassword: 'copper-meadow-whistle-9', confirmPassword: 'copper-meadow-whistle-9' }),
+    })
+    expect(changed.status).toBe(200)
+    expect(await elsewhere.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(await endedOf(elsewhere)).toMatchObject({ reason: 'signed-out' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    await startCall(here)
+    expect(here.closed).toBeNull()
+  })
+
+  it('signing a session out on the account page closes its sockets', async () => {
+    const { user, headers } = await paidUser()
+    const other = await createSession(app.db, clock, user.id)
+    const elsewhere = await open({ cookie: `session=${other.token}`, origin: headers.origin })
+    const here = await open(headers)
+    const response = await fetch(`http://127.0.0.1:${port}/api/account/sessions/${other.token.split('.')[0]}`, { method: 'DELETE', headers })
+    expect(response.status).toBe(204)
+    expect(await elsewhere.whenClosed()).toEqual({ code: 1000, reason: 'signed-out' })
+    expect(here.closed).toBeNull()
+  })
+
   it('deleting the account closes every socket of the person and ends the call; what Vapi sends of it afterwards is not kept', async () => {
     const { user, headers } = await paidUser()
     await database.db.update(users).set({ passwordHash: await hashPassword('copper-meadow-whistle') }).where(eq(users.id, user.id))

@@ -41,33 +41,35 @@ const marked = (pathname: string) =>
   }).join(' ')
 
 describe('the signed-in navigation', () => {
-  it('shows a paid member Dashboard, Coach, Courses, Reports and Progress, in that order', () => {
+  it('shows a paid member Dashboard, Coach, Courses, Reports, Progress and Account, in that order', () => {
     expect(navItemsFor(user({ hasCompletedPayment: true, hasSubscription: true })).map((link) => [link.label, link.to])).toEqual([
       ['Dashboard', '/dashboard'],
       ['Coach', '/chat'],
       ['Courses', '/courses'],
       ['Reports', '/reports'],
       ['Progress', '/progress'],
+      ['Account', '/account'],
     ])
   })
 
-  it('shows someone who has not paid only what they may open: Courses and the plans, never a link that bounces to /payment', () => {
+  it('shows someone who has not paid only what they may open: Courses, the plans and the account, never a link that bounces to /payment', () => {
     expect(navItemsFor(user()).map((link) => [link.label, link.to])).toEqual([
       ['Courses', '/courses'],
       ['Plans', '/payment'],
+      ['Account', '/account'],
     ])
   })
 
   it('decides by the one paid rule (hasCompletedPayment), as the guards do', () => {
     // A subscription flag alone is not what the guard checks (web/src/features/auth/guards.ts).
-    expect(navItemsFor(user({ hasSubscription: true })).map((link) => link.label)).toEqual(['Courses', 'Plans'])
-    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress'])
+    expect(navItemsFor(user({ hasSubscription: true })).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Account'])
+    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account'])
   })
 
   it('takes a new page as one more item of the list', () => {
     const diagnostics: NavItem = { ...item('Dashboard'), to: '/debug/edge-functions', label: 'Diagnostics', audience: 'signed-in', samePage: [], section: [] }
-    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Diagnostics'])
-    expect(navItemsFor(user(), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Diagnostics'])
+    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Diagnostics'])
+    expect(navItemsFor(user(), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Account', 'Diagnostics'])
   })
 
   it('marks the current page with aria-current="page", and a page inside a section with "true"', () => {
@@ -79,6 +81,7 @@ describe('the signed-in navigation', () => {
     expect(marked('/courses/')).toBe('Courses=page')
     expect(marked('/payment')).toBe('Plans=page')
     expect(marked('/progress')).toBe('Progress=page')
+    expect(marked('/account')).toBe('Account=page')
     expect(marked('/courses/6c5b0a52-4f86-4a3c-9f4e-0a0d9c9a4c11')).toBe('Courses=true')
     expect(marked('/calls/schedule')).toBe('Dashboard=true')
     expect(marked('/goal-intake')).toBe('Dashboard=true')

@@ -1,5 +1,5 @@
 import { relations, sql } from 'drizzle-orm'
-import { check, customType, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { check, customType, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 
 export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -58,6 +58,12 @@ export const sessions = pgTable(
     lastVerifiedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /** Absolute lifetime cap. */
     expiresAt: timestamp({ withTimezone: true }).notNull(),
+    /**
+     * When the session was last used, to within SESSION_SEEN_MS (written at most that often): the
+     * account page's "last seen". Idle expiry still counts from last_verified_at.
+     */
+    lastSeenAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** The browser's User-Agent at sign-in (at most 300 characters): the account page names the browser and OS from it. */
     userAgent: text(),
     ip: text(),
   },
@@ -87,6 +93,39 @@ export const emailTokens = pgTable(
   ],
 )
 
+export const CONTACT_CHANGE_KINDS = ['email', 'phone'] as const
+export type ContactChangeKind = (typeof CONTACT_CHANGE_KINDS)[number]
+
+/**
+ * A change of the account's email or phone number waiting for its confirmation (docs/decisions/050):
+ * at most one per user and kind (a new request replaces it). The email's link token (32 random
+ * bytes) or the phone's 6-digit code is stored only as its SHA-256; the email's is null until the
+ * send-email job has made it. `attempts` counts wrong codes. Deleted when confirmed or cancelled,
+ * and by the nightly clean-up once expired.
+ */
+export const contactChanges = pgTable(
+  'contact_changes',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text({ enum: CONTACT_CHANGE_KINDS }).notNull(),
+    /** The new address (trimmed, lower-cased) or the new number (ten digits). */
+    newValue: text().notNull(),
+    secretHash: bytea(),
+    attempts: smallint().notNull().default(0),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('contact_changes_user_kind_key').on(t.userId, t.kind),
+    uniqueIndex('contact_changes_secret_hash_key').on(t.secretHash),
+    index('contact_changes_expires_at_idx').on(t.expiresAt),
+    check('contact_changes_kind_check', inList(t.kind, CONTACT_CHANGE_KINDS)),
+  ],
+)
+
 export const usersRelations = relations(users, ({ many }) => ({
   sessions: many(sessions),
   emailTokens: many(emailTokens),
@@ -104,5 +143,6 @@ export type User = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert
 export type Session = typeof sessions.$inferSelect
 export type EmailToken = typeof emailTokens.$inferSelect
+export type ContactChange = typeof contactChanges.$inferSelect
 
 export { timestamps }

@@ -10,6 +10,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core'
 import {
   accountDataExports,
   coachingCallEvents,
+  contactChanges,
   coachingCalls,
   commitments,
   consentEvents,
@@ -202,10 +203,19 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'sessions.json',
     title: 'Your sign-ins',
-    about: 'Where you are signed in (each session: when it began, was last used and will end, the browser and address it began from) and the email links we sent you (to confirm your email or reset your password: when, until when, and whether used). Session keys and link tokens are never included.',
+    about: 'Where you are signed in (each session: when it began, was last used and will end, the browser and address it began from), the email links we sent you (to confirm your email or reset your password: when, until when, and whether used), and an email or phone change waiting for its confirmation. Session keys, link tokens and codes are never included.',
     parts: [
       { key: 'sessions', description: 'Your sessions.', table: sessions, rowsOf: userIs(sessions.userId), omit: ['id', 'secretHash'], orderBy: [sessions.createdAt, sessions.id], deletion: 'cascade' },
       { key: 'emailLinks', description: 'The confirmation and password reset links sent to you.', table: emailTokens, rowsOf: userIs(emailTokens.userId), omit: ['tokenHash'], orderBy: [emailTokens.createdAt, emailTokens.id], deletion: 'cascade' },
+      {
+        key: 'pendingChanges',
+        description: 'An email or phone number change waiting for its confirmation: the new address or number, until when, and the wrong codes entered.',
+        table: contactChanges,
+        rowsOf: userIs(contactChanges.userId),
+        omit: ['secretHash'],
+        orderBy: [contactChanges.createdAt, contactChanges.id],
+        deletion: 'cascade',
+      },
     ],
   },
 ]

@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { z } from 'zod'
+import { EMAIL_CHANGE_TTL_HOURS } from '#common/account'
 import { CONSENT_TEXT, CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
@@ -9,7 +10,7 @@ import { hashSecret, randomToken } from '#server/auth/tokens'
 import type { Config } from '#server/config'
 import { recordActivity } from '#server/db/activity'
 import type { Db, DbExecutor } from '#server/db/client'
-import { emailTokens, profiles, users, type User } from '#server/db/schema'
+import { contactChanges, emailTokens, profiles, users, type User } from '#server/db/schema'
 import { composeEmail, type Mailer } from '#server/integrations/mailer'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
@@ -40,12 +41,14 @@ export type AccountDeps = {
   jobs: JobQueue
   /** Told when sessions end, so long-lived connections of theirs close (the voice gateway's sockets). */
   onSessionsEnded?: ((ended: SessionsEnded) => void) | undefined
+  /** Told when a new email address is confirmed (billing updates the Stripe customer); never throws. */
+  onEmailChanged?: ((userId: string, email: string) => Promise<void>) | undefined
 }
 export type RequestMeta = { ip: string; userAgent?: string | undefined }
 export type NewSession = NewSessionCookie
 
-const MINUTE = 60_000
-const HOUR = 60 * MINUTE
+export const MINUTE = 60_000
+export const HOUR = 60 * MINUTE
 export const CONFIRM_TOKEN_TTL_MS = 24 * HOUR
 export const RESET_TOKEN_TTL_MS = HOUR
 
@@ -56,11 +59,11 @@ export const SIGNUPS_PER_IP_PER_HOUR = 10
 
 const INVALID_CREDENTIALS = () => new AppError('INVALID_CREDENTIALS')
 
-function tooMany(resetAt: number, now: number, message: string): AppError {
+export function tooMany(resetAt: number, now: number, message: string): AppError {
   return new AppError('RATE_LIMITED', message, { retryAfter: Math.max(1, Math.ceil((resetAt - now) / 1000)) })
 }
 
-function isUniqueViolation(error: unknown): boolean {
+export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code
   return code === '23505'
 }
@@ -153,7 +156,7 @@ const loginKeys = (email: string) => ({
  * go straight to the verification; from the last free one on, an attempt must take the account's
  * lock, which only one holder can have at a time and which lasts for the wait its failure asks for.
  */
-async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
+export async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
   const now = deps.clock.now().getTime()
   const keys = loginKeys(email)
   const failures = await deps.counters.get(keys.failures)
@@ -226,7 +229,7 @@ async function issueToken(deps: AccountDeps, userId: string, purpose: 'confirm_e
 }
 
 /** One email per minute and five per hour per account and purpose. */
-async function mailAllowance(deps: AccountDeps, userId: string, purpose: string): Promise<{ ok: true } | { ok: false; resetAt: number }> {
+export async function mailAllowance(deps: AccountDeps, userId: string, purpose: string): Promise<{ ok: true } | { ok: false; resetAt: number }> {
   const [minute, hour] = await Promise.all([
     deps.counters.hit(`mail-min:${purpose}:${userId}`, MINUTE),
     deps.counters.hit(`mail-hour:${purpose}:${userId}`, HOUR),
@@ -243,6 +246,12 @@ async function mailAllowance(deps: AccountDeps, userId: string, purpose: string)
 export const AccountEmailSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('confirm-email'), userId: z.uuid() }).strict(),
   z.object({ kind: z.literal('reset-password'), email: z.string().max(EMAIL_MAX) }).strict(),
+  /** The link that confirms the person's pending new address (the account page), sent to that address. */
+  z.object({ kind: z.literal('change-email'), userId: z.uuid() }).strict(),
+  /** The old address told of a change asked for (it keeps working until the new one is confirmed). */
+  z.object({ kind: z.literal('email-change-notice'), userId: z.uuid(), oldEmail: z.string().max(EMAIL_MAX), newEmail: z.string().max(EMAIL_MAX) }).strict(),
+  /** The person told that their password was changed on the account page. */
+  z.object({ kind: z.literal('password-changed'), userId: z.uuid() }).strict(),
   // The last email of a deleted account: its address is all that is left of it.
   z.object({ kind: z.literal('account-deleted'), email: z.string().max(EMAIL_MAX) }).strict(),
 ])
@@ -296,6 +305,9 @@ export async function requestPasswordReset(deps: AccountDeps, email: string): Pr
  * account, nor for a confirmation that is no longer needed.
  */
 export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail, attempt: number): Promise<'sent' | 'skipped'> {
+  if (email.kind === 'change-email' || email.kind === 'email-change-notice' || email.kind === 'password-changed') {
+    return deliverSettingsEmail(deps, email)
+  }
   if (email.kind === 'confirm-email') {
     const [user] = await deps.db.select().from(users).where(eq(users.id, email.userId)).limit(1)
     if (!user || user.emailConfirmedAt) return 'skipped'
@@ -377,10 +389,85 @@ export async function resetPassword(deps: AccountDeps, token: string, password: 
       .where(eq(users.id, userId))
       .returning()
     await invalidateUserSessions(tx, userId)
+    // Recovering the account cancels the email or phone changes someone may have asked for (ADR 050).
+    await tx.delete(contactChanges).where(eq(contactChanges.userId, userId))
     return updated!
   })
   deps.onSessionsEnded?.({ userId: user.id })
   await clearLoginCounters(deps, user.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
   return { user, session }
+}
+
+/** The link to the account page that confirms a new address: a mode of /auth, the token in the fragment (ADRs 013, 029, 050). */
+export const emailChangeLink = (appUrl: string, token: string) => `${appUrl}/auth?mode=change-email#token=${token}`
+
+/**
+ * The account page's emails. The link to a new address carries nothing the person typed (it is not
+ * proven theirs yet); the token is made here, when the job runs, and replaces any earlier one of the
+ * same pending change.
+ */
+async function deliverSettingsEmail(
+  deps: AccountDeps,
+  email: Extract<AccountEmail, { kind: 'change-email' | 'email-change-notice' | 'password-changed' }>,
+): Promise<'sent' | 'skipped'> {
+  const now = deps.clock.now()
+  if (email.kind === 'change-email') {
+    const token = randomToken(32)
+    const [pending] = await deps.db
+      .update(contactChanges)
+      .set({ secretHash: hashSecret(token) })
+      .where(and(eq(contactChanges.userId, email.userId), eq(contactChanges.kind, 'email'), gt(contactChanges.expiresAt, now)))
+      .returning({ newEmail: contactChanges.newValue, expiresAt: contactChanges.expiresAt })
+    if (!pending) return 'skipped'
+    await deps.mailer.send(
+      composeEmail({
+        to: pending.newEmail,
+        subject: 'Confirm your new email for Momentum Coach',
+        greeting: 'Hello,',
+        paragraphs: [
+          'Someone asked to make this address the email of a Momentum Coach account. Confirm it to start using it: until then, the account keeps its current email.',
+        ],
+        action: 'Confirm my new email',
+        link: emailChangeLink(deps.config.appUrl, token),
+        footer: `This link works once and expires in ${EMAIL_CHANGE_TTL_HOURS} hours. If you did not ask for this, you can ignore this email: nothing changes.`,
+      }),
+    )
+    return 'sent'
+  }
+  const [user] = await deps.db.select().from(users).where(eq(users.id, email.userId)).limit(1)
+  if (!user) return 'skipped'
+  const greeting = user.emailConfirmedAt ? `Hi ${user.fullName},` : 'Hello,'
+  if (email.kind === 'email-change-notice') {
+    await deps.mailer.send(
+      composeEmail({
+        to: email.oldEmail,
+        subject: 'Your Momentum Coach email is changing',
+        greeting,
+        paragraphs: [
+          `Someone signed in to your Momentum Coach account asked to change its email to ${email.newEmail}. We sent a confirmation link there. Until it is followed, your email stays ${email.oldEmail}, and you can keep signing in with it.`,
+          'If this was not you, reset your password now (Forgot Password? on the sign-in page): that cancels the change and signs out every other device.',
+        ],
+        action: 'Review your account',
+        link: `${deps.config.appUrl}/account`,
+        footer: 'You are receiving this because this address is the email of a Momentum Coach account.',
+      }),
+    )
+    return 'sent'
+  }
+  await deps.mailer.send(
+    composeEmail({
+      to: user.email,
+      subject: 'Your Momentum Coach password was changed',
+      greeting,
+      paragraphs: [
+        `The password of your Momentum Coach account was changed on ${now.toUTCString()}, and every other device signed in to it was signed out.`,
+        'If this was not you, reset your password now (Forgot Password? on the sign-in page) and review the devices signed in to your account.',
+      ],
+      action: 'Review your account',
+      link: `${deps.config.appUrl}/account`,
+      footer: 'You are receiving this because this address is the email of a Momentum Coach account.',
+    }),
+  )
+  return 'sent'
 }

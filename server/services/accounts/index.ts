@@ -1,6 +1,7 @@
 /**
  * Accounts: sign-up, login, email confirmation and password reset over emailed links, the session
- * user and the post-login routing, and the text opt-in. Sessions themselves are server/auth.
+ * user and the post-login routing, the text opt-in, and the account page's profile, password and
+ * sessions (settings.ts, security.ts). Sessions themselves are server/auth.
  */
 import { invalidateSession, sessionIsLive, validateSessionToken } from '#server/auth/session'
 import type { User } from '#server/db/schema'
@@ -14,14 +15,24 @@ import {
   sendConfirmationEmail,
   SEND_EMAIL_JOB,
   signUp,
-  type AccountDeps,
   type AccountEmail,
   type RequestMeta,
   type SignupInput,
 } from './accounts'
 import type { ConsentRequestMeta } from '#server/services/consent'
 import { getOptIn, recordOptIn } from './opt-in'
+import { changePassword, listSessions, signOutOtherSessions, signOutSession } from './security'
 import { postLoginDestination, toSessionUser } from './session-user'
+import {
+  accountView,
+  cancelChange,
+  confirmEmailChange,
+  confirmPhoneChange,
+  requestEmailChange,
+  requestPhoneChange,
+  updateName,
+  type SettingsDeps,
+} from './settings'
 
 export {
   AccountEmailSchema,
@@ -40,10 +51,12 @@ export {
   type SignupInput,
 } from './accounts'
 export { sessionUserFrom, type PostLoginPath } from './session-user'
+export { describeUserAgent } from './security'
+export type { PhoneCodeSender } from './settings'
 
 export type Accounts = ReturnType<typeof createAccounts>
 
-export function createAccounts(deps: AccountDeps) {
+export function createAccounts(deps: SettingsDeps) {
   const { db, clock } = deps
   return {
     /** The signed-in person's current password, checked under the login limits (401 naming `password`). */
@@ -76,5 +89,20 @@ export function createAccounts(deps: AccountDeps) {
     getOptIn: (userId: string) => getOptIn(db, userId),
     recordOptIn: (userId: string, consentText: string, meta: ConsentRequestMeta) =>
       recordOptIn(db, userId, { smsNumber: deps.config.smsOptInNumber, consentText, now: clock.now(), meta }),
+
+    // The account page (docs/decisions/050): always the signed-in user's own records.
+    /** The profile, with the email and phone changes waiting for their confirmation. */
+    account: (userId: string) => accountView(deps, userId),
+    updateName: (userId: string, fullName: string) => updateName(deps, userId, fullName),
+    requestEmailChange: (user: User, input: { newEmail: string; currentPassword: string }) => requestEmailChange(deps, user, input),
+    /** The link emailed to the new address (no session needed); the person and the address it made theirs. */
+    confirmEmailChange: (token: string) => confirmEmailChange(deps, token),
+    requestPhoneChange: (user: User, phoneNumber: string) => requestPhoneChange(deps, user, phoneNumber),
+    confirmPhoneChange: (userId: string, code: string) => confirmPhoneChange(deps, userId, code),
+    cancelChange: (userId: string, kind: 'email' | 'phone') => cancelChange(deps, userId, kind),
+    changePassword: (user: User, sessionId: string, input: { currentPassword: string; newPassword: string }) => changePassword(deps, user, sessionId, input),
+    listSessions: (userId: string, currentSessionId: string) => listSessions(deps, userId, currentSessionId),
+    signOutSession: (userId: string, sessionId: string) => signOutSession(deps, userId, sessionId),
+    signOutOtherSessions: (userId: string, currentSessionId: string) => signOutOtherSessions(deps, userId, currentSessionId),
   }
 }

@@ -92,6 +92,19 @@ export function createBilling(deps: BillingDeps) {
     },
     checkoutStatus: (userId: string, sessionId: string) => live().checkout.checkoutStatus(userId, sessionId),
     createPortalSession: (userId: string) => live().portal.createPortalSession(userId),
+    /**
+     * A confirmed new email address becomes the Stripe customer's (receipts, the billing portal),
+     * when the person has one. Best effort: Stripe's refusal is logged, never thrown.
+     */
+    async customerEmailChanged(userId: string, email: string): Promise<void> {
+      if (!stripeParts) return
+      try {
+        const customer = await storedCustomer(db, userId)
+        if (customer) await stripeParts.ctx.stripe.customers.update(customer, { email })
+      } catch (error) {
+        deps.log.warn({ err: error, userId }, 'billing: could not update the Stripe customer’s email')
+      }
+    },
     /** The user's one Stripe customer, created on first use. */
     ensureCustomer: (user: CheckoutUser) => ensureCustomer(live().ctx, user),
 

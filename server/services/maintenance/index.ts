@@ -2,7 +2,7 @@
 import { and, isNotNull, lt, or } from 'drizzle-orm'
 import { SESSION_IDLE_MS } from '#server/auth/session'
 import type { Db } from '#server/db/client'
-import { emailTokens, processedWebhookEvents, retainedBillingRecords, sessions } from '#server/db/schema'
+import { contactChanges, emailTokens, processedWebhookEvents, retainedBillingRecords, sessions } from '#server/db/schema'
 import type { Clock } from '#server/lib/clock'
 
 const DAY_MS = 86_400_000
@@ -11,11 +11,12 @@ const WEBHOOK_EVENT_RETENTION_MS = 30 * DAY_MS
 /** How long a used email token is kept after its use. */
 const USED_TOKEN_RETENTION_MS = DAY_MS
 
-export type CleanupResult = { sessions: number; emailTokens: number; webhookEvents: number; retainedBillingRecords: number }
+export type CleanupResult = { sessions: number; emailTokens: number; contactChanges: number; webhookEvents: number; retainedBillingRecords: number }
 
 /**
- * Deletes expired sessions, spent or expired email tokens, old webhook ids and the billing records
- * of deleted accounts past their retention (docs/decisions/051), in one transaction. Idempotent.
+ * Deletes expired sessions, spent or expired email tokens, email and phone changes never confirmed
+ * in time, old webhook ids and the billing records of deleted accounts past their retention
+ * (docs/decisions/051), in one transaction. Idempotent.
  */
 export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupResult> {
   const idleCutoff = new Date(now.getTime() - SESSION_IDLE_MS)
@@ -30,6 +31,7 @@ export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupRe
       .delete(emailTokens)
       .where(or(lt(emailTokens.expiresAt, now), and(isNotNull(emailTokens.usedAt), lt(emailTokens.usedAt, usedCutoff))))
       .returning({ id: emailTokens.id })
+    const deadChanges = await tx.delete(contactChanges).where(lt(contactChanges.expiresAt, now)).returning({ id: contactChanges.id })
     const oldEvents = await tx
       .delete(processedWebhookEvents)
       .where(lt(processedWebhookEvents.processedAt, webhookCutoff))
@@ -38,7 +40,13 @@ export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupRe
       .delete(retainedBillingRecords)
       .where(lt(retainedBillingRecords.retainUntil, now))
       .returning({ id: retainedBillingRecords.id })
-    return { sessions: deadSessions.length, emailTokens: deadTokens.length, webhookEvents: oldEvents.length, retainedBillingRecords: retained.length }
+    return {
+      sessions: deadSessions.length,
+      emailTokens: deadTokens.length,
+      contactChanges: deadChanges.length,
+      webhookEvents: oldEvents.length,
+      retainedBillingRecords: retained.length,
+    }
   })
 }
 

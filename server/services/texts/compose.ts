@@ -3,6 +3,7 @@
  * the brand and footer every text gets. Bodies stay in GSM-7 where the content allows it (look-alike
  * punctuation is replaced), and within two segments.
  */
+import { PHONE_CODE_TTL_MINUTES } from '#common/account'
 import { BRAND, WEEKLY_FOOTER } from '#common/texts'
 
 /** GSM 03.38's basic set (the extension set's characters count twice). */
@@ -145,4 +146,9 @@ export function missedCallContent(input: { slotLabel: string; next: MissedCallNe
 /** The weekly report's text: its link. */
 export function weeklyReportContent(input: { link: string; weekLabel?: string | undefined }): string {
   return `Your weekly progress report${input.weekLabel ? ` for ${toGsmFriendly(input.weekLabel)}` : ''} is ready: ${input.link}`
+}
+
+/** The text with the code that confirms a new phone number (the account page); one segment. */
+export function phoneCodeBody(code: string): string {
+  return finalBody(`${code} is your code to confirm this number for your account. It expires in ${PHONE_CODE_TTL_MINUTES} minutes. If you did not ask for it, ignore this text.`, false)
 }

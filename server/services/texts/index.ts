@@ -10,7 +10,7 @@ import type { NextCallResponse } from '#common/calls'
 import type { TextOptInEvent } from '#common/texts'
 import type { Db } from '#server/db/client'
 import { profiles } from '#server/db/schema'
-import type { TextSender } from '#server/integrations/twilio'
+import type { TextSendResult, TextSender } from '#server/integrations/twilio'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
@@ -18,9 +18,9 @@ import { localDateOf, localTimeOf, type FinalCall } from '#server/services/calls
 import { hasConsent } from '#server/services/consent'
 import type { LiveBus } from '#server/services/live'
 import { eq } from 'drizzle-orm'
-import { missedCallContent, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
+import { missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
 import { receiveInbound } from './inbound'
-import { abandonTexts, deliverText, dueTexts, requestText, type DeliverOutcome, type TextRequest } from './outbox'
+import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
 
 export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
 export { accountDigits } from './inbound'
@@ -142,6 +142,16 @@ export function createTexts(deps: TextsDeps) {
         content: missedCallContent({ slotLabel, next: await missedNext(final, timeZone), link: `${appUrl}/calls/schedule` }),
         onlyOnLocalDate: localDateOf(clock.now(), timeZone),
       })
+    },
+
+    /**
+     * A code that confirms a new phone number (the account page, docs/decisions/050), sent at once
+     * and to that number only: the person asked for it this moment, so neither the texts consent,
+     * the hours nor the daily cap apply, and it goes around the outbox (no row keeps the code).
+     * Without Twilio it is written to the log, like every text.
+     */
+    sendCode(phoneDigits: string, code: string): Promise<TextSendResult> {
+      return deps.sender.send({ to: e164(phoneDigits), from: deps.smsNumber, body: phoneCodeBody(code) })
     },
 
     /** The send-text job: one text, if it is due. */

@@ -92,7 +92,8 @@ export type OutboxDeps = {
 type Claimed = { text: TextMessage; to: string; body: string }
 export type DeliverOutcome = 'sent' | 'logged' | 'held' | 'skipped' | 'failed' | 'retry' | 'not_due' | 'gone'
 
-const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
+/** An account's ten digits as E.164 (+1…), for Twilio. */
+export const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
 /** The claim: every check, and the row moved to 'sending' (or held, or skipped), in one transaction. */
 async function claim(db: Db, id: string, now: Date): Promise<{ outcome: DeliverOutcome } | Claimed> {

@@ -19,14 +19,24 @@ const loadForgotPasswordDialog = () => import('./components/forgot-password-dial
 const ForgotPasswordDialog = lazy(loadForgotPasswordDialog)
 const ConfirmEmailView = lazy(() => import('./components/confirm-email-view').then((m) => ({ default: m.ConfirmEmailView })))
 const ResetPasswordView = lazy(() => import('./components/reset-password-view').then((m) => ({ default: m.ResetPasswordView })))
+const ConfirmEmailChangeView = lazy(() => import('../account/confirm-email-change-view').then((m) => ({ default: m.ConfirmEmailChangeView })))
 
-/** /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset; the token in the fragment). */
+/**
+ * /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset,
+ * mode=change-email; the token in the fragment).
+ */
 export function AuthPage({ search, hash }: { search: AuthSearch; hash: string }) {
-  if (search.mode === 'confirm' || search.mode === 'reset') {
+  if (search.mode) {
     const token = linkToken(search, hash)
     return (
       <Suspense fallback={<PagePending />}>
-        {search.mode === 'confirm' ? <ConfirmEmailView token={token} /> : <ResetPasswordView token={token} />}
+        {search.mode === 'confirm' ? (
+          <ConfirmEmailView token={token} />
+        ) : search.mode === 'reset' ? (
+          <ResetPasswordView token={token} />
+        ) : (
+          <ConfirmEmailChangeView token={token} />
+        )}
       </Suspense>
     )
   }

@@ -11,7 +11,7 @@ import type { FieldErrors, Validator } from './use-form'
 export { fieldErrorOf, loginFailureMessage, signupFailureMessage } from './messages'
 
 /** Wraps a schema as a form validator: the first message of each top-level field. */
-function validatorFor<S extends z.ZodType>(schema: S): Validator<z.output<S>> {
+export function validatorFor<S extends z.ZodType>(schema: S): Validator<z.output<S>> {
   return (values) => {
     const result = schema.safeParse(values)
     if (result.success) return { success: true, data: result.data }

@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ArrowLeftIcon, RefreshCwIcon } from 'lucide-react'
-import { useId, type ReactNode } from 'react'
+import { type ReactNode } from 'react'
 import type { CallDetailResponse } from '#common/calls'
 import { SATISFACTION_MAX } from '#common/domain'
 import { PageShell } from '../navigation/page-shell'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
-import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card'
+import { SectionCard } from '../../components/section-card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
@@ -94,20 +94,6 @@ function BackToDashboard({ variant = 'ghost' }: { variant?: 'ghost' | 'outline' 
   )
 }
 
-function Section({ title, children, className }: { title: string; children: ReactNode; className?: string }) {
-  const id = useId()
-  return (
-    <Card role="region" aria-labelledby={id} className={className}>
-      <CardHeader>
-        <CardTitle as="h2" id={id}>
-          {title}
-        </CardTitle>
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
-  )
-}
-
 /** What happened to the call, in one sentence, when it did not simply complete. */
 function outcome(call: CallDetailResponse): string | null {
   if (call.completionStatus === 'skipped') return `Skipped because ${skipReasonText(call.skipReason)}.`
@@ -153,7 +139,7 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
 
         <div className="grid gap-6 lg:grid-cols-[3fr_2fr]">
           <div className="space-y-6">
-            <Section title="Summary">
+            <SectionCard title="Summary">
               {call.summary ? (
                 <p className="leading-relaxed">{call.summary}</p>
               ) : (
@@ -161,8 +147,8 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
                   {reached ? 'The summary of this call has not arrived yet.' : 'There is no summary: the conversation did not take place.'}
                 </p>
               )}
-            </Section>
-            <Section title="Areas discussed">
+            </SectionCard>
+            <SectionCard title="Areas discussed">
               {call.areasDiscussed.length > 0 ? (
                 <ul className="flex flex-wrap gap-2">
                   {call.areasDiscussed.map((area) => (
@@ -174,8 +160,8 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
               ) : (
                 <p className="text-muted-foreground">No life areas were recorded for this call.</p>
               )}
-            </Section>
-            <Section title="Commitments">
+            </SectionCard>
+            <SectionCard title="Commitments">
               {call.commitments.length > 0 ? (
                 <ul className="list-disc space-y-1 pl-5">
                   {call.commitments.map((commitment, index) => (
@@ -185,9 +171,9 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
               ) : (
                 <p className="text-muted-foreground">No commitments were recorded for this call.</p>
               )}
-            </Section>
+            </SectionCard>
           </div>
-          <Section title="Timeline">
+          <SectionCard title="Timeline">
             {call.events.length > 0 ? (
               <ol className="space-y-3" data-testid="call-timeline">
                 {call.events.map((event, index) => (
@@ -207,10 +193,10 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
             ) : (
               <p className="text-muted-foreground">Nothing has happened with this call yet.</p>
             )}
-          </Section>
+          </SectionCard>
         </div>
 
-        <Section title="Transcript">
+        <SectionCard title="Transcript">
           {call.transcript ? (
             <p className="leading-relaxed whitespace-pre-wrap" data-testid="call-transcript">
               {call.transcript}
@@ -218,7 +204,7 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
           ) : (
             <p className="text-muted-foreground">There is no transcript for this call.</p>
           )}
-        </Section>
+        </SectionCard>
       </div>
     </PageShell>
   )

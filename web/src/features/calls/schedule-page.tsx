@@ -1,12 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ArrowLeftIcon, PhoneOutgoingIcon, RefreshCwIcon } from 'lucide-react'
-import { useId, useState, type FormEvent, type ReactNode } from 'react'
+import { useId, useState, type FormEvent } from 'react'
 import type { CallScheduleResponse, UpdateCallSchedule } from '#common/calls'
 import { fromDailyCallTime, toDailyCallTime, type CallPeriod } from '#common/goals'
 import { PageShell } from '../navigation/page-shell'
 import { Button } from '../../components/ui/button'
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
+import { SectionCard } from '../../components/section-card'
 import { FieldError, fieldControlProps } from '../../components/ui/field'
 import { Input } from '../../components/ui/input'
 import { Label } from '../../components/ui/label'
@@ -30,7 +30,6 @@ type FieldErrors = Partial<Record<Field, string>>
 /** /calls/schedule: the call time and zone, the evening check-in, a pause, calls on or off, and "Call me now". */
 export function SchedulePage() {
   useDocumentTitle('Call Schedule')
-  const query = useQuery(callScheduleQueryOptions())
   return (
     <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-3xl space-y-6">
@@ -44,40 +43,38 @@ export function SchedulePage() {
           <h1 className="text-3xl font-bold tracking-tight">Call Schedule</h1>
           <p className="text-muted-foreground">When your AI coach calls you, and whether it does.</p>
         </header>
-        {query.isPending ? (
-          <div className="flex justify-center py-16">
-            <Spinner size="lg" label="Loading your call schedule..." showLabel />
-          </div>
-        ) : query.isError ? (
-          <div role="alert" className="flex flex-col items-start gap-3 rounded-lg border border-dashed border-destructive/40 bg-destructive/5 p-4">
-            <p className="font-medium text-destructive">Unable to load your call schedule</p>
-            <Button variant="outline" onClick={() => void query.refetch()} disabled={query.isFetching}>
-              <RefreshCwIcon aria-hidden="true" />
-              Try Again
-            </Button>
-          </div>
-        ) : (
-          <ScheduleLoaded schedule={query.data} />
-        )}
+        <CallScheduleSettings />
         <ConsentSection />
       </div>
     </PageShell>
   )
 }
 
-function Section({ title, description, children }: { title: string; description?: ReactNode; children: ReactNode }) {
-  const id = useId()
-  return (
-    <Card role="region" aria-labelledby={id}>
-      <CardHeader>
-        <CardTitle as="h2" id={id}>
-          {title}
-        </CardTitle>
-        {description ? <CardDescription>{description}</CardDescription> : null}
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
-  )
+/**
+ * The schedule's sections (call times, pause, calls on or off, a test call) with their loading and
+ * error states: this page's, and the account page's (paid members).
+ */
+export function CallScheduleSettings() {
+  const query = useQuery(callScheduleQueryOptions())
+  if (query.isPending) {
+    return (
+      <div className="flex justify-center py-16">
+        <Spinner size="lg" label="Loading your call schedule..." showLabel />
+      </div>
+    )
+  }
+  if (query.isError) {
+    return (
+      <div role="alert" className="flex flex-col items-start gap-3 rounded-lg border border-dashed border-destructive/40 bg-destructive/5 p-4">
+        <p className="font-medium text-destructive">Unable to load your call schedule</p>
+        <Button variant="outline" onClick={() => void query.refetch()} disabled={query.isFetching}>
+          <RefreshCwIcon aria-hidden="true" />
+          Try Again
+        </Button>
+      </div>
+    )
+  }
+  return <ScheduleLoaded schedule={query.data} />
 }
 
 type TimeChoice = { time: string | null; period: CallPeriod | null }
@@ -189,7 +186,7 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
 
   return (
     <>
-      <Section title="Call times" description="Your coach calls you every day at your chosen time, in your time zone.">
+      <SectionCard title="Call times" description="Your coach calls you every day at your chosen time, in your time zone.">
         <form className="space-y-6" onSubmit={saveTimes} noValidate>
           <fieldset className="space-y-3" aria-describedby={errors.dailyCallTime || errors.timeZone ? `${ids.time}-error` : undefined}>
             <legend className="text-base font-semibold">Daily call</legend>
@@ -236,9 +233,9 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
             {saving && save.variables?.done.title === 'Call schedule saved' ? 'Saving...' : 'Save call times'}
           </Button>
         </form>
-      </Section>
+      </SectionCard>
 
-      <Section title="Pause calls" description="Taking a break? Your coach will not call until the date you choose.">
+      <SectionCard title="Pause calls" description="Taking a break? Your coach will not call until the date you choose.">
         {!current ? (
           <p className="text-sm text-muted-foreground">Choose and save a call time first.</p>
         ) : schedule.pausedUntil ? (
@@ -281,9 +278,9 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
             </div>
           </form>
         )}
-      </Section>
+      </SectionCard>
 
-      <Section title="Coaching calls" description="Turn your daily coaching calls off at any time, and back on when you want them.">
+      <SectionCard title="Coaching calls" description="Turn your daily coaching calls off at any time, and back on when you want them.">
         <div className="flex items-center gap-3">
           <Switch
             id={ids.enabled}
@@ -306,14 +303,14 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
           </span>
         </div>
         <FieldError id={ids.enabled}>{errors.callsEnabled}</FieldError>
-      </Section>
+      </SectionCard>
 
-      <Section title="Test your setup" description="Get a short test call now, to check that your phone rings and you can hear your coach.">
+      <SectionCard title="Test your setup" description="Get a short test call now, to check that your phone rings and you can hear your coach.">
         <Button onClick={() => callNow.mutate()} disabled={callNow.isPending}>
           <PhoneOutgoingIcon aria-hidden="true" />
           {callNow.isPending ? 'Calling...' : 'Call me now'}
         </Button>
-      </Section>
+      </SectionCard>
     </>
   )
 }

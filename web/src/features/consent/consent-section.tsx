@@ -4,10 +4,10 @@
  * grant and revocation of calls, texts and report emails, with where it came from and the exact words.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useId, type ReactNode } from 'react'
+import { useId } from 'react'
 import type { ConsentChannel, ConsentResponse, ConsentSource } from '#common/consent'
 import { Button } from '../../components/ui/button'
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
+import { SectionCard } from '../../components/section-card'
 import { Label } from '../../components/ui/label'
 import { Spinner } from '../../components/ui/spinner'
 import { Switch } from '../../components/ui/switch'
@@ -27,25 +27,10 @@ export const SOURCE_LABELS: Record<ConsentSource, string> = {
 
 const when = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
 
-function Region({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
-  const id = useId()
-  return (
-    <Card role="region" aria-labelledby={id}>
-      <CardHeader>
-        <CardTitle as="h2" id={id}>
-          {title}
-        </CardTitle>
-        <CardDescription>{description}</CardDescription>
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
-  )
-}
-
 export function ConsentSection() {
   const query = useQuery(consentQueryOptions())
   return (
-    <Region title="Texts and consent" description="What we may send you, and every choice you made about it.">
+    <SectionCard title="Texts and consent" description="What we may send you, and every choice you made about it.">
       {query.isPending ? (
         <Spinner label="Loading your consent..." showLabel />
       ) : query.isError ? (
@@ -58,7 +43,7 @@ export function ConsentSection() {
       ) : (
         <ConsentLoaded consent={query.data} />
       )}
-    </Region>
+    </SectionCard>
   )
 }
 

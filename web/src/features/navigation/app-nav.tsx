@@ -63,7 +63,8 @@ export function AppNav({ user, logoutLabel = 'Log Out' }: AppNavProps) {
                 pathname={pathname}
                 className={cn(
                   buttonVariants({ variant: 'ghost', size: 'sm' }),
-                  'max-lg:[&_svg]:hidden',
+                  // Between 1024 and 1280 px the six links fit only as words: their icons show from 1280 px.
+                  'max-xl:[&_svg]:hidden',
                   LINK_STATES,
                   // The current page is also underlined: not by colour alone.
                   'aria-[current=page]:shadow-[inset_0_-2px_0_var(--color-primary)]',

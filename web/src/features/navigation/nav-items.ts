@@ -8,6 +8,7 @@ import {
   ChartColumnIcon,
   CreditCardIcon,
   ChartLineIcon,
+  CircleUserRoundIcon,
   GraduationCapIcon,
   LayoutDashboardIcon,
   MessageCircleIcon,
@@ -45,6 +46,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/reports', label: 'Reports', icon: ChartColumnIcon, audience: 'paid', section: ['/reports'] },
   { to: '/progress', label: 'Progress', icon: ChartLineIcon, audience: 'paid' },
   { to: '/payment', label: 'Plans', icon: CreditCardIcon, audience: 'unpaid' },
+  { to: '/account', label: 'Account', icon: CircleUserRoundIcon, audience: 'signed-in' },
 ]
 
 /** The links this person may open, in the list's order. */

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ArrowLeftIcon, ArrowDownRightIcon, ArrowRightIcon, ArrowUpRightIcon, RefreshCwIcon } from 'lucide-react'
-import { useId, type ReactNode } from 'react'
+import { type ReactNode } from 'react'
 import { SATISFACTION_MAX } from '#common/domain'
 import { moodText, scoreChangeText, weekLabel, type WeeklyReportView } from '#common/reports'
 import { Button } from '../../components/ui/button'
-import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card'
+import { SectionCard } from '../../components/section-card'
 import { Spinner } from '../../components/ui/spinner'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
@@ -66,20 +66,6 @@ function AllReports({ variant = 'ghost' }: { variant?: 'ghost' | 'outline' }) {
         All Weekly Reports
       </Link>
     </Button>
-  )
-}
-
-function Section({ title, children, className }: { title: string; children: ReactNode; className?: string }) {
-  const id = useId()
-  return (
-    <Card role="region" aria-labelledby={id} className={className}>
-      <CardHeader>
-        <CardTitle as="h2" id={id}>
-          {title}
-        </CardTitle>
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
   )
 }
 
@@ -161,7 +147,7 @@ function ReportLoaded({ report }: { report: WeeklyReportView }) {
         </dl>
 
         <div className="grid gap-6 lg:grid-cols-2">
-          <Section title="Mood">
+          <SectionCard title="Mood">
             <div className="space-y-4">
               <p className="flex items-center gap-2 font-medium" data-testid="mood-trend">
                 <TrendIcon trend={content.mood.trend} />
@@ -169,9 +155,9 @@ function ReportLoaded({ report }: { report: WeeklyReportView }) {
               </p>
               <MoodChart points={content.mood.points} />
             </div>
-          </Section>
+          </SectionCard>
 
-          <Section title="Life Areas Discussed">
+          <SectionCard title="Life Areas Discussed">
             {content.areasDiscussed.length === 0 ? (
               <p className="text-muted-foreground">No life area came up in this week's calls.</p>
             ) : (
@@ -191,10 +177,10 @@ function ReportLoaded({ report }: { report: WeeklyReportView }) {
                 ))}
               </ul>
             )}
-          </Section>
+          </SectionCard>
         </div>
 
-        <Section title="Life Area Scores">
+        <SectionCard title="Life Area Scores">
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Each life area's score this week against the week before</caption>
             <thead>
@@ -236,7 +222,7 @@ function ReportLoaded({ report }: { report: WeeklyReportView }) {
               ))}
             </tbody>
           </table>
-        </Section>
+        </SectionCard>
       </div>
     </PageShell>
   )

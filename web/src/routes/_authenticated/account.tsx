@@ -1,21 +1,11 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { useDocumentTitle } from '../../components/use-document-title'
-import { AccountDataSection } from '../../features/account/data-section'
-import { PageShell } from '../../features/navigation/page-shell'
+import { AccountPage } from '../../features/account/account-page'
 
-/** /account (issue 16): for now the data section alone; the account page's other sections join it. */
+/**
+ * /account: any signed-in person, paid or not (the page shows the call schedule and the channels
+ * to paid members only). No loader: route options are in the entry chunk (ADR 020), and the page
+ * fetches what it shows.
+ */
 export const Route = createFileRoute('/_authenticated/account')({
-  component: AccountRoute,
+  component: AccountPage,
 })
-
-function AccountRoute() {
-  useDocumentTitle('Account')
-  return (
-    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
-      <div className="mx-auto max-w-3xl space-y-6">
-        <h1 className="text-3xl font-bold tracking-tight">Account</h1>
-        <AccountDataSection />
-      </div>
-    </PageShell>
-  )
-}

@@ -1,4 +1,5 @@
-import { LogOutIcon, PlusIcon, SearchIcon, XIcon } from 'lucide-react'
+import { Link } from '@tanstack/react-router'
+import { CircleUserRoundIcon, LogOutIcon, PlusIcon, SearchIcon, XIcon } from 'lucide-react'
 import type { ConversationSummary } from '#common/chat'
 import { CHAT_TEXT } from '#common/chat'
 import { Button } from '../../../components/ui/button'
@@ -110,7 +111,14 @@ export function ConversationSidebar(props: ConversationSidebarProps) {
         <div className="min-h-0 flex-1 overflow-y-auto" aria-busy={loading}>
           {body}
         </div>
-        <div className="border-t p-3">
+        <div className="grid gap-2 border-t p-3">
+          {/* The account page (issue 16): profile, password, sessions, schedule, billing. */}
+          <Button asChild variant="ghost" className="w-full">
+            <Link to="/account">
+              <CircleUserRoundIcon aria-hidden="true" />
+              Account
+            </Link>
+          </Button>
           <Button variant="outline" className="w-full" onClick={props.onLogOut} disabled={props.loggingOut}>
             <LogOutIcon aria-hidden="true" />
             {props.loggingOut ? 'Logging out...' : CHAT_TEXT.logOut}

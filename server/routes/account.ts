@@ -1,0 +1,192 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import {
+  AccountResponseSchema,
+  ChangeEmailBodySchema,
+  ChangePasswordBodySchema,
+  ChangePhoneBodySchema,
+  ConfirmEmailChangeBodySchema,
+  ConfirmEmailChangeResponseSchema,
+  ConfirmPhoneBodySchema,
+  SessionParamsSchema,
+  SessionsResponseSchema,
+  SignedOutResponseSchema,
+  UpdateProfileBodySchema,
+} from '#common/account'
+import { ErrorBodySchema } from '#common/errors'
+import { perUserLimit } from '../lib/route-hooks'
+import { AUTH_POST_LIMIT } from './auth'
+
+const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema, 503: ErrorBodySchema }
+
+/** The account page's changes: 20 a minute per person, shared by them. */
+const WRITE_LIMIT = perUserLimit('account-write', 20)
+/**
+ * Writes that check the current password (argon2): 5 valid requests a minute per person, on top
+ * of the hourly count of wrong passwords.
+ */
+const PASSWORD_LIMIT = perUserLimit('account-password', 5, 'preHandler')
+/** The code of a new phone number: 10 tries a minute per person (and 5 per code). */
+const CODE_LIMIT = perUserLimit('account-code', 10, 'preHandler')
+
+/**
+ * /api/account: the account page (issue 16, docs/decisions/050). Every operation needs the session
+ * and acts on its user alone (another person's session is 404); state changes are same-origin only
+ * (the CSRF hook); bad input is a 400 naming the field.
+ */
+const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { accounts } = app.services
+
+  app.get(
+    '/api/account',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'The profile: name, email, phone, and the email or phone change waiting for its confirmation',
+        response: { 200: AccountResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
+      },
+      config: { auth: 'session', cache: 'no-store' },
+    },
+    async (request) => accounts.account(request.user.id),
+  )
+
+  app.patch(
+    '/api/account/profile',
+    {
+      schema: { tags: ['account'], summary: 'Change the name (sign-up’s rules)', body: UpdateProfileBodySchema, response: { 200: AccountResponseSchema, ...errors } },
+      config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
+    },
+    async (request) => accounts.updateName(request.user.id, request.body.fullName),
+  )
+
+  app.post(
+    '/api/account/email',
+    {
+      schema: {
+        tags: ['account'],
+        summary:
+          'Ask to change the email (current password required): a link goes to the new address, the old one is told and keeps working until the link is followed (one a minute, five an hour)',
+        body: ChangeEmailBodySchema,
+        response: { 202: AccountResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: PASSWORD_LIMIT },
+    },
+    async (request, reply) => reply.code(202).send(await accounts.requestEmailChange(request.user, request.body)),
+  )
+
+  app.post(
+    '/api/account/email/confirm',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Follow the link emailed to the new address (single use, valid 24 h; no session needed): it becomes the account’s email, confirmed',
+        body: ConfirmEmailChangeBodySchema,
+        response: { 200: ConfirmEmailChangeResponseSchema, ...errors },
+      },
+      config: { auth: 'none', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request) => {
+      const { email } = await accounts.confirmEmailChange(request.body.token)
+      return { email }
+    },
+  )
+
+  app.post(
+    '/api/account/phone',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Ask to change the phone number: a 6-digit code is texted to it (written to the log without Twilio); calls and texts keep going to the current number until it is entered (one a minute, five an hour)',
+        body: ChangePhoneBodySchema,
+        response: { 202: AccountResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
+    },
+    async (request, reply) => reply.code(202).send(await accounts.requestPhoneChange(request.user, request.body.phoneNumber)),
+  )
+
+  app.post(
+    '/api/account/phone/confirm',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Enter the texted code (valid 10 minutes, 5 tries): the new number becomes where calls and texts go',
+        body: ConfirmPhoneBodySchema,
+        response: { 200: AccountResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: CODE_LIMIT },
+    },
+    async (request) => accounts.confirmPhoneChange(request.user.id, request.body.code),
+  )
+
+  const CANCEL_SUMMARIES = {
+    email: 'Cancel the email change waiting for its link (the link stops working)',
+    phone: 'Cancel the phone change waiting for its code (the code stops working)',
+  } as const
+  for (const kind of ['email', 'phone'] as const) {
+    app.delete(
+      `/api/account/${kind}`,
+      {
+        schema: { tags: ['account'], summary: CANCEL_SUMMARIES[kind], response: { 200: AccountResponseSchema, ...errors } },
+        config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
+      },
+      async (request) => accounts.cancelChange(request.user.id, kind),
+    )
+  }
+
+  app.post(
+    '/api/account/password',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Change the password (the current one required, sign-up’s rules for the new one): every other session is signed out and an email tells the person',
+        body: ChangePasswordBodySchema,
+        response: { 200: SignedOutResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: PASSWORD_LIMIT },
+    },
+    async (request) => accounts.changePassword(request.user, request.sessionId, request.body),
+  )
+
+  app.get(
+    '/api/account/sessions',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'The signed-in sessions: browser and OS (from the user agent), created and last seen (to within 5 minutes); the current one marked',
+        response: { 200: SessionsResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
+      },
+      config: { auth: 'session', cache: 'no-store' },
+    },
+    async (request) => ({ sessions: await accounts.listSessions(request.user.id, request.sessionId) }),
+  )
+
+  app.delete(
+    '/api/account/sessions/:id',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Sign out one of the user’s sessions (404 for anyone else’s); the current one signs this browser out',
+        params: SessionParamsSchema,
+        response: { 204: z.undefined(), ...errors },
+      },
+      config: { auth: 'session', rateLimit: WRITE_LIMIT },
+    },
+    async (request, reply) => {
+      await accounts.signOutSession(request.user.id, request.params.id)
+      if (request.params.id === request.sessionId) app.clearSessionCookie(reply)
+      return reply.code(204).send()
+    },
+  )
+
+  app.post(
+    '/api/account/sessions/sign-out-others',
+    {
+      schema: { tags: ['account'], summary: 'Sign out every other session of the user', response: { 200: SignedOutResponseSchema, ...errors } },
+      config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
+    },
+    async (request) => ({ signedOut: await accounts.signOutOtherSessions(request.user.id, request.sessionId) }),
+  )
+}
+
+export default accountRoutes

@@ -1,0 +1,230 @@
+/**
+ * The account page's profile (issue 16, docs/decisions/050): the name, and changes of the email and
+ * the phone number that take effect only once confirmed: a link emailed to the new address, a code
+ * texted to the new number. Until then the current ones keep working (sign-in, calls, texts).
+ * Every query is by the signed-in user's id.
+ */
+import { randomInt } from 'node:crypto'
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import {
+  EMAIL_CHANGE_TTL_HOURS,
+  PHONE_CODE_ATTEMPTS,
+  PHONE_CODE_DIGITS,
+  PHONE_CODE_TTL_MINUTES,
+  type AccountResponse,
+} from '#common/account'
+import { verifyPassword } from '#server/auth/password'
+import { hashSecret, secretMatches } from '#server/auth/tokens'
+import { contactChanges, emailTokens, profiles, users, type ContactChangeKind, type User } from '#server/db/schema'
+import type { TextSendResult } from '#server/integrations/twilio'
+import { AppError } from '#server/lib/app-error'
+import {
+  HOUR,
+  MINUTE,
+  SEND_EMAIL_JOB,
+  checkPasswordLimited,
+  isUniqueViolation,
+  mailAllowance,
+  tooMany,
+  type AccountDeps,
+  type AccountEmail,
+} from './accounts'
+
+/** Where a phone change's code goes: the texts service (Twilio, or the log without it). */
+export type PhoneCodeSender = { readonly live: boolean; send(phoneDigits: string, code: string): Promise<TextSendResult> }
+
+export type SettingsDeps = AccountDeps & { phoneCodes: PhoneCodeSender }
+
+/**
+ * The current password, before a change that could lock the person out (the password, the email):
+ * under the same per-account limits as a login (each try counted before it is verified; after a
+ * few wrong ones, each waits longer), so this is no faster way to guess a password. A wrong one is
+ * 400 WRONG_PASSWORD naming `currentPassword` (a 401 would read as signed out).
+ */
+export async function assertCurrentPassword(deps: AccountDeps, user: User, password: string): Promise<void> {
+  await checkPasswordLimited(
+    deps,
+    user.email,
+    () => verifyPassword(user.passwordHash, password),
+    () => new AppError('WRONG_PASSWORD', undefined, { field: 'currentPassword' }),
+  )
+}
+
+async function pendingChanges(deps: AccountDeps, userId: string): Promise<Map<ContactChangeKind, { newValue: string; expiresAt: Date }>> {
+  const rows = await deps.db
+    .select({ kind: contactChanges.kind, newValue: contactChanges.newValue, expiresAt: contactChanges.expiresAt })
+    .from(contactChanges)
+    .where(and(eq(contactChanges.userId, userId), gt(contactChanges.expiresAt, deps.clock.now())))
+  return new Map(rows.map((row) => [row.kind, row]))
+}
+
+export async function accountView(deps: SettingsDeps, userId: string): Promise<AccountResponse> {
+  const [[user], pending] = await Promise.all([deps.db.select().from(users).where(eq(users.id, userId)).limit(1), pendingChanges(deps, userId)])
+  if (!user) throw new AppError('UNAUTHENTICATED')
+  const email = pending.get('email')
+  const phone = pending.get('phone')
+  return {
+    fullName: user.fullName,
+    email: user.email,
+    emailConfirmed: user.emailConfirmedAt !== null,
+    phoneNumber: user.phoneNumber,
+    pendingEmail: email ? { email: email.newValue, expiresAt: email.expiresAt.toISOString() } : null,
+    pendingPhone: phone ? { phoneNumber: phone.newValue, expiresAt: phone.expiresAt.toISOString() } : null,
+    textsLive: deps.phoneCodes.live,
+  }
+}
+
+/** The name, on the account and on the profile the coach reads it from. */
+export async function updateName(deps: SettingsDeps, userId: string, fullName: string): Promise<AccountResponse> {
+  const now = deps.clock.now()
+  await deps.db.transaction(async (tx) => {
+    await tx.update(users).set({ fullName, updatedAt: now }).where(eq(users.id, userId))
+    await tx.update(profiles).set({ name: fullName, updatedAt: now }).where(eq(profiles.id, userId))
+  })
+  return accountView(deps, userId)
+}
+
+/** Writes the user's one pending change of a kind, replacing an earlier one (its link or code stops working). */
+async function savePending(deps: AccountDeps, userId: string, kind: ContactChangeKind, newValue: string, secretHash: Uint8Array | null, ttlMs: number): Promise<void> {
+  const now = deps.clock.now()
+  const values = { newValue, secretHash, attempts: 0, expiresAt: new Date(now.getTime() + ttlMs), createdAt: now }
+  await deps.db
+    .insert(contactChanges)
+    .values({ userId, kind, ...values })
+    .onConflictDoUpdate({ target: [contactChanges.userId, contactChanges.kind], set: values })
+}
+
+/**
+ * Asks for a new email address: the current password first, then a link to the new address (the
+ * send-email job makes it), and a word to the current one when it is confirmed. Nothing changes
+ * until the link is followed. At most one request a minute and five an hour.
+ */
+export async function requestEmailChange(deps: SettingsDeps, user: User, input: { newEmail: string; currentPassword: string }): Promise<AccountResponse> {
+  if (input.newEmail === user.email) {
+    throw new AppError('VALIDATION_FAILED', 'This is already your email address.', { field: 'newEmail' })
+  }
+  await assertCurrentPassword(deps, user, input.currentPassword)
+  const [taken] = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.newEmail)).limit(1)
+  if (taken) throw new AppError('EMAIL_TAKEN', undefined, { field: 'newEmail' })
+  const allowance = await mailAllowance(deps, user.id, 'change-email')
+  if (!allowance.ok) {
+    throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'We sent a confirmation link recently. Please check that inbox, or try again in a little while.')
+  }
+  await savePending(deps, user.id, 'email', input.newEmail, null, EMAIL_CHANGE_TTL_HOURS * HOUR)
+  await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'change-email', userId: user.id } satisfies AccountEmail)
+  // An address never confirmed is not known to be the person's: it is not written to.
+  if (user.emailConfirmedAt) {
+    await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'email-change-notice', userId: user.id, oldEmail: user.email, newEmail: input.newEmail } satisfies AccountEmail)
+  }
+  return accountView(deps, user.id)
+}
+
+/**
+ * The emailed link, followed (with or without a session: the link may open in another browser).
+ * The new address becomes the account's email, confirmed; the confirmation and reset links sent to
+ * the old one stop working. Single use: the pending change is deleted as it is applied.
+ */
+export async function confirmEmailChange(deps: AccountDeps, token: string): Promise<{ userId: string; email: string }> {
+  const now = deps.clock.now()
+  let changed: { userId: string; email: string }
+  try {
+    changed = await deps.db.transaction(async (tx) => {
+      const [change] = await tx
+        .delete(contactChanges)
+        .where(and(eq(contactChanges.secretHash, hashSecret(token)), eq(contactChanges.kind, 'email'), gt(contactChanges.expiresAt, now)))
+        .returning({ userId: contactChanges.userId, email: contactChanges.newValue })
+      if (!change) throw new AppError('INVALID_TOKEN', undefined, { field: 'token' })
+      await tx.update(users).set({ email: change.email, emailConfirmedAt: now, updatedAt: now }).where(eq(users.id, change.userId))
+      await tx
+        .update(emailTokens)
+        .set({ usedAt: now })
+        .where(and(eq(emailTokens.userId, change.userId), isNull(emailTokens.usedAt)))
+      return change
+    })
+  } catch (error) {
+    // Someone signed up with the address since the change was asked for.
+    if (isUniqueViolation(error)) throw new AppError('EMAIL_TAKEN', 'An account with this email already exists, so it cannot become yours.')
+    throw error
+  }
+  await deps.onEmailChanged?.(changed.userId, changed.email)
+  return changed
+}
+
+/** A code of PHONE_CODE_DIGITS digits from the CSPRNG. */
+const newCode = () => String(randomInt(0, 10 ** PHONE_CODE_DIGITS)).padStart(PHONE_CODE_DIGITS, '0')
+/** Stored as the SHA-256 of the user's id and the code, so two people's equal codes never share a hash. */
+const codeHash = (userId: string, code: string) => hashSecret(`${userId}:${code}`)
+
+/**
+ * Asks for a new phone number: a code texted to it (Twilio; the log without it). Calls and texts
+ * keep going to the current number until the code is entered. One code a minute, five an hour.
+ */
+export async function requestPhoneChange(deps: SettingsDeps, user: User, phoneNumber: string): Promise<AccountResponse> {
+  if (phoneNumber === user.phoneNumber) {
+    throw new AppError('VALIDATION_FAILED', 'This is already your phone number.', { field: 'phoneNumber' })
+  }
+  const allowance = await mailAllowance(deps, user.id, 'phone-code')
+  if (!allowance.ok) {
+    throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'We texted you a code recently. Please use it, or try again in a little while.')
+  }
+  const code = newCode()
+  await savePending(deps, user.id, 'phone', phoneNumber, codeHash(user.id, code), PHONE_CODE_TTL_MINUTES * MINUTE)
+  const sent = await deps.phoneCodes.send(phoneNumber, code)
+  if (sent.kind === 'refused' || sent.kind === 'retry') {
+    // Nothing reached the number: no code to wait for.
+    await deps.db.delete(contactChanges).where(and(eq(contactChanges.userId, user.id), eq(contactChanges.kind, 'phone')))
+    if (sent.kind === 'retry') throw new AppError('TEXT_NOT_SENT')
+    deps.log.info({ userId: user.id, status: sent.status, code: sent.code }, 'account: the phone change code was refused by the text provider')
+    throw new AppError(
+      'PHONE_UNREACHABLE',
+      sent.code === 21610
+        ? 'This number has opted out of our texts. Text START to our number from it, then try again.'
+        : 'We could not text a code to this number. Check that it is a mobile number that can receive texts.',
+      { field: 'phoneNumber' },
+    )
+  }
+  // 'unknown' (a timeout, a 5xx): the text may well arrive, so its code stays valid.
+  if (sent.kind === 'unknown') deps.log.warn({ userId: user.id }, 'account: unclear whether the phone change code was sent')
+  return accountView(deps, user.id)
+}
+
+/**
+ * The texted code, entered: the new number becomes the account's (the account's and the profile's
+ * copy, which calls and texts read). PHONE_CODE_ATTEMPTS wrong codes void the change. Tries of one
+ * person are serialised (the row is locked), so a burst gets no more.
+ */
+export async function confirmPhoneChange(deps: SettingsDeps, userId: string, code: string): Promise<AccountResponse> {
+  const now = deps.clock.now()
+  const outcome = await deps.db.transaction(async (tx) => {
+    const [change] = await tx
+      .select()
+      .from(contactChanges)
+      .where(and(eq(contactChanges.userId, userId), eq(contactChanges.kind, 'phone')))
+      .for('update')
+      .limit(1)
+    if (!change || change.expiresAt.getTime() <= now.getTime() || !change.secretHash) return 'expired' as const
+    if (!secretMatches(`${userId}:${code}`, change.secretHash)) {
+      const attempts = change.attempts + 1
+      if (attempts >= PHONE_CODE_ATTEMPTS) {
+        await tx.delete(contactChanges).where(eq(contactChanges.id, change.id))
+        return 'used-up' as const
+      }
+      await tx.update(contactChanges).set({ attempts: sql`${contactChanges.attempts} + 1` }).where(eq(contactChanges.id, change.id))
+      return 'wrong' as const
+    }
+    await tx.update(users).set({ phoneNumber: change.newValue, updatedAt: now }).where(eq(users.id, userId))
+    await tx.update(profiles).set({ phoneNumber: change.newValue, updatedAt: now }).where(eq(profiles.id, userId))
+    await tx.delete(contactChanges).where(eq(contactChanges.id, change.id))
+    return 'confirmed' as const
+  })
+  if (outcome === 'expired') throw new AppError('INVALID_CODE', 'This code has expired or was replaced. Ask for a new one.', { field: 'code' })
+  if (outcome === 'used-up') throw new AppError('INVALID_CODE', 'That code is not right, and it was the last try. Ask for a new code.', { field: 'code' })
+  if (outcome === 'wrong') throw new AppError('INVALID_CODE', undefined, { field: 'code' })
+  return accountView(deps, userId)
+}
+
+/** Withdraws the person's pending change of a kind (its link or code stops working). */
+export async function cancelChange(deps: SettingsDeps, userId: string, kind: ContactChangeKind): Promise<AccountResponse> {
+  await deps.db.delete(contactChanges).where(and(eq(contactChanges.userId, userId), eq(contactChanges.kind, kind)))
+  return accountView(deps, userId)
+}

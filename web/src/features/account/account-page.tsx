@@ -1,0 +1,73 @@
+/**
+ * /account (issue 16, docs/decisions/050): everything a person can do about their account without
+ * asking support, for anyone signed in, paid or not. In order: the profile (name, email, phone),
+ * the password and where they are signed in, the call schedule and the channels with the consent
+ * history (paid members: the call schedule page's own sections), billing, and last the data
+ * rights (export, deletion).
+ */
+import { useQuery } from '@tanstack/react-query'
+import { RefreshCwIcon } from 'lucide-react'
+import { Button } from '../../components/ui/button'
+import { Spinner } from '../../components/ui/spinner'
+import { useDocumentTitle } from '../../components/use-document-title'
+import { meQueryOptions } from '../auth/api'
+import { isPaid } from '../auth/guards'
+import { CallScheduleSettings } from '../calls/schedule-page'
+import { ConsentSection } from '../consent/consent-section'
+import { PageShell } from '../navigation/page-shell'
+import { accountQueryOptions } from './api'
+import { BillingSection } from './billing-section'
+import { AccountDataSection } from './data-section'
+import { ProfileSection } from './profile-section'
+import { PasswordSection, SessionsSection } from './security-section'
+
+export function AccountPage() {
+  useDocumentTitle('Account')
+  // The guard loaded the session; this observes it (the name in the navigation follows changes).
+  const user = useQuery({ ...meQueryOptions(), enabled: false }).data
+  const account = useQuery(accountQueryOptions())
+  const paid = user ? isPaid(user) : false
+
+  return (
+    <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
+      <div className="mx-auto max-w-3xl space-y-6">
+        <header className="space-y-1">
+          <h1 className="text-3xl font-bold tracking-tight">Account</h1>
+          <p className="text-muted-foreground">Your profile, security, calls and billing, in one place.</p>
+        </header>
+
+        {account.isPending ? (
+          <div className="flex justify-center py-8">
+            <Spinner size="lg" label="Loading your profile..." showLabel />
+          </div>
+        ) : account.isError ? (
+          <div role="alert" className="flex flex-col items-start gap-3 rounded-lg border border-dashed border-destructive/40 bg-destructive/5 p-4">
+            <p className="font-medium text-destructive">Unable to load your profile</p>
+            <Button variant="outline" onClick={() => void account.refetch()} disabled={account.isFetching}>
+              <RefreshCwIcon aria-hidden="true" />
+              Try Again
+            </Button>
+          </div>
+        ) : (
+          <ProfileSection account={account.data} />
+        )}
+
+        <PasswordSection />
+        <SessionsSection />
+
+        {/* The call schedule and the channels apply once a plan is chosen (billing says so until then). */}
+        {paid ? (
+          <>
+            <CallScheduleSettings />
+            <ConsentSection />
+          </>
+        ) : null}
+
+        <BillingSection />
+
+        {/* Last: "Export my data" and "Delete my account" (docs/decisions/051). */}
+        <AccountDataSection />
+      </div>
+    </PageShell>
+  )
+}

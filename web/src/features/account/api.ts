@@ -1,0 +1,50 @@
+/**
+ * The account page's API (issue 16): the profile with its pending email and phone changes, the
+ * password and the signed-in sessions. Every call is the signed-in person's own.
+ */
+import { queryOptions } from '@tanstack/react-query'
+import { z } from 'zod'
+import {
+  AccountResponseSchema,
+  ConfirmEmailChangeResponseSchema,
+  SessionsResponseSchema,
+  SignedOutResponseSchema,
+  type ChangeEmailBody,
+  type ChangePasswordBody,
+  type ChangePhoneBody,
+  type ConfirmPhoneBody,
+  type UpdateProfileBody,
+} from '#common/account'
+import { api } from '../../lib/api-client'
+
+export const accountKeys = {
+  all: ['account'] as const,
+  profile: ['account', 'profile'] as const,
+  sessions: ['account', 'sessions'] as const,
+}
+
+export const accountQueryOptions = () =>
+  queryOptions({
+    queryKey: accountKeys.profile,
+    queryFn: ({ signal }) => api.get('/api/account', AccountResponseSchema, { signal }),
+    staleTime: 0,
+  })
+
+export const sessionsQueryOptions = () =>
+  queryOptions({
+    queryKey: accountKeys.sessions,
+    queryFn: async ({ signal }) => (await api.get('/api/account/sessions', SessionsResponseSchema, { signal })).sessions,
+    staleTime: 0,
+  })
+
+export const updateProfile = (body: UpdateProfileBody) => api.patch('/api/account/profile', body, AccountResponseSchema)
+export const requestEmailChange = (body: ChangeEmailBody) => api.post('/api/account/email', body, AccountResponseSchema)
+export const cancelEmailChange = () => api.delete('/api/account/email', AccountResponseSchema)
+/** The link emailed to the new address: the address it made the account's. */
+export const confirmEmailChange = (token: string) => api.post('/api/account/email/confirm', { token }, ConfirmEmailChangeResponseSchema)
+export const requestPhoneChange = (body: ChangePhoneBody) => api.post('/api/account/phone', body, AccountResponseSchema)
+export const confirmPhoneChange = (body: ConfirmPhoneBody) => api.post('/api/account/phone/confirm', body, AccountResponseSchema)
+export const cancelPhoneChange = () => api.delete('/api/account/phone', AccountResponseSchema)
+export const changePassword = (body: ChangePasswordBody) => api.post('/api/account/password', body, SignedOutResponseSchema)
+export const signOutSession = (id: string) => api.delete(`/api/account/sessions/${encodeURIComponent(id)}`, z.undefined())
+export const signOutOtherSessions = () => api.post('/api/account/sessions/sign-out-others', undefined, SignedOutResponseSchema)
