@@ -573,6 +573,24 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
   })
 
   route('POST', '/v1/checkout/sessions', (params) => renderSession(createCheckoutSession(params), expandOf(params)))
+  // Newest first, as Stripe lists; `customer` and `status` filter (one page: the fake never holds 100).
+  route('GET', '/v1/checkout/sessions', (params) => {
+    const status = str(params.status)
+    if (status !== undefined && !['open', 'complete', 'expired'].includes(status)) throw invalid(`Invalid status: must be one of open, complete, or expired`, 'status')
+    const data = [...sessions.values()]
+      .reverse()
+      .filter((session) => (params.customer ? session.customer === params.customer : true))
+      .filter((session) => (status ? session.status === status : true))
+      .map((session) => renderSession(session, []))
+    return list('/v1/checkout/sessions', data)
+  })
+  route('POST', '/v1/checkout/sessions/:id/expire', (params, { id: sessionId }) => {
+    const session = sessions.get(sessionId!)
+    if (!session) throw missing('checkout.session', sessionId!)
+    if (session.status !== 'open') throw invalid(`Only Checkout Sessions with a status in ["open"] can be expired.`)
+    session.status = 'expired'
+    return renderSession(session, expandOf(params))
+  })
   route('GET', '/v1/checkout/sessions/:id', (params, { id: sessionId }) => {
     const session = sessions.get(sessionId!)
     if (!session) throw missing('checkout.session', sessionId!)

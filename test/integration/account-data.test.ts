@@ -354,6 +354,38 @@ describe('POST /api/account/delete', () => {
     expect(signup.statusCode, signup.body).toBe(201)
   })
 
+  it('expires the person’s open Checkout sessions, so a checkout left open in a tab cannot charge a deleted account; another person’s stays open', async () => {
+    const kim = await person({ seed: false })
+    const { session_id: kimCheckout } = await app.services.billing.createEmbeddedCheckout(checkoutUser(kim.user), 'premium', undefined)
+    const leo = await person({ seed: false })
+    const { session_id: leoCheckout } = await app.services.billing.createEmbeddedCheckout(checkoutUser(leo.user), 'basic', undefined)
+
+    expect((await deleteOf(kim, { password: PASSWORD, email: kim.user.email })).statusCode).toBe(204)
+
+    expect(stripe.sessions.get(kimCheckout)!.status).toBe('expired')
+    expect(stripe.requestsTo(`/v1/checkout/sessions/${kimCheckout}/expire`, 'POST')).toHaveLength(1)
+    expect(() => stripe.completeCheckout(kimCheckout)).toThrow(/is expired/)
+    expect(stripe.sessions.get(leoCheckout)!.status).toBe('open')
+    expect(stripe.requestsTo(`/v1/checkout/sessions/${leoCheckout}/expire`, 'POST')).toHaveLength(0)
+  })
+
+  it('a checkout completed while the account is being deleted: the subscription it started is cancelled too', async () => {
+    const mia = await person({ seed: false })
+    const { session_id: checkout } = await app.services.billing.createEmbeddedCheckout(checkoutUser(mia.user), 'premium', undefined)
+    // The list of open sessions is answered with Mia's still open; she pays before it reaches us.
+    const listed = stripe.hold('GET', /^\/v1\/checkout\/sessions$/)
+    const deleting = deleteOf(mia, { password: PASSWORD, email: mia.user.email })
+    await listed.arrived
+    stripe.completeCheckout(checkout)
+    listed.release()
+
+    expect((await deleting).statusCode).toBe(204)
+    expect(stripe.requestsTo(`/v1/checkout/sessions/${checkout}/expire`, 'POST')).toHaveLength(1)
+    const subscriptionId = stripe.sessions.get(checkout)!.subscription as string
+    expect(subscriptionId).toMatch(/^sub_/)
+    expect(stripe.subscriptions.get(subscriptionId)!.status).toBe('canceled')
+  })
+
   it('deletes nothing when Stripe cannot cancel the subscription (the person can try again)', async () => {
     const ivan = await person({ seed: false })
     await subscribe(ivan.user)

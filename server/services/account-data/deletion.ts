@@ -31,7 +31,7 @@ export type DeletionDeps = {
   log: Logger
   jobs: JobQueue
   accounts: Pick<Accounts, 'reauthenticate' | 'sessionsOfUserEnded' | 'sendAccountDeletedEmail'>
-  billing: Pick<Billing, 'cancelAllSubscriptions'>
+  billing: Pick<Billing, 'endAllCharges'>
 }
 
 /** What the transaction leaves for after the commit. */
@@ -143,7 +143,7 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, input: {
 
   // Stripe first, outside the transaction (docs/decisions/030): if it cannot be stopped from
   // charging, nothing is deleted and the person can try again.
-  const cancelled = new Map((await deps.billing.cancelAllSubscriptions(userId)).map((sub) => [sub.id, sub.status]))
+  const cancelled = new Map((await deps.billing.endAllCharges(userId)).map((sub) => [sub.id, sub.status]))
   // A voice call in the app ends (and its recorder finishes) before its rows go.
   deps.accounts.sessionsOfUserEnded(userId)
 

@@ -126,17 +126,23 @@ export function createBilling(deps: BillingDeps) {
     sendTrialReminders: () => trialReminders.sendTrialReminders(),
 
     /**
-     * Deleting the account: every subscription of the person's Stripe customer that could still
-     * charge is cancelled at once (Stripe's default: no proration, no final invoice). Returns them
-     * with the status Stripe gave; nothing in testing mode or without a customer. Stripe failing
-     * is a 503/502 (the account is then not deleted: nothing would stop the charges).
+     * Deleting the account stops every charge Stripe could still make for the person: first their
+     * open Checkout sessions are expired (a checkout left open in a tab could otherwise start a
+     * subscription, or take a payment, for an account that no longer exists), then every
+     * subscription of their Stripe customer that could still charge is cancelled at once (Stripe's
+     * default: no proration, no final invoice); a checkout completed between the two is caught by
+     * the second. Returns the subscriptions with the status Stripe gave; nothing in testing mode or
+     * without a customer. Stripe failing is a 503/502 (the account is then not deleted).
      */
-    async cancelAllSubscriptions(userId: string): Promise<Array<{ id: string; status: string }>> {
+    async endAllCharges(userId: string): Promise<Array<{ id: string; status: string }>> {
       const stripe = deps.stripe?.client
       if (!stripe) return []
       const customer = await storedCustomer(db, userId)
       if (!customer) return []
       try {
+        for await (const session of stripe.checkout.sessions.list({ customer, status: 'open', limit: 100 })) {
+          await expireCheckout(stripe, session.id)
+        }
         const cancelled: Array<{ id: string; status: string }> = []
         for await (const sub of stripe.subscriptions.list({ customer, status: 'all', limit: 100 })) {
           if (ENDED_STATUSES.has(sub.status)) continue
@@ -145,11 +151,26 @@ export function createBilling(deps: BillingDeps) {
         }
         return cancelled
       } catch (error) {
-        throw stripeError(error, deps.log, 'cancel the subscriptions of a deleted account')
+        throw stripeError(error, deps.log, 'stop the charges of a deleted account')
       }
     },
 
     /** Lets another domain fulfil and refund its one-time payments (`metadata.kind`). */
     registerPaymentKind: (kind: string, handlers: PaymentKind) => paymentKinds.register(kind, handlers),
+  }
+}
+
+/**
+ * Expires an open Checkout session. One that stopped being open meanwhile (the buyer completed it,
+ * or it expired) is left as it is: Stripe refuses to expire it, and what it started is a
+ * subscription the caller cancels next.
+ */
+async function expireCheckout(stripe: Stripe, sessionId: string): Promise<void> {
+  try {
+    await stripe.checkout.sessions.expire(sessionId, undefined, { idempotencyKey: `account-deleted:${sessionId}` })
+  } catch (error) {
+    if ((error as { type?: string }).type !== 'StripeInvalidRequestError') throw error
+    const session = await stripe.checkout.sessions.retrieve(sessionId)
+    if (session.status === 'open') throw error
   }
 }
