@@ -45,6 +45,8 @@ export const CheckSubscriptionResponseSchema = z.object({
   grace_period_end: text().nullable(),
   /** While the status is `trialing`: when the free trial ends (else null). */
   trial_end: text().nullable(),
+  /** A Stripe subscription cancelled but still standing: when it ends, with no further payment (else null). */
+  cancel_at: text().nullable(),
   payment_mode: PaymentModeSchema,
 })
 export type CheckSubscriptionResponse = z.infer<typeof CheckSubscriptionResponseSchema>

@@ -15,6 +15,7 @@ export const accessColumns = {
   end: subscribers.currentPeriodEnd,
   pastDueSince: subscribers.pastDueSince,
   trialEnd: subscribers.trialEnd,
+  cancelAt: subscribers.cancelAt,
   updatedAt: subscribers.updatedAt,
   paymentStatus: profiles.paymentStatus,
 }
@@ -28,6 +29,8 @@ export type AccessRow = {
   end: Date | null
   pastDueSince: Date | null
   trialEnd: Date | null
+  /** When Stripe will end the subscription (cancelled, still paid up); null while it renews. */
+  cancelAt?: Date | null
   updatedAt: Date | null
   paymentStatus: 'paid' | 'unpaid' | null
 }

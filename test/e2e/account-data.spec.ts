@@ -92,6 +92,28 @@ test.describe('delete my account (Stripe mode)', () => {
     await fake?.close()
   })
 
+  test('a plan cancelled in the billing portal says on the account page when it ends, and that nothing more will be charged', async ({ page }) => {
+    await signUpViaApi(page, { origin: base, confirmed: true, fullName: 'Pat Pausing' })
+    const checkout = await page.request.post(`${base}/api/billing/embedded-checkout`, { headers: { origin: base }, data: { plan: 'basic' } })
+    expect(checkout.status(), await checkout.text()).toBe(200)
+    const sessionId = ((await checkout.json()) as { session_id: string }).session_id
+    expect(await fake.deliver(fake.completeCheckout(sessionId))).toEqual([200, 200, 200])
+    const subscriptionId = fake.sessions.get(sessionId)!.subscription as string
+
+    await page.goto(`${base}/account`)
+    const billing = page.getByTestId('billing-summary')
+    await expect(billing.getByText('Free trial')).toBeVisible()
+    await expect(billing.getByText('Cancelled')).toHaveCount(0)
+
+    // Cancelled in Stripe's portal (at the period's end); Stripe tells the app.
+    await createStripeClient({ secretKey: fake.secretKey, apiUrl: fake.url }).subscriptions.update(subscriptionId, { cancel_at_period_end: true })
+    expect(await fake.deliver(fake.setSubscriptionStatus(subscriptionId, 'trialing'))).toEqual([200])
+
+    await page.reload()
+    await expect(billing.getByText(/^Your plan ends on .+; no further payment will be taken$/)).toBeVisible()
+    expect(await seriousA11yViolations(page)).toEqual([])
+  })
+
   test('asks for the password and the email in a dialog, cancels the subscription in Stripe, signs out to the landing page, emails, and the email can sign up again', async ({ page }) => {
     const user = await signUpViaApi(page, { origin: base, confirmed: true, fullName: 'Sam Leaving' })
     // A Premium subscription through Stripe's checkout (completed in the fake; its webhooks delivered).

@@ -619,7 +619,12 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     const sub = subscriptions.get(subId!)
     if (!sub) throw missing('subscription', subId!)
     onlyKnown(params, ['cancel_at_period_end', 'metadata', 'expand'])
-    if (params.cancel_at_period_end !== undefined) sub.cancel_at_period_end = bool(params.cancel_at_period_end)
+    if (params.cancel_at_period_end !== undefined) {
+      // As Stripe does: cancelling at the period's end sets `cancel_at` to it; resuming clears both.
+      sub.cancel_at_period_end = bool(params.cancel_at_period_end)
+      const ends = ((sub.items as { data: Json[] }).data ?? []).map((item) => item.current_period_end as number)
+      sub.cancel_at = sub.cancel_at_period_end ? Math.max(...ends) : null
+    }
     if (params.metadata !== undefined) sub.metadata = { ...(sub.metadata as object), ...metadataOf(params.metadata) }
     return renderSubscription(sub, expandOf(params))
   })

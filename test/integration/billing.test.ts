@@ -394,6 +394,27 @@ describe('POST /api/webhooks/stripe', () => {
     expect((await checkSubscription(user)).paid).toBe(true)
   })
 
+  it('a subscription cancelled in the portal stays paid and says when it ends; resumed, it renews again', async () => {
+    const { user, subscriptionId, events } = await checkedOut('premium')
+    await deliver(events)
+    const renewing = await checkSubscription(user)
+    expect(renewing.cancel_at).toBeNull()
+
+    // The member cancels in Stripe's portal: at the end of the period, as the portal is configured.
+    const stripeApi = createStripeClient({ secretKey: fake.secretKey, apiUrl: fake.url })
+    await stripeApi.subscriptions.update(subscriptionId, { cancel_at_period_end: true })
+    const status = fake.subscriptions.get(subscriptionId)!.status as string
+    await deliver(fake.setSubscriptionStatus(subscriptionId, status))
+    const ending = await checkSubscription(user)
+    expect(ending).toMatchObject({ subscribed: true, paid: true, status, cancel_at: renewing.subscription_end })
+    expect(ending.cancel_at).not.toBeNull()
+
+    // Resumed before the end: it renews again.
+    await stripeApi.subscriptions.update(subscriptionId, { cancel_at_period_end: false })
+    await deliver(fake.setSubscriptionStatus(subscriptionId, status))
+    expect((await checkSubscription(user)).cancel_at).toBeNull()
+  })
+
   it('removes access when the subscription is deleted, even if older events arrive afterwards', async () => {
     const { user, subscriptionId, events } = await checkedOut('basic')
     await deliver(events.slice(0, 1))

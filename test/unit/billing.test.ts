@@ -69,14 +69,16 @@ describe('subscriptionRecord', () => {
         ],
       },
     } as unknown as Stripe.Subscription
-    expect(subscriptionRecord(sub)).toEqual({ tier: 'elite', status: 'active', currentPeriodEnd: new Date(1_800_000_100_000), trialEnd: null, cancelScheduled: false })
+    expect(subscriptionRecord(sub)).toEqual({ tier: 'elite', status: 'active', currentPeriodEnd: new Date(1_800_000_100_000), trialEnd: null, cancelScheduled: false, cancelAt: null })
     expect(subscriptionRecord({ ...sub, status: 'trialing', trial_end: 1_800_000_000 } as Stripe.Subscription)).toMatchObject({
       status: 'trialing',
       trialEnd: new Date(1_800_000_000_000),
       cancelScheduled: false,
     })
-    expect(subscriptionRecord({ ...sub, cancel_at_period_end: true } as Stripe.Subscription).cancelScheduled).toBe(true)
-    expect(subscriptionRecord({ ...sub, cancel_at_period_end: false, cancel_at: 1_800_000_000 } as Stripe.Subscription).cancelScheduled).toBe(true)
+    // Cancelled: at the period's end (Stripe's own cancel_at, or the period end if it gave none), or at a date.
+    expect(subscriptionRecord({ ...sub, cancel_at_period_end: true, cancel_at: 1_800_000_100 } as Stripe.Subscription)).toMatchObject({ cancelScheduled: true, cancelAt: new Date(1_800_000_100_000) })
+    expect(subscriptionRecord({ ...sub, cancel_at_period_end: true } as Stripe.Subscription)).toMatchObject({ cancelScheduled: true, cancelAt: new Date(1_800_000_100_000) })
+    expect(subscriptionRecord({ ...sub, cancel_at_period_end: false, cancel_at: 1_800_000_000 } as Stripe.Subscription)).toMatchObject({ cancelScheduled: true, cancelAt: new Date(1_800_000_000_000) })
     const byMetadata = { ...sub, items: { data: [{ current_period_end: 5, price: { lookup_key: 'other', metadata: { tier: 'basic' } } }] } } as unknown as Stripe.Subscription
     expect(subscriptionRecord(byMetadata).tier).toBe('basic')
     expect(planForLookupKey('nope')).toBeNull()

@@ -39,6 +39,7 @@ const answer = (subscribed: boolean) => ({
   in_grace_period: false,
   grace_period_end: null,
   trial_end: null,
+  cancel_at: null,
   payment_mode: 'stripe',
 })
 

@@ -26,6 +26,8 @@ export const subscribers = pgTable(
     trialReminderSentAt: timestamp({ withTimezone: true }),
     /** Stripe will end the subscription (`cancel_at_period_end`, or a `cancel_at` date): nothing will be charged. */
     cancelScheduled: boolean().notNull().default(false),
+    /** When Stripe will end it (`cancel_at`, or the period end for `cancel_at_period_end`); null while it renews. */
+    cancelAt: timestamp({ withTimezone: true }),
     stripeCustomerId: text(),
     stripeSubscriptionId: text(),
     /** The sync ticket of the Stripe read this row was last written from (see stripeSyncTickets). */

@@ -41,6 +41,8 @@ export type Access = {
   graceUntil: Date | null
   /** While the status is `trialing`: when the free trial ends (null otherwise). */
   trialEnd: Date | null
+  /** A subscription cancelled but still standing: when Stripe ends it (no further payment); null otherwise. */
+  cancelAt: Date | null
 }
 
 /** The rule over one access row (undefined or null: no profile, not paid). */
@@ -75,6 +77,7 @@ export function decideAccess(row: AccessRow | null | undefined, now: Date): Acce
     inGrace,
     graceUntil,
     trialEnd: status === 'trialing' ? (row?.trialEnd ?? null) : null,
+    cancelAt: source === 'stripe' && hasSubscription ? (row?.cancelAt ?? null) : null,
   }
 }
 

@@ -75,6 +75,7 @@ export function subscriptionAnswer(access: Access, paymentMode: 'testing' | 'str
     in_grace_period: access.inGrace,
     grace_period_end: access.graceUntil ? access.graceUntil.toISOString() : null,
     trial_end: access.trialEnd ? access.trialEnd.toISOString() : null,
+    cancel_at: access.cancelAt ? access.cancelAt.toISOString() : null,
     payment_mode: paymentMode,
   }
 }
@@ -93,6 +94,7 @@ export function subscriptionRecord(sub: Stripe.Subscription): {
   currentPeriodEnd: Date | null
   trialEnd: Date | null
   cancelScheduled: boolean
+  cancelAt: Date | null
 } {
   const items = sub.items?.data ?? []
   let tier: PlanId | null = null
@@ -103,12 +105,15 @@ export function subscriptionRecord(sub: Stripe.Subscription): {
   tier ??= asPlan(sub.metadata?.tier)
   const ends = items.map((item) => item.current_period_end).filter((end): end is number => typeof end === 'number')
   const status = (SUBSCRIPTION_STATUSES as readonly string[]).includes(sub.status) ? (sub.status as SubscriptionStatus) : 'incomplete'
+  const currentPeriodEnd = ends.length > 0 ? new Date(Math.max(...ends) * 1000) : null
   return {
     tier,
     status,
-    currentPeriodEnd: ends.length > 0 ? new Date(Math.max(...ends) * 1000) : null,
+    currentPeriodEnd,
     trialEnd: typeof sub.trial_end === 'number' ? new Date(sub.trial_end * 1000) : null,
     cancelScheduled: sub.cancel_at_period_end === true || typeof sub.cancel_at === 'number',
+    // Stripe sets `cancel_at` for either way of cancelling; the period end stands in if it did not.
+    cancelAt: typeof sub.cancel_at === 'number' ? new Date(sub.cancel_at * 1000) : sub.cancel_at_period_end === true ? currentPeriodEnd : null,
   }
 }
 
@@ -182,6 +187,7 @@ export async function applySubscription(
     trialEnd,
     ...(trialMoved ? { trialReminderSentAt: null } : {}),
     cancelScheduled: record.cancelScheduled,
+    cancelAt: record.cancelAt,
     stripeSubscriptionId: sub.id,
     stripeSyncTicket: ticket,
     updatedAt: now,

@@ -1,5 +1,5 @@
 /**
- * The account page's billing (issue 16): the plan, when its free trial ends or it renews, the
+ * The account page's billing (issue 16): the plan, when its free trial ends, when it renews or (cancelled) ends, the
  * Stripe customer portal (Stripe mode), and in payment testing mode a plain statement that no
  * payment is being taken. Someone who has not chosen a plan is shown the way to the plans.
  */
@@ -50,10 +50,16 @@ export function BillingSection() {
                   <dt className="text-sm text-muted-foreground">Last payment</dt>
                   <dd className="font-medium">Failed; your plan continues until {date(data.grace_period_end)} while we retry it</dd>
                 </div>
-              ) : data.subscription_end ? (
+              ) : data.subscription_end && !data.cancel_at ? (
                 <div>
                   <dt className="text-sm text-muted-foreground">{data.status === 'active' ? 'Renews on' : 'Current period ends'}</dt>
                   <dd className="font-medium">{date(data.subscription_end)}</dd>
+                </div>
+              ) : null}
+              {data.cancel_at ? (
+                <div>
+                  <dt className="text-sm text-muted-foreground">Cancelled</dt>
+                  <dd className="font-medium">Your plan ends on {date(data.cancel_at)}; no further payment will be taken</dd>
                 </div>
               ) : null}
             </dl>
