@@ -907,25 +907,30 @@ describe('the server process', () => {
 })
 
 describe('one voice call per person across servers (Redis)', () => {
+  /** Two listening servers sharing one Redis (each pushed to `servers` as it starts, for the caller to close). */
+  async function serversSharing(shared: Awaited<ReturnType<typeof createTestRedis>>, servers: FastifyInstance[]): Promise<[FastifyInstance, FastifyInstance]> {
+    for (let i = 0; i < 2; i++) {
+      const serverPort = await freePort()
+      const server = await buildTestApp({
+        database,
+        redis: shared.redis,
+        redisPrefix: shared.prefix,
+        bullmqPrefix: `${shared.prefix}bull`,
+        clock,
+        timers: timers.timers,
+        env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
+      })
+      await server.listen({ port: serverPort, host: '127.0.0.1' })
+      servers.push(server)
+    }
+    return servers as [FastifyInstance, FastifyInstance]
+  }
+
   it('a second server sharing Redis refuses a second call of the same person', async () => {
     const shared = await createTestRedis()
     const servers: FastifyInstance[] = []
     try {
-      for (let i = 0; i < 2; i++) {
-        const serverPort = await freePort()
-        const server = await buildTestApp({
-          database,
-          redis: shared.redis,
-          redisPrefix: shared.prefix,
-          bullmqPrefix: `${shared.prefix}bull`,
-          clock,
-          timers: timers.timers,
-          env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
-        })
-        await server.listen({ port: serverPort, host: '127.0.0.1' })
-        servers.push(server)
-      }
-      const [a, b] = servers as [FastifyInstance, FastifyInstance]
+      const [a, b] = await serversSharing(shared, servers)
       const person = await signedInUser(a, { paid: 'basic' })
       const onA = await VoiceClient.open(`ws://127.0.0.1:${(a.server.address() as { port: number }).port}/api/voice`, { cookie: person.cookie, origin: a.config.appOrigin })
       const onB = await VoiceClient.open(`ws://127.0.0.1:${(b.server.address() as { port: number }).port}/api/voice`, { cookie: person.cookie, origin: b.config.appOrigin })
@@ -952,21 +957,7 @@ describe('one voice call per person across servers (Redis)', () => {
     const shared = await createTestRedis()
     const servers: FastifyInstance[] = []
     try {
-      for (let i = 0; i < 2; i++) {
-        const serverPort = await freePort()
-        const server = await buildTestApp({
-          database,
-          redis: shared.redis,
-          redisPrefix: shared.prefix,
-          bullmqPrefix: `${shared.prefix}bull`,
-          clock,
-          timers: timers.timers,
-          env: { APP_URL: `http://127.0.0.1:${serverPort}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach' },
-        })
-        await server.listen({ port: serverPort, host: '127.0.0.1' })
-        servers.push(server)
-      }
-      const [a, b] = servers as [FastifyInstance, FastifyInstance]
+      const [a, b] = await serversSharing(shared, servers)
       const urlOf = (server: FastifyInstance) => `127.0.0.1:${(server.server.address() as { port: number }).port}`
       const person = await signedInUser(a, { paid: 'basic' })
       const other = await createSession(app.db, clock, person.user.id)
