@@ -51,6 +51,9 @@ export function stripeError(error: unknown, log: Logger, what: string): AppError
 }
 
 /** Whether Stripe answered 404 for the object asked for. */
+/** Stripe refused the request as invalid (a 4xx other than auth and rate limits). */
+export const isStripeInvalidRequest = (error: unknown): boolean => error instanceof Stripe.errors.StripeInvalidRequestError
+
 export const isStripeNotFound = (error: unknown): boolean =>
   error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404
 

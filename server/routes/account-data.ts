@@ -1,14 +1,12 @@
-import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { DeleteAccountBodySchema, EXPORT_CONTENT_TYPE } from '#common/account-data'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
+import { perUserLimit } from '#server/lib/route-hooks'
 
-/** Per signed-in person (the guard runs first). */
-const perUser = (request: FastifyRequest) => request.user.id
-/** Deletion attempts: each password is also counted against the login limits of the account. */
-const DELETE_LIMIT = { max: 5, timeWindow: '1 minute', groupId: 'account-delete', keyGenerator: perUser, hook: 'preValidation' as const }
+/** Deletion attempts per person: each password is also counted against the login limits of the account. */
+const DELETE_LIMIT = perUserLimit('account-delete', 5)
 
 const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 

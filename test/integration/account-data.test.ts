@@ -384,6 +384,10 @@ describe('POST /api/account/delete', () => {
     const subscriptionId = stripe.sessions.get(checkout)!.subscription as string
     expect(subscriptionId).toMatch(/^sub_/)
     expect(stripe.subscriptions.get(subscriptionId)!.status).toBe('canceled')
+    // Our record never knew it (its webhook had not come): billing law's copy is kept all the same.
+    expect(await app.db.select().from(retainedBillingRecords).where(eq(retainedBillingRecords.stripeSubscriptionId, subscriptionId))).toEqual([
+      expect.objectContaining({ kind: 'subscription', item: 'plan:premium', status: 'canceled', stripeCustomerId: stripe.sessions.get(checkout)!.customer }),
+    ])
   })
 
   it('deletes nothing when Stripe cannot cancel the subscription (the person can try again)', async () => {

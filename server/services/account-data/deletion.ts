@@ -16,7 +16,7 @@ import { coachingCalls, courseEnrollments, courses, profiles, retainedBillingRec
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Accounts, JobQueue } from '#server/services/accounts'
-import type { Billing } from '#server/services/billing'
+import type { Billing, CancelledSubscription } from '#server/services/billing'
 import { CANCEL_DELETED_CALLS_JOB, localDateOf, PLACE_CALL_JOB, placeCallJobId, testCallJobId, type DeletedCall } from '#server/services/calls'
 import { REPORT_DELIVERY_JOB, reportDeliveryJobId } from '#server/services/reports'
 import { REVOKED_RECHECK_MS, SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
@@ -60,7 +60,7 @@ const addYears = (date: Date, years: number) => {
 }
 
 /** What billing law keeps: the Stripe references of paid subscriptions and purchases, with no user id, email or name. */
-async function retainBilling(tx: DbExecutor, userId: string, cancelled: ReadonlyMap<string, string>, now: Date): Promise<number> {
+async function retainBilling(tx: DbExecutor, userId: string, cancelled: readonly CancelledSubscription[], now: Date): Promise<number> {
   const retainUntil = addYears(now, BILLING_RETENTION_YEARS)
   const [subscriber] = await tx.select().from(subscribers).where(eq(subscribers.userId, userId))
   const purchases = await tx
@@ -75,10 +75,15 @@ async function retainBilling(tx: DbExecutor, userId: string, cancelled: Readonly
       stripeCustomerId: subscriber.stripeCustomerId,
       stripeSubscriptionId: subscriber.stripeSubscriptionId,
       item: `plan:${subscriber.tier ?? 'unknown'}`,
-      status: cancelled.get(subscriber.stripeSubscriptionId) ?? subscriber.status,
+      status: cancelled.find((sub) => sub.id === subscriber.stripeSubscriptionId)?.status ?? subscriber.status,
       accountDeletedAt: now,
       retainUntil,
     })
+  }
+  // Subscriptions Stripe had that the record did not (one a checkout left open started): kept too.
+  for (const sub of cancelled) {
+    if (sub.id === subscriber?.stripeSubscriptionId) continue
+    rows.push({ kind: 'subscription', stripeCustomerId: sub.customer, stripeSubscriptionId: sub.id, item: `plan:${sub.tier ?? 'unknown'}`, status: sub.status, accountDeletedAt: now, retainUntil })
   }
   for (const purchase of purchases) {
     rows.push({ kind: 'course_purchase', stripeCustomerId: subscriber?.stripeCustomerId ?? null, stripeCheckoutSessionId: purchase.session, item: `course:${purchase.slug}`, status: 'paid', accountDeletedAt: now, retainUntil })
@@ -88,7 +93,7 @@ async function retainBilling(tx: DbExecutor, userId: string, cancelled: Readonly
 }
 
 /** The one transaction: the person's row locked, what follows collected, billing kept, everything else deleted. */
-async function deleteRows(db: Db, userId: string, cancelled: ReadonlyMap<string, string>, now: Date): Promise<Deleted | null> {
+async function deleteRows(db: Db, userId: string, cancelled: readonly CancelledSubscription[], now: Date): Promise<Deleted | null> {
   return db.transaction(async (tx) => {
     const [user] = await tx.select({ email: users.email, timeZone: profiles.timezone }).from(users).leftJoin(profiles, eq(profiles.id, users.id)).where(eq(users.id, userId)).for('update', { of: users })
     if (!user) return null
@@ -143,14 +148,14 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, input: {
 
   // Stripe first, outside the transaction (docs/decisions/030): if it cannot be stopped from
   // charging, nothing is deleted and the person can try again.
-  const cancelled = new Map((await deps.billing.endAllCharges(userId)).map((sub) => [sub.id, sub.status]))
+  const cancelled = await deps.billing.endAllCharges(userId)
   // A voice call in the app ends (and its recorder finishes) before its rows go.
   deps.accounts.sessionsOfUserEnded(userId)
 
   const now = clock.now()
   const deleted = await deleteRows(db, userId, cancelled, now)
   if (!deleted) throw new AppError('UNAUTHENTICATED')
-  log.info({ userId, retainedBillingRecords: deleted.retained, stripeSubscriptionsCancelled: cancelled.size }, 'account deleted')
+  log.info({ userId, retainedBillingRecords: deleted.retained, stripeSubscriptionsCancelled: cancelled.length }, 'account deleted')
 
   // After the commit; each step is best effort (the rows are gone, and every job finds nothing to do).
   deps.accounts.sessionsOfUserEnded(userId)

@@ -7,7 +7,7 @@ import type Stripe from 'stripe'
 import type { PlanId } from '#common/plans'
 import type { Db } from '#server/db/client'
 import type { Mailer } from '#server/integrations/mailer'
-import { stripeError, verifyStripeEvent } from '#server/integrations/stripe'
+import { isStripeInvalidRequest, stripeError, verifyStripeEvent } from '#server/integrations/stripe'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Logger } from 'pino'
@@ -16,7 +16,7 @@ import { createCheckout } from './checkout'
 import { assertEmailConfirmed, ensureCustomer, storedCustomer, type CheckoutUser, type StripeContext } from './context'
 import { createPaymentKinds, type PaymentKind } from './payment-kinds'
 import { createPortal } from './portal'
-import { activateTestingPlan, subscriptionAnswer } from './subscriptions'
+import { activateTestingPlan, subscriptionAnswer, subscriptionRecord } from './subscriptions'
 import { createTrialReminders } from './trials'
 import { createWebhooks } from './webhooks'
 
@@ -131,10 +131,11 @@ export function createBilling(deps: BillingDeps) {
      * subscription, or take a payment, for an account that no longer exists), then every
      * subscription of their Stripe customer that could still charge is cancelled at once (Stripe's
      * default: no proration, no final invoice); a checkout completed between the two is caught by
-     * the second. Returns the subscriptions with the status Stripe gave; nothing in testing mode or
-     * without a customer. Stripe failing is a 503/502 (the account is then not deleted).
+     * the second. Returns the subscriptions cancelled, with the status Stripe gave, their customer
+     * and plan; nothing in testing mode or without a customer. Stripe failing is a 503/502 (the
+     * account is then not deleted).
      */
-    async endAllCharges(userId: string): Promise<Array<{ id: string; status: string }>> {
+    async endAllCharges(userId: string): Promise<CancelledSubscription[]> {
       const stripe = deps.stripe?.client
       if (!stripe) return []
       const customer = await storedCustomer(db, userId)
@@ -143,11 +144,11 @@ export function createBilling(deps: BillingDeps) {
         for await (const session of stripe.checkout.sessions.list({ customer, status: 'open', limit: 100 })) {
           await expireCheckout(stripe, session.id)
         }
-        const cancelled: Array<{ id: string; status: string }> = []
+        const cancelled: CancelledSubscription[] = []
         for await (const sub of stripe.subscriptions.list({ customer, status: 'all', limit: 100 })) {
           if (ENDED_STATUSES.has(sub.status)) continue
           const ended = await stripe.subscriptions.cancel(sub.id, undefined, { idempotencyKey: `account-deleted:${sub.id}` })
-          cancelled.push({ id: ended.id, status: ended.status })
+          cancelled.push({ id: ended.id, status: ended.status, customer, tier: subscriptionRecord(sub).tier })
         }
         return cancelled
       } catch (error) {
@@ -169,8 +170,11 @@ async function expireCheckout(stripe: Stripe, sessionId: string): Promise<void> 
   try {
     await stripe.checkout.sessions.expire(sessionId, undefined, { idempotencyKey: `account-deleted:${sessionId}` })
   } catch (error) {
-    if ((error as { type?: string }).type !== 'StripeInvalidRequestError') throw error
+    if (!isStripeInvalidRequest(error)) throw error
     const session = await stripe.checkout.sessions.retrieve(sessionId)
     if (session.status === 'open') throw error
   }
 }
+
+/** A subscription cancelled because its account was deleted. */
+export type CancelledSubscription = { id: string; status: string; customer: string; tier: PlanId | null }

@@ -47,6 +47,7 @@ export async function activateTestingPlan(
       trialEnd,
       trialReminderSentAt: current?.trialEnd ? current.trialReminderSentAt : null,
       cancelScheduled: false,
+      cancelAt: null,
       updatedAt: now,
     }
     await tx
