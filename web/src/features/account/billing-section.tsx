@@ -6,22 +6,22 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { FlaskConicalIcon } from 'lucide-react'
+import { PLANS } from '#common/plan-catalogue'
 import { SectionCard } from '../../components/section-card'
 import { Button } from '../../components/ui/button'
 import { Spinner } from '../../components/ui/spinner'
 import { PendingLabel } from '../auth/components/pending-label'
 import { subscriptionQueryOptions } from '../billing/api'
 import { billingDate, useCustomerPortal } from '../billing/use-customer-portal'
-import { plansQueryOptions } from '../plans/api'
+import { formatPrice } from '../plans/format'
 
 const date = (iso: string) => billingDate.format(new Date(iso))
 
 export function BillingSection() {
   const subscription = useQuery(subscriptionQueryOptions())
-  const plans = useQuery(plansQueryOptions())
   const portal = useCustomerPortal()
   const data = subscription.data
-  const plan = plans.data?.plans.find((candidate) => candidate.id === data?.subscription_tier)
+  const plan = PLANS.find((candidate) => candidate.id === data?.subscription_tier)
   const stripe = data?.payment_mode === 'stripe'
 
   return (
@@ -38,7 +38,7 @@ export function BillingSection() {
             <dl className="grid gap-3 sm:grid-cols-2">
               <div>
                 <dt className="text-sm text-muted-foreground">Plan</dt>
-                <dd className="font-medium">{plan ? `${plan.name}, $${plan.priceMonthly} a month` : 'Active'}</dd>
+                <dd className="font-medium">{plan ? `${plan.name}, ${formatPrice(plan.priceMonthly)} a month` : 'Active'}</dd>
               </div>
               {data.status === 'trialing' && data.trial_end ? (
                 <div>
