@@ -1,6 +1,6 @@
 /**
  * Renders a prerendered page (common/prerender.ts, docs/decisions/052) to HTML. Built by Vite as the
- * server-side entry and run by the build in Node (web/build/prerender.ts), never in the browser.
+ * server-side entry and run by the build in Node (scripts/web-build/prerender.mjs), never in the browser.
  *
  * It renders the same tree as the browser (app.tsx) with the router on a memory history at the
  * page's URL, after the router has loaded the route (its code and loaders), so the browser's first

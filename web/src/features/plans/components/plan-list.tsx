@@ -11,13 +11,11 @@ export type PlanListProps = {
   /** Each plan's call to action (a button on /payment). */
   action: (plan: Plan) => ReactNode
   headingLevel?: PlanCardProps['headingLevel']
-  /** More to say under "We couldn't load our plans just now." */
-  errorHint?: ReactNode
   className?: string
 }
 
 /** The plans from the server (GET /api/plans, with the payment mode) as cards; placeholder cards while they load, a message with a retry if that fails. */
-export function PlanList({ action, headingLevel, errorHint, className }: PlanListProps) {
+export function PlanList({ action, headingLevel, className }: PlanListProps) {
   const plans = useQuery(plansQueryOptions())
   return (
     <div className={className} aria-busy={plans.isPending}>
@@ -33,7 +31,6 @@ export function PlanList({ action, headingLevel, errorHint, className }: PlanLis
       ) : plans.isError ? (
         <div role="alert" className="mx-auto flex max-w-lg flex-col items-center gap-4 rounded-xl border bg-muted px-6 py-8 text-center">
           <p className="font-medium">We couldn't load our plans just now.</p>
-          {errorHint ? <p className="text-sm text-muted-foreground">{errorHint}</p> : null}
           <Button variant="outline" onClick={() => void plans.refetch()} disabled={plans.isFetching}>
             {plans.isFetching ? 'Trying again…' : 'Try again'}
           </Button>
