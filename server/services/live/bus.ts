@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
 import { TextOptInEventSchema, type TextOptInEvent } from '#common/texts'
@@ -14,6 +15,8 @@ export type SessionsEndedNotice = { sessionId: string } | { userId: string }
 export type SessionsEndedListener = (ended: SessionsEndedNotice) => void
 
 const SessionsEndedNoticeSchema = z.union([z.object({ sessionId: z.string().min(1) }).strict(), z.object({ userId: z.string().min(1) }).strict()])
+/** On the Redis channel: the notice, and which bus sent it (a process has told itself already). */
+const SessionsEndedMessageSchema = z.object({ from: z.string().min(1), ended: SessionsEndedNoticeSchema }).strict()
 
 export type LiveSubscription = {
   /** Resolves once events published from now on reach the listener (Redis: SUBSCRIBE answered). */
@@ -35,8 +38,9 @@ export type LiveBus = {
   subscribe(userId: string, listener: LiveListener): LiveSubscription
   /**
    * Tells every server process, this one included, that sessions ended (a sign-out on one server
-   * must close that session's sockets on all of them). Redis: one channel every process holding
-   * such sockets listens to. Never throws; while Redis cannot be reached, this process is told.
+   * must close that session's sockets on all of them). This process's listeners are told at once;
+   * the others through one Redis channel every process holding such sockets listens to. Never
+   * throws; while Redis cannot be reached, only this process is told.
    */
   sessionsEnded(ended: SessionsEndedNotice): Promise<void>
   /** Hears every process's `sessionsEnded` (this one's included) from now on. */
@@ -55,6 +59,10 @@ class SessionsEndedListeners {
 
   remove(listener: SessionsEndedListener): boolean {
     return this.#all.delete(listener) && this.#all.size === 0
+  }
+
+  get any(): boolean {
+    return this.#all.size > 0
   }
 
   deliver(ended: SessionsEndedNotice): void {
@@ -179,6 +187,8 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
   const channelOf = (userId: string) => `${prefix}${userId}`
   /** Not a user's channel: user ids never start with '~'. */
   const sessionsChannel = `${prefix}~sessions-ended`
+  /** This bus, on what it publishes there: it delivers its own notices at once, not off the channel. */
+  const busId = randomUUID()
   let sessionsSubscribed: Promise<void> | undefined
   /** Each subscribed user's SUBSCRIBE (answered or on its way). */
   const subscribed = new Map<string, Promise<void>>()
@@ -192,16 +202,31 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
     created.on('error', (error: Error) => options.onError(error))
     created.on('message', (channel: string, raw: string) => {
       if (channel === sessionsChannel) {
-        const notice = parseSessionsEnded(raw)
-        if (notice) ended.deliver(notice)
+        const message = parseSessionsEnded(raw)
+        if (message && message.from !== busId) ended.deliver(message.ended)
         return
       }
       if (!channel.startsWith(prefix)) return
       const event = parseEvent(raw)
       if (event) listeners.deliver(channel.slice(prefix.length), event)
     })
+    // ioredis subscribes again, on reconnecting, to the channels whose SUBSCRIBE was answered; the
+    // sessions channel's, if it failed (Redis down at start), is sent again once Redis is back.
+    created.on('ready', () => {
+      if (ended.any && !sessionsSubscribed && !closed) subscribeSessions()
+    })
     subscriber = created
     return created
+  }
+
+  const subscribeSessions = (): void => {
+    const sent = connection()
+      .subscribe(sessionsChannel)
+      .then(() => {})
+    sent.catch(() => {
+      if (sessionsSubscribed === sent) sessionsSubscribed = undefined
+    })
+    sessionsSubscribed = sent
   }
 
   return {
@@ -240,26 +265,19 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
       }
     },
     async sessionsEnded(notice) {
+      // This process at once (whether or not Redis answers), the others through the channel.
+      ended.deliver(notice)
       try {
-        await redis.publish(sessionsChannel, JSON.stringify(notice))
+        await redis.publish(sessionsChannel, JSON.stringify({ from: busId, ended: notice }))
       } catch (error) {
         options.onError(error as Error)
-        ended.deliver(notice)
       }
     },
     onSessionsEnded(listener) {
       if (closed) return { ready: Promise.reject(new Error('the live bus is closed')), unsubscribe: () => {} }
-      if (ended.add(listener) || !sessionsSubscribed) {
-        const sent = connection()
-          .subscribe(sessionsChannel)
-          .then(() => {})
-        sent.catch(() => {
-          if (sessionsSubscribed === sent) sessionsSubscribed = undefined
-        })
-        sessionsSubscribed = sent
-      }
+      if (ended.add(listener) || !sessionsSubscribed) subscribeSessions()
       return {
-        ready: sessionsSubscribed,
+        ready: sessionsSubscribed!,
         unsubscribe: () => {
           if (!ended.remove(listener)) return
           sessionsSubscribed = undefined
@@ -276,9 +294,9 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
   }
 }
 
-function parseSessionsEnded(raw: string): SessionsEndedNotice | null {
+function parseSessionsEnded(raw: string): z.infer<typeof SessionsEndedMessageSchema> | null {
   try {
-    const parsed = SessionsEndedNoticeSchema.safeParse(JSON.parse(raw))
+    const parsed = SessionsEndedMessageSchema.safeParse(JSON.parse(raw))
     return parsed.success ? parsed.data : null
   } catch {
     return null
