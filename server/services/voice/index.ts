@@ -44,7 +44,7 @@ export type VoiceDeps = {
   /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
   phoneCalls: PhoneCallWatch
   /** Where every server hears of sessions signed out on any of them (`hearSignOuts`). */
-  sessions?: Pick<LiveBus, 'onSessionsEnded'>
+  sessions: Pick<LiveBus, 'onSessionsEnded'>
 }
 
 export type Voice = ReturnType<typeof createVoice>
@@ -116,16 +116,15 @@ export function createVoice(deps: VoiceDeps) {
       perIp.set(who.ip, (perIp.get(who.ip) ?? 0) + 1)
       connection.open()
     },
-    /** Sessions ended (a sign-out, a password reset) on this server: their sockets end their calls and close. */
-    sessionsEnded,
     /**
      * From now on, sessions signed out on any server close their sockets here (the socket route
      * calls it as it is registered; a worker, which holds no sockets, never does). Resolves once
-     * heard; rejects when it cannot be (Redis down: the sockets' own session checks still close them).
+     * heard; rejects when it cannot be yet (Redis down: it is heard once Redis is back, and this
+     * server's own sign-outs close their sockets at once meanwhile).
      */
     hearSignOuts(): Promise<void> {
-      hearing ??= deps.sessions?.onSessionsEnded((ended) => void sessionsEnded(ended))
-      return hearing?.ready ?? Promise.resolve()
+      hearing ??= deps.sessions.onSessionsEnded((ended) => void sessionsEnded(ended))
+      return hearing.ready
     },
     /** The server is stopping: every call ends ('server-restarting') and every socket closes. */
     async shutdown(): Promise<void> {
