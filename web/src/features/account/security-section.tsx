@@ -16,6 +16,7 @@ import { PendingLabel } from '../auth/components/pending-label'
 import { accountKeys, changePassword, sessionsQueryOptions, signOutOtherSessions, signOutSession } from './api'
 import { FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError } from './form-support'
+import { formatDateTime } from '../../lib/date-time'
 
 const devices = (count: number) => `${count} other ${count === 1 ? 'device was' : 'devices were'} signed out`
 
@@ -87,7 +88,6 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
   )
 }
 
-const when = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
 
 /** "Chrome 131 on macOS", or what is known of it. */
 export function sessionName(session: Pick<AccountSession, 'browser' | 'os'>): string {
@@ -170,13 +170,13 @@ function SessionRow({ session }: { session: AccountSession }) {
             {session.current ? <Badge variant="secondary">This device</Badge> : null}
           </p>
           <p className="text-sm text-muted-foreground">
-            Signed in <time dateTime={session.createdAt}>{when(session.createdAt)}</time>
+            Signed in <time dateTime={session.createdAt}>{formatDateTime(session.createdAt)}</time>
             {' · '}
             {session.current ? (
               'Active now'
             ) : (
               <>
-                Last seen <time dateTime={session.lastSeenAt}>{when(session.lastSeenAt)}</time>
+                Last seen <time dateTime={session.lastSeenAt}>{formatDateTime(session.lastSeenAt)}</time>
               </>
             )}
           </p>

@@ -14,6 +14,7 @@ import { Switch } from '../../components/ui/switch'
 import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
 import { consentKeys, consentQueryOptions, setConsent } from './api'
+import { formatDateTime } from '../../lib/date-time'
 
 export const CHANNEL_LABELS: Record<ConsentChannel, string> = { calls: 'Coaching calls', texts: 'Texts', report_emails: 'Weekly report emails' }
 export const SOURCE_LABELS: Record<ConsentSource, string> = {
@@ -25,7 +26,6 @@ export const SOURCE_LABELS: Record<ConsentSource, string> = {
   carrier_opt_out: 'by your carrier (you had opted out of our number)',
 }
 
-const when = (iso: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso))
 
 export function ConsentSection() {
   const query = useQuery(consentQueryOptions())
@@ -113,7 +113,7 @@ function ConsentLoaded({ consent }: { consent: ConsentResponse }) {
                   <span className="font-medium">
                     {CHANNEL_LABELS[row.channel]} {row.action === 'granted' ? 'turned on' : 'turned off'}
                   </span>{' '}
-                  {SOURCE_LABELS[row.source]}, <time dateTime={row.at}>{when(row.at)}</time>
+                  {SOURCE_LABELS[row.source]}, <time dateTime={row.at}>{formatDateTime(row.at)}</time>
                 </p>
                 <p className="text-muted-foreground">
                   <span className="sr-only">Words: </span>“{row.text}”
