@@ -11,9 +11,8 @@ import type { JobQueue } from '#server/services/accounts'
 import { deleteAccount, type DeletionDeps } from './deletion'
 import { claimExport, exportArchive, exportFileName } from './export'
 
-export { BILLING_RETENTION_YEARS } from './deletion'
-export { EXPORT_INTERVAL_MS, EXPORT_PAGE_SIZE, exportReadme, partRows } from './export'
-export { EXPORT_FILES, USER_DATA, type ExportFile, type UserDataPart } from './tables'
+export { partRows } from './export'
+export { EXPORT_FILES, USER_DATA } from './tables'
 
 export type AccountDataDeps = {
   db: Db

@@ -400,7 +400,7 @@ export async function resetPassword(deps: AccountDeps, token: string, password: 
 }
 
 /** The link to the account page that confirms a new address: a mode of /auth, the token in the fragment (ADRs 013, 029, 050). */
-export const emailChangeLink = (appUrl: string, token: string) => `${appUrl}/auth?mode=change-email#token=${token}`
+const emailChangeLink = (appUrl: string, token: string) => `${appUrl}/auth?mode=change-email#token=${token}`
 
 /**
  * The account page's emails. The link to a new address carries nothing the person typed (it is not

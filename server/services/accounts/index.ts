@@ -51,8 +51,6 @@ export {
   type SignupInput,
 } from './accounts'
 export { sessionUserFrom, type PostLoginPath } from './session-user'
-export { describeUserAgent } from './security'
-export type { PhoneCodeSender } from './settings'
 
 export type Accounts = ReturnType<typeof createAccounts>
 
