@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import websocket from '@fastify/websocket'
-import type { onRequestHookHandler, preHandlerHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
@@ -63,9 +63,13 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
   const sameOrigin: onRequestHookHandler = (request, _reply, done) => {
     done(request.headers.origin === app.config.appOrigin ? undefined : forbidden('Cross-site requests are not allowed.'))
   }
-  // After the guard: a signed-in, paid caller, within the open sockets allowed per address.
-  const withinLimits: preHandlerHookHandler = (request, _reply, done) => {
-    done(voice.admits(request.ip) ? undefined : new AppError('RATE_LIMITED', 'Too many voice connections from this address. Close one and try again.'))
+  // After the guard: a signed-in, paid caller, within the open sockets allowed per address (on
+  // every server): the slot taken here is the socket's once it is upgraded.
+  const slots = new WeakMap<FastifyRequest, string>()
+  const withinLimits: preHandlerAsyncHookHandler = async (request) => {
+    const slot = await voice.admit(request.ip)
+    if (!slot) throw new AppError('RATE_LIMITED', 'Too many voice connections from this address. Close one and try again.')
+    slots.set(request, slot)
   }
 
   app.route({
@@ -90,7 +94,7 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
       throw new AppError('UPGRADE_REQUIRED')
     },
     wsHandler: (socket, request) => {
-      voice.accept(socket, { userId: request.user.id, sessionId: request.session!.id, ip: request.ip })
+      voice.accept(socket, { userId: request.user.id, sessionId: request.session!.id, ip: request.ip, slot: slots.get(request) ?? '' })
     },
   })
 }

@@ -18,7 +18,7 @@ import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
 import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, users, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
-import { redisLocks } from '#server/services/voice'
+import { redisAddressSlots, redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
@@ -230,6 +230,12 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     // One closes: one more may open.
     await first.close()
     await open(paid.headers)
+    // An upgrade that never completes gives its slot back (on the clock).
+    expect(await app.services.voice.admit('203.0.113.9')).not.toBeNull()
+    app.services.voice.settings.connectionsPerIp = 1
+    expect(await app.services.voice.admit('203.0.113.9')).toBeNull()
+    advance(app.services.voice.settings.upgradeMs)
+    expect(await app.services.voice.admit('203.0.113.9')).not.toBeNull()
 
     app.services.voice.settings.connectionsPerIp = 100
     // 30 attempts a minute per address: the 4 above, then 26 more, then refused.
@@ -978,6 +984,59 @@ describe('one voice call per person across servers (Redis)', () => {
       expect(otherOnB.closed).toBeNull()
     } finally {
       for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('the sockets open from one address are counted across servers: one past the cap, on either, is 429', async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      const [a, b] = await serversSharing(shared, servers)
+      for (const server of servers) server.services.voice.settings.connectionsPerIp = 3
+      const person = await signedInUser(a, { paid: 'basic' })
+      const urlOf = (server: FastifyInstance) => `ws://127.0.0.1:${(server.server.address() as { port: number }).port}/api/voice`
+      const headersOn = (server: FastifyInstance) => ({ cookie: person.cookie, origin: server.config.appOrigin })
+      const onA = await VoiceClient.open(urlOf(a), headersOn(a))
+      const onB = [await VoiceClient.open(urlOf(b), headersOn(b)), await VoiceClient.open(urlOf(b), headersOn(b))]
+      clients.push(onA, ...onB)
+      for (const server of [a, b]) {
+        const refusal = await VoiceClient.connect(urlOf(server), headersOn(server))
+        if (refusal instanceof VoiceClient) throw new Error('a fourth socket from the address was accepted')
+        refusals.push(refusal)
+        expect(refusal.status).toBe(429)
+      }
+      // One closes on A: one more may open, on B.
+      await onA.close()
+      await expect.poll(async () => shared.redis.zcard(`${shared.prefix}voice:ip:127.0.0.1`)).toBe(2)
+      clients.push(await VoiceClient.open(urlOf(b), headersOn(b)))
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('an address slot: taken up to the cap, kept by renewal (held again if it lapsed), freed by release or when it lapses', async () => {
+    const shared = await createTestRedis()
+    try {
+      const slots = redisAddressSlots(shared.redis, shared.prefix)
+      expect(await slots.take('198.51.100.7', 's1', 2, 60_000)).toBe(true)
+      expect(await slots.take('198.51.100.7', 's2', 2, 60_000)).toBe(true)
+      expect(await slots.take('198.51.100.7', 's3', 2, 60_000)).toBe(false)
+      // Another address has its own.
+      expect(await slots.take('198.51.100.8', 's3', 2, 60_000)).toBe(true)
+      await slots.release('198.51.100.7', 's1')
+      expect(await slots.take('198.51.100.7', 's3', 2, 60_000)).toBe(true)
+      // A slot that lapses (its server died: nobody renews it) frees its place.
+      await shared.redis.zadd(`${shared.prefix}198.51.100.7`, 1, 's2')
+      expect(await slots.take('198.51.100.7', 's4', 2, 60_000)).toBe(true)
+      expect(await shared.redis.zrange(`${shared.prefix}198.51.100.7`, 0, -1)).toEqual(['s3', 's4'])
+      // Renewed after it lapsed, a slot counts again (its socket is open).
+      await shared.redis.zrem(`${shared.prefix}198.51.100.7`, 's4')
+      await slots.renew('198.51.100.7', 's4', 60_000)
+      expect(await slots.take('198.51.100.7', 's5', 2, 60_000)).toBe(false)
+      expect(await shared.redis.pttl(`${shared.prefix}198.51.100.7`)).toBeGreaterThan(50_000)
+    } finally {
       await shared.destroy()
     }
   })

@@ -181,10 +181,10 @@ export class VoiceCall {
     }
   }
 
-  /** Audio from the browser (already checked against the caps): to Vapi while the call is live. */
-  audioFromBrowser(frame: Buffer): void {
+  /** Audio from the browser (already checked against the caps), arrived `at` (clock ms): to Vapi while the call is live. */
+  audioFromBrowser(frame: Buffer, at: number): void {
     if (this.#state !== 'live') return
-    this.#lastAudioAt = this.#ctx.clock.now().getTime()
+    this.#lastAudioAt = at
     this.#toVapi!.push(frame)
   }
 

@@ -49,17 +49,21 @@ export type ConnectionEnv = {
   calls: CallContext | undefined
   phoneCalls: PhoneCallWatch
   sessionIsLive(sessionId: string): Promise<boolean>
-  /** The socket closed (the gateway forgets it). */
+  /** The socket is still there (each heartbeat): its address's slot is kept. */
+  heartbeat(connection: VoiceConnection): void
+  /** The socket closed (the gateway forgets it, and frees its address's slot). */
   closed(connection: VoiceConnection): void
 }
 
-export type Who = { userId: string; sessionId: string; ip: string }
+/** Whose socket it is, and the slot of its address it holds (`admit`). */
+export type Who = { userId: string; sessionId: string; ip: string; slot: string }
 
 export class VoiceConnection implements BrowserSide {
   readonly id = randomUUID()
   readonly userId: string
   readonly sessionId: string
   readonly ip: string
+  readonly slot: string
   readonly #env: ConnectionEnv
   readonly #socket: WebSocket
   readonly #frames: TokenBucket
@@ -84,8 +88,9 @@ export class VoiceConnection implements BrowserSide {
     this.userId = who.userId
     this.sessionId = who.sessionId
     this.ip = who.ip
+    this.slot = who.slot
     const { settings } = env
-    const now = () => env.clock.now().getTime()
+    const now = env.clock.now().getTime()
     this.#frames = new TokenBucket(settings.frameBurst, settings.framesPerSecond / 1000, now)
     this.#texts = new TokenBucket(settings.textBurst, settings.textPerSecond / 1000, now)
     this.#audio = new TokenBucket(audioBurstBytes(settings), AUDIO_BYTES_PER_MS * VOICE_MAX_AUDIO_RATE, now)
@@ -181,17 +186,18 @@ export class VoiceConnection implements BrowserSide {
     if (this.#closing || this.#gone) return
     // Anything from the browser shows it is there, as a pong does.
     this.#awaitingPong = false
-    if (!this.#frames.take()) return this.#violation(CLOSE.policy, 'message budget exceeded')
+    const now = this.#env.clock.now().getTime()
+    if (!this.#frames.take(1, now)) return this.#violation(CLOSE.policy, 'message budget exceeded')
     const frame = data as Buffer
     if (isBinary) {
       if (frame.length > VOICE_MAX_BINARY_FRAME_BYTES) return this.#violation(CLOSE.tooBig, 'audio frame too large')
-      if (!this.#audio.take(frame.length)) return this.#violation(CLOSE.policy, 'audio faster than real time')
+      if (!this.#audio.take(frame.length, now)) return this.#violation(CLOSE.policy, 'audio faster than real time')
       if (frame.length % 2 !== 0) return this.#violation(CLOSE.invalidData, 'audio is PCM16')
-      this.#call?.audioFromBrowser(frame)
+      this.#call?.audioFromBrowser(frame, now)
       return
     }
     if (frame.length > VOICE_MAX_TEXT_FRAME_BYTES) return this.#violation(CLOSE.tooBig, 'message too large')
-    if (!this.#texts.take()) return this.#violation(CLOSE.policy, 'message budget exceeded')
+    if (!this.#texts.take(1, now)) return this.#violation(CLOSE.policy, 'message budget exceeded')
     let json: unknown
     try {
       json = JSON.parse(frame.toString('utf8'))
@@ -256,6 +262,7 @@ export class VoiceConnection implements BrowserSide {
       }
       this.#awaitingPong = true
       this.#socket.ping()
+      this.#env.heartbeat(this)
       this.#armHeartbeat(ms)
     }, ms)
   }

@@ -5,6 +5,7 @@
  * (the conversation's finals; the call's row, which the webhooks keep). The route checks who may
  * connect before the upgrade and hands the socket to `accept`.
  */
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type WebSocket from 'ws'
@@ -18,6 +19,7 @@ import { defaultVoiceSettings } from './limits'
 import { withMemoryFallback } from '#server/lib/memory-fallback'
 import { memoryLocks, redisLocks, type VoiceLocks } from './locks'
 import type { VoiceConversations } from './recorder'
+import { memoryAddressSlots, redisAddressSlots, type AddressSlots } from './address-slots'
 
 export { CLOSE, type PhoneCallWatch } from './connection'
 export { defaultVoiceSettings, type VoiceSettings } from './limits'
@@ -25,6 +27,7 @@ export { endReasonOf, mapVapiMessage, RELAYED_VAPI_TYPES, transcriptText, type U
 export { AudioPump, type AudioSink } from './pump'
 export { TranscriptRules, VoiceRecorder, type VoiceConversations } from './recorder'
 export { memoryLocks, redisLocks, type VoiceLocks } from './locks'
+export { memoryAddressSlots, redisAddressSlots, type AddressSlots } from './address-slots'
 export type { VoiceMetrics } from './call'
 
 export type VoiceDeps = {
@@ -38,7 +41,7 @@ export type VoiceDeps = {
   sessionIsLive(sessionId: string): Promise<boolean>
   /** The call's first line (an in-app conversation, not the daily call's greeting). */
   firstMessage: string
-  /** Shared per-user call leases across servers when set; in memory otherwise. */
+  /** Shared per-user call leases and per-address socket counts across servers when set; in memory otherwise. */
   redis: Redis | undefined
   redisPrefix: string
   /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
@@ -55,19 +58,24 @@ export function createVoice(deps: VoiceDeps) {
   const metrics = emptyMetrics()
   const now = () => clock.now().getTime()
   let warnedAt = 0
-  const locks: VoiceLocks = deps.redis
-    ? withMemoryFallback(redisLocks(deps.redis, `${deps.redisPrefix}voice:`), memoryLocks(now), (error) => {
-        if (now() - warnedAt < 60_000) return
-        warnedAt = now()
-        log.warn({ err: error }, 'voice: Redis is unavailable, one call per user is held in memory until it is back')
-      })
-    : memoryLocks(now)
+  const redisDown = (error: Error) => {
+    if (now() - warnedAt < 60_000) return
+    warnedAt = now()
+    log.warn({ err: error }, 'voice: Redis is unavailable, one call per user and the sockets per address are counted in memory until it is back')
+  }
+  const locks: VoiceLocks = deps.redis ? withMemoryFallback(redisLocks(deps.redis, `${deps.redisPrefix}voice:`), memoryLocks(now), redisDown) : memoryLocks(now)
+  const slots: AddressSlots = deps.redis
+    ? withMemoryFallback(redisAddressSlots(deps.redis, `${deps.redisPrefix}voice:ip:`), memoryAddressSlots(now), redisDown)
+    : memoryAddressSlots(now)
+  /** A slot lapses unless renewed: each socket renews its own at every heartbeat. */
+  const slotTtlMs = () => settings.heartbeatMs * 3
+  /** Slots taken before an upgrade that has not completed yet: released if it never does. */
+  const reserved = new Map<string, unknown>()
   const calls: CallContext | undefined = deps.vapi
     ? { clock, timers, log, vapi: deps.vapi, webCalls: deps.webCalls, conversations: deps.conversations, locks, settings, firstMessage: deps.firstMessage, metrics }
     : undefined
 
   const connections = new Set<VoiceConnection>()
-  const perIp = new Map<string, number>()
   let stopping = false
   /** Sign-outs on any server, heard once the socket route is served (`hearSignOuts`). */
   let hearing: LiveSubscription | undefined
@@ -79,12 +87,13 @@ export function createVoice(deps: VoiceDeps) {
     calls,
     phoneCalls: deps.phoneCalls,
     sessionIsLive: deps.sessionIsLive,
+    heartbeat(connection: VoiceConnection) {
+      slots.renew(connection.ip, connection.slot, slotTtlMs()).catch(() => {})
+    },
     closed(connection: VoiceConnection) {
       if (!connections.delete(connection)) return
       metrics.droppedToBrowser += connection.dropped
-      const left = (perIp.get(connection.ip) ?? 1) - 1
-      if (left > 0) perIp.set(connection.ip, left)
-      else perIp.delete(connection.ip)
+      slots.release(connection.ip, connection.slot).catch(() => {})
     },
   }
 
@@ -101,19 +110,41 @@ export function createVoice(deps: VoiceDeps) {
     configured: calls !== undefined,
     /** The limits in force (tests may change them). */
     settings,
-    /** Whether another socket may open from this address (asked before the upgrade). */
-    admits(ip: string): boolean {
-      return !stopping && (perIp.get(ip) ?? 0) < settings.connectionsPerIp
+    /**
+     * Before the upgrade: a slot of the address for one more socket (on any server), or null when
+     * it has `connectionsPerIp` open. The slot goes to `accept`; unused, it is released after
+     * `upgradeMs`.
+     */
+    async admit(ip: string): Promise<string | null> {
+      if (stopping) return null
+      const slot = randomUUID()
+      if (!(await slots.take(ip, slot, settings.connectionsPerIp, slotTtlMs()))) return null
+      reserved.set(
+        slot,
+        timers.setTimeout(() => {
+          reserved.delete(slot)
+          slots.release(ip, slot).catch(() => {})
+        }, settings.upgradeMs),
+      )
+      return slot
     },
-    /** Takes an upgraded, authenticated socket. */
+    /** Takes an upgraded, authenticated socket, with the slot `admit` gave it. */
     accept(socket: WebSocket, who: Who): void {
+      const handle = reserved.get(who.slot)
+      if (handle === undefined) {
+        // Its reservation lapsed (or none was made): not counted, so not served.
+        socket.close(CLOSE.policy, 'too many connections')
+        return
+      }
+      reserved.delete(who.slot)
+      timers.clearTimeout(handle)
       if (stopping) {
+        slots.release(who.ip, who.slot).catch(() => {})
         socket.close(CLOSE.goingAway, 'server-restarting')
         return
       }
       const connection = new VoiceConnection(env, socket, who)
       connections.add(connection)
-      perIp.set(who.ip, (perIp.get(who.ip) ?? 0) + 1)
       connection.open()
     },
     /**

@@ -6,8 +6,10 @@ import { VOICE_FRAME_BYTES, VOICE_FRAME_MS, VOICE_IDLE_TIMEOUT_MS, VOICE_MAX_AUD
  * gateway's settings (`services.voice.settings`).
  */
 export type VoiceSettings = {
-  /** Sockets open at once from one client address (more: 429 before the upgrade). */
+  /** Sockets open at once from one client address, across every server (more: 429 before the upgrade). */
   connectionsPerIp: number
+  /** How long an upgrade may take once its address's slot is taken (then the slot is released). */
+  upgradeMs: number
   /** Frames of any kind a socket may send: per second sustained, and the burst (more: close 1008). */
   framesPerSecond: number
   frameBurst: number
@@ -42,6 +44,7 @@ export const AUDIO_BYTES_PER_MS = (VOICE_SAMPLE_RATE / 1000) * 2
 
 export const defaultVoiceSettings = (): VoiceSettings => ({
   connectionsPerIp: 10,
+  upgradeMs: 10_000,
   // Audio alone is 50 frames a second; twice that leaves room for jitter and the JSON messages.
   framesPerSecond: (1000 / VOICE_FRAME_MS) * 2,
   frameBurst: 200,
@@ -66,25 +69,23 @@ export const audioBurstBytes = (settings: VoiceSettings) => Math.max(VOICE_FRAME
 
 /**
  * A token bucket on the injected clock: `capacity` tokens, refilled at `perMs` a millisecond.
- * `take(n)` is false when fewer than n are left (the caller closes the socket).
+ * `take(n, at)` is false when fewer than n are left (the caller closes the socket); `at` is the
+ * clock's time in ms, read once per message by the caller (every audio frame passes two buckets).
  */
 export class TokenBucket {
   #tokens: number
   #last: number
   readonly #capacity: number
   readonly #perMs: number
-  readonly #now: () => number
 
-  constructor(capacity: number, perMs: number, now: () => number) {
+  constructor(capacity: number, perMs: number, at: number) {
     this.#capacity = capacity
     this.#perMs = perMs
-    this.#now = now
     this.#tokens = capacity
-    this.#last = now()
+    this.#last = at
   }
 
-  take(n = 1): boolean {
-    const now = this.#now()
+  take(n: number, now: number): boolean {
     if (now > this.#last) {
       this.#tokens = Math.min(this.#capacity, this.#tokens + (now - this.#last) * this.#perMs)
       this.#last = now
