@@ -1030,7 +1030,7 @@ describe('one voice call per person across servers (Redis)', () => {
       // A slot that lapses (its server died: nobody renews it) frees its place.
       await shared.redis.zadd(`${shared.prefix}198.51.100.7`, 1, 's2')
       expect(await slots.take('198.51.100.7', 's4', 2, 60_000)).toBe(true)
-      expect(await shared.redis.zrange(`${shared.prefix}198.51.100.7`, 0, -1)).toEqual(['s3', 's4'])
+      expect(await shared.redis.zrange(`${shared.prefix}198.51.100.7`, '0', '-1')).toEqual(['s3', 's4'])
       // Renewed after it lapsed, a slot counts again (its socket is open).
       await shared.redis.zrem(`${shared.prefix}198.51.100.7`, 's4')
       await slots.renew('198.51.100.7', 's4', 60_000)
