@@ -47,14 +47,14 @@ type FakeProcess = Helper<{ url: string; apiKey: string }>
 type RelayProcess = Helper<{ url: string }>
 
 /** A bench helper process (`entry`) that prints one JSON line once it serves; SIGTERM stops it. */
-async function startHelper<T>(entry: string, env: Record<string, string> = {}): Promise<Helper<T>> {
+async function startHelper<H extends Helper<object>>(entry: string, env: Record<string, string> = {}): Promise<H> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)))
   })
   return {
-    ...(JSON.parse(line) as T),
+    ...(JSON.parse(line) as object),
     child,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return
@@ -62,7 +62,7 @@ async function startHelper<T>(entry: string, env: Record<string, string> = {}): 
       child.kill('SIGTERM')
       await exited
     },
-  }
+  } as H
 }
 
 /** Resident memory of a process and its descendants in KiB (Linux /proc). */
@@ -358,9 +358,9 @@ async function startStack(people: number, servers: number, processes = 1, withRe
   const bench = await postgresDatabase('voice')
   if (!bench) throw new Error('the voice benchmarks need PostgreSQL')
   const redis = await startRedis()
-  const fake = await startHelper<{ url: string; apiKey: string }>('bench/voice-fake.ts')
+  const fake = await startHelper<FakeProcess>('bench/voice-fake.ts')
   const relay = withRelay
-    ? await startHelper<{ url: string }>('bench/voice-relay.ts', {
+    ? await startHelper<RelayProcess>('bench/voice-relay.ts', {
         BENCH_RELAY_PORT: String(await freePort()),
         BENCH_RELAY_PROCESSES: String(processes),
         VAPI_API_URL: fake.url,
@@ -433,6 +433,9 @@ type Round = {
   kib: number
 }
 
+/** The paths a stack streams through: the bare relay when it has one. */
+const pathsOf = (stack: Stack): Path[] => (stack.relay ? ['direct', 'relay', 'gateway'] : ['direct', 'gateway'])
+
 /**
  * `count` rounds at `sessions`: each streams once per path, the order rotating from round to round
  * (direct, relay, gateway / relay, gateway, direct / ...) so a drift in the machine's load weighs on
@@ -441,7 +444,7 @@ type Round = {
  * shared machine in one round moves one round, not the figure; ADR 037's method).
  */
 async function roundsAt(stack: Stack, sessions: number, count: number, measureMs: number): Promise<Round[]> {
-  const paths: Path[] = stack.relay ? ['direct', 'relay', 'gateway'] : ['direct', 'gateway']
+  const paths = pathsOf(stack)
   const result: Round[] = []
   for (let n = 0; n < count; n++) {
     const order = paths.map((_, i) => paths[(i + n) % paths.length]!)
@@ -497,7 +500,7 @@ export async function voiceGateway(): Promise<boolean[]> {
   const stack = stacks[0]!
   try {
     // Warm-up: the JIT and the pools of every part, every path.
-    for (const path of ['direct', 'relay', 'gateway'] as const) if (path !== 'relay' || withRelay) await phase(stack, path, Math.min(sessions, 20), 1000)
+    for (const path of pathsOf(stack)) await phase(stack, path, Math.min(sessions, 20), 1000)
 
     const rounds = await roundsAt(stack, sessions, pairs, measureMs)
     const addedP50 = quantile(rounds.map((r) => r.addedP50), 0.5)

@@ -22,19 +22,16 @@ export function memoryAddressSlots(now: () => number): AddressSlots {
     for (const [holder, until] of slots) if (until <= now()) slots.delete(holder)
     return slots
   }
+  const take = async (ip: string, holder: string, max: number, ttlMs: number) => {
+    const slots = live(ip) ?? new Map<string, number>()
+    if (!slots.has(holder) && slots.size >= max) return false
+    slots.set(holder, now() + ttlMs)
+    held.set(ip, slots)
+    return true
+  }
   return {
-    async take(ip, holder, max, ttlMs) {
-      const slots = live(ip) ?? new Map<string, number>()
-      if (!slots.has(holder) && slots.size >= max) return false
-      slots.set(holder, now() + ttlMs)
-      held.set(ip, slots)
-      return true
-    },
-    async renew(ip, holder, ttlMs) {
-      const slots = held.get(ip) ?? new Map<string, number>()
-      slots.set(holder, now() + ttlMs)
-      held.set(ip, slots)
-    },
+    take,
+    renew: async (ip, holder, ttlMs) => void (await take(ip, holder, Number.MAX_SAFE_INTEGER, ttlMs)),
     async release(ip, holder) {
       const slots = held.get(ip)
       slots?.delete(holder)
@@ -45,7 +42,8 @@ export function memoryAddressSlots(now: () => number): AddressSlots {
 
 /**
  * One sorted set per address: holder → the time its slot lapses (Redis's own clock, so the servers'
- * clocks need not agree). The key itself expires with its last slot.
+ * clocks need not agree). The key itself expires with its last slot. A renewal is a take without a
+ * cap (the socket is open, so it counts even if its slot lapsed).
  */
 const TAKE = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -54,20 +52,12 @@ if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`
-const RENEW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 1`
 
 export function redisAddressSlots(redis: Redis, prefix: string): AddressSlots {
+  const take = async (ip: string, holder: string, max: number, ttlMs: number) => (await redis.eval(TAKE, 1, prefix + ip, holder, max, ttlMs)) === 1
   return {
-    async take(ip, holder, max, ttlMs) {
-      return (await redis.eval(TAKE, 1, prefix + ip, holder, max, ttlMs)) === 1
-    },
-    async renew(ip, holder, ttlMs) {
-      await redis.eval(RENEW, 1, prefix + ip, holder, ttlMs)
-    },
+    take,
+    renew: async (ip, holder, ttlMs) => void (await take(ip, holder, Number.MAX_SAFE_INTEGER, ttlMs)),
     async release(ip, holder) {
       await redis.zrem(prefix + ip, holder)
     },
