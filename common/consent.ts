@@ -46,6 +46,11 @@ export const ConsentResponseSchema = z.object({
       at: text(),
     }),
   ),
+  /**
+   * The person's number, when Twilio said texts cannot reach it (no text goes to it until the number
+   * changes or a START comes from it): the number as shown, Twilio's error code, why in words, since when.
+   */
+  texts_undeliverable: z.object({ display_number: text(), error_code: z.number().int(), reason: text(), since: text() }).nullable(),
   /** The number texts come from (and START goes to), E.164 and as shown. */
   sms_number: text(),
   display_number: text(),
@@ -60,3 +65,13 @@ export const UpdateConsentBodySchema = z.object({ enabled: z.boolean({ error: 'e
 /** What the ledger records for the consent page's controls. */
 export const consentSettingText = (channel: (typeof SETTABLE_CONSENT_CHANNELS)[number], enabled: boolean) =>
   `${channel === 'texts' ? 'Coaching texts' : 'Weekly report emails'}: ${enabled ? 'On' : 'Off'}`
+
+/** Why texts cannot reach a number, by Twilio's error code (UNDELIVERABLE_CODES on the server). */
+export const UNDELIVERABLE_REASONS: Record<number, string> = {
+  21211: 'it is not a valid phone number',
+  21614: 'it is not a mobile number',
+  30004: 'texts to it are blocked',
+  30005: 'its carrier does not know it',
+  30006: 'it is a landline, or its carrier cannot take texts',
+}
+export const undeliverableReason = (code: number) => UNDELIVERABLE_REASONS[code] ?? 'its carrier refused our texts'

@@ -36,7 +36,8 @@ export type TextSendResult =
 export type TextSender = {
   /** Whether texts really leave (Twilio configured), or are only logged. */
   readonly live: boolean
-  send(message: { to: string; from: string; body: string }): Promise<TextSendResult>
+  /** `statusCallback`: where Twilio posts what became of the text (sent, delivered, undelivered...). */
+  send(message: { to: string; from: string; body: string; statusCallback?: string | undefined }): Promise<TextSendResult>
   /** X-Twilio-Signature check of an inbound webhook (false when Twilio is not configured). */
   validate(signature: string, url: string, params: Record<string, string | string[]>): Promise<boolean>
 }
@@ -100,7 +101,12 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
       try {
         client ??= twilioClient(settings)
         // `create` throws synchronously on a missing `to`: inside the try either way.
-        const created = await (await client).messages.create({ to: message.to, from: message.from, body: message.body })
+        const created = await (await client).messages.create({
+          to: message.to,
+          from: message.from,
+          body: message.body,
+          ...(message.statusCallback ? { statusCallback: message.statusCallback } : {}),
+        })
         const segments = Number(created.numSegments)
         return { kind: 'sent', sid: created.sid, segments: Number.isFinite(segments) && segments > 0 ? segments : null, status: created.status }
       } catch (error) {

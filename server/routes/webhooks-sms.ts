@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
-import type { InboundParams } from '#server/services/texts'
+import { SMS_STATUS_PATH, type InboundParams } from '#server/services/texts'
 
 /** Twilio's inbound message: a few form fields (Twilio adds more without notice; all of them are signed). */
 const BODY_LIMIT = 64 * 1024
@@ -21,6 +21,8 @@ const twiml = (reply: string | null) =>
  * validator against APP_URL + the path Twilio called and every form field, is the authentication
  * (403 otherwise, and always when Twilio is not configured). Each MessageSid is acted on once; the
  * answer is TwiML (text/xml), with the keyword's reply when there is one.
+ *
+ * POST /api/webhooks/sms/status: the status callbacks of the texts we send, signed the same way.
  */
 const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   const { texts } = app.services
@@ -56,6 +58,38 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         params: (request.body ?? {}) as InboundParams,
       })
       return reply.code(200).type('text/xml; charset=utf-8').send(twiml(result.reply))
+    },
+  )
+
+  app.post(
+    SMS_STATUS_PATH,
+    {
+      schema: {
+        tags: ['webhooks'],
+        summary:
+          "Twilio's status callbacks for the texts we send (form-encoded), verified with X-Twilio-Signature: each text's final status once (delivered, undelivered, failed); 21610 revokes texts, a number that cannot take texts gets none again",
+        headers: z.object({ 'x-twilio-signature': text().optional() }),
+        body: z.record(text(), z.union([text(), z.array(text())])).optional(),
+        response: {
+          204: z.null().describe('Taken (also for a callback that changes nothing: repeated, late, or for a text we do not know)'),
+          400: ErrorBodySchema,
+          403: ErrorBodySchema,
+          413: ErrorBodySchema,
+          415: ErrorBodySchema,
+          429: ErrorBodySchema,
+        },
+      },
+      bodyLimit: BODY_LIMIT,
+      // A callback or two per text we send: bounded by what we send, well under this.
+      config: { auth: 'webhook', rateLimit: { max: 1_200, timeWindow: '1 minute' } },
+    },
+    async (request, reply) => {
+      await texts.receiveStatus({
+        signature: request.headers['x-twilio-signature'],
+        url: appUrl + request.url,
+        params: (request.body ?? {}) as InboundParams,
+      })
+      return reply.code(204).send(null)
     },
   )
 }

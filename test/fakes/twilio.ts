@@ -15,6 +15,8 @@
  *   message is forwarded, still, to the app's webhook, signed exactly as Twilio signs
  *   (X-Twilio-Signature = base64 HMAC-SHA1 of the URL and the sorted fields, with the auth token),
  *   and the TwiML <Message> the app answers is recorded as a reply sent to the sender.
+ * - Status callbacks (`status`): what became of a text the app sent, posted to the StatusCallback it
+ *   gave, signed as Twilio signs (`POST /__fake/status` does the same over HTTP).
  * - Fault injection: the next requests answer 429/20429 or 500.
  */
 import { randomBytes } from 'node:crypto'
@@ -45,7 +47,7 @@ export type FakeMessage = {
   from: string
   to: string
   body: string
-  status: 'queued' | 'sent' | 'delivered' | 'received'
+  status: 'queued' | 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'received'
   num_segments: string
   num_media: string
   direction: 'outbound-api' | 'outbound-reply' | 'inbound'
@@ -252,6 +254,36 @@ export class FakeTwilio {
     return { messageSid: params.MessageSid!, status: response.statusCode, body, reply: text, params }
   }
 
+  /**
+   * Twilio reports what became of an outbound text: the message takes `status` (and the error),
+   * and its StatusCallback gets the signed callback (as Twilio sends it: the message's fields,
+   * MessageStatus and SmsStatus, ErrorCode when there is one). Returns the app's answer.
+   */
+  async status(messageSid: string, status: 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed', options: { errorCode?: number; signature?: string | null } = {}): Promise<{ status: number; body: string }> {
+    const message = this.#messages.find((item) => item.sid === messageSid)
+    if (!message) throw new Error(`FakeTwilio: no message ${messageSid}`)
+    if (!message.statusCallback) throw new Error(`FakeTwilio: message ${messageSid} has no StatusCallback`)
+    message.status = status
+    message.error_code = options.errorCode ?? null
+    message.date_updated = rfc2822(this.#clock.now())
+    const params: Record<string, string> = {
+      MessageSid: message.sid,
+      SmsSid: message.sid,
+      AccountSid: this.accountSid,
+      From: message.from,
+      To: message.to,
+      ApiVersion: '2010-04-01',
+      MessageStatus: status,
+      SmsStatus: status,
+      ...(options.errorCode === undefined ? {} : { ErrorCode: String(options.errorCode) }),
+    }
+    const signature = options.signature === undefined ? this.sign(message.statusCallback, params) : options.signature
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'TwilioProxy/1.1' }
+    if (signature !== null) headers['x-twilio-signature'] = signature
+    const response = await request(message.statusCallback, { method: 'POST', headers, body: new URLSearchParams(params).toString(), dispatcher: this.#agent })
+    return { status: response.statusCode, body: await response.body.text() }
+  }
+
   // ---- the API -----------------------------------------------------------------------------
 
   #message(input: { sid: string; from: string; to: string; body: string; direction: FakeMessage['direction']; status: FakeMessage['status']; now: Date; autoReply?: boolean; statusCallback?: string | undefined }): FakeMessage {
@@ -344,5 +376,8 @@ export class FakeTwilio {
     })
 
     app.get('/__fake/messages', async () => ({ messages: this.messages(), blocked: [...this.#blocked] }))
+    app.post<{ Body: { sid: string; status: 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed'; errorCode?: number } }>('/__fake/status', async (request) =>
+      this.status(request.body.sid, request.body.status, request.body.errorCode === undefined ? {} : { errorCode: request.body.errorCode }),
+    )
   }
 }

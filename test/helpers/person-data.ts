@@ -27,6 +27,7 @@ import {
   quizzes,
   subscribers,
   textMessages,
+  textSuppressions,
   userActivity,
   vapiWebhookEvents,
   weeklyReports,
@@ -125,7 +126,7 @@ export const SEEDERS: readonly Seeder[] = [
     },
   },
   {
-    tables: ['coaching_calls', 'coaching_call_events', 'commitments', 'text_messages'],
+    tables: ['coaching_calls', 'coaching_call_events', 'commitments', 'text_messages', 'text_suppressions'],
     async seed({ db, user, clock, marker }) {
       const now = clock.now()
       const vapiCallId = `vapi-${marker}`
@@ -148,7 +149,12 @@ export const SEEDERS: readonly Seeder[] = [
         .returning()
       await db.insert(coachingCallEvents).values({ callId: call!.id, userId: user.id, type: 'ended', at: now, detail: { note: `timeline ${marker}` } })
       await db.insert(commitments).values({ userId: user.id, callId: call!.id, position: 0, text: `commitment ${marker}`, madeAt: now })
-      await db.insert(textMessages).values({ userId: user.id, kind: 'recap', dedupeKey: `recap:${call!.id}`, callId: call!.id, content: `recap ${marker}`, body: `Momentum Coach: recap ${marker}`, toNumber: `+1${user.phoneNumber}`, status: 'logged', createdAt: now, sentAt: now, updatedAt: now })
+      const [text] = await db
+        .insert(textMessages)
+        .values({ userId: user.id, kind: 'recap', dedupeKey: `recap:${call!.id}`, callId: call!.id, content: `recap ${marker}`, body: `Momentum Coach: recap ${marker}`, toNumber: `+1${user.phoneNumber}`, status: 'logged', createdAt: now, sentAt: now, updatedAt: now })
+        .returning()
+      // Its number turned out to be a landline.
+      await db.insert(textSuppressions).values({ userId: user.id, toNumber: `+1${user.phoneNumber}`, errorCode: 30006, textId: text!.id, createdAt: now })
       // The provider's message about it, as stored before it is applied: it names the person too.
       await db.insert(vapiWebhookEvents).values({
         dedupeKey: `${vapiCallId}:end-of-call-report`,

@@ -1,5 +1,5 @@
 import { relations, sql } from 'drizzle-orm'
-import { check, date, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { check, date, index, integer, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 import { coachingCalls } from './calls'
 import { users } from './users'
@@ -96,6 +96,35 @@ export const inboundTexts = pgTable(
   ],
 )
 
+/**
+ * Twilio's errors that say a number cannot take texts at all: 21211 not a valid number, 21614 not
+ * a mobile number (both refused at once), 30004 blocked by the recipient or the carrier, 30005 a
+ * number the carrier does not know, 30006 a landline or a carrier that cannot take texts (the last
+ * three in a status callback, after Twilio had accepted the text).
+ */
+export const UNDELIVERABLE_CODES = [21211, 21614, 30004, 30005, 30006] as const
+
+/**
+ * A person's number that texts cannot reach (UNDELIVERABLE_CODES): no text goes to it again. It
+ * concerns that number only: a new number on the account is tried afresh, and a START texted from
+ * this one (which proves it takes texts) removes the row.
+ */
+export const textSuppressions = pgTable(
+  'text_suppressions',
+  {
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** E.164. */
+    toNumber: text().notNull(),
+    errorCode: integer().notNull(),
+    /** The text Twilio could not deliver. */
+    textId: uuid().references(() => textMessages.id, { onDelete: 'set null' }),
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.toNumber] })],
+)
+
 export const textMessagesRelations = relations(textMessages, ({ one }) => ({
   user: one(users, { fields: [textMessages.userId], references: [users.id] }),
   call: one(coachingCalls, { fields: [textMessages.callId], references: [coachingCalls.id] }),
@@ -103,3 +132,4 @@ export const textMessagesRelations = relations(textMessages, ({ one }) => ({
 
 export type TextMessage = typeof textMessages.$inferSelect
 export type InboundText = typeof inboundTexts.$inferSelect
+export type TextSuppression = typeof textSuppressions.$inferSelect

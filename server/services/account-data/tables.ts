@@ -29,6 +29,7 @@ import {
   sessions,
   subscribers,
   textMessages,
+  textSuppressions,
   userActivity,
   users,
   vapiWebhookEvents,
@@ -171,7 +172,7 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'texts.json',
     title: 'Your text messages',
-    about: 'The texts we sent you or held for you (call recaps, missed-call notices, weekly report links) with what happened to each, and the texts you sent to our number.',
+    about: 'The texts we sent you or held for you (call recaps, missed-call notices, weekly report links) with what happened to each, the texts you sent to our number, and any number of yours our texts could not reach.',
     parts: [
       { key: 'sent', description: 'Texts to you: the words, the body as sent, the number, the status and the times.', table: textMessages, rowsOf: userIs(textMessages.userId), orderBy: [textMessages.createdAt, textMessages.id], deletion: 'cascade' },
       {
@@ -185,6 +186,14 @@ export const EXPORT_FILES: readonly ExportFile[] = [
         deleteRows: (userId) => sql`${inboundTexts.fromNumber} in ${numbersOf(userId)} and not exists (
           select 1 from ${users} other left join ${profiles} other_profile on other_profile.id = other.id
           where other.id <> ${userId} and ${inboundTexts.fromNumber} in ('+1' || other.phone_number, '+1' || other_profile.phone_number))`,
+      },
+      {
+        key: 'unreachable_numbers',
+        description: "Your numbers our texts could not reach (Twilio's error code: not a mobile number, a landline, blocked...), which get no texts until a START comes from them.",
+        table: textSuppressions,
+        rowsOf: userIs(textSuppressions.userId),
+        orderBy: [textSuppressions.createdAt, textSuppressions.toNumber],
+        deletion: 'cascade',
       },
     ],
   },

@@ -1,10 +1,11 @@
 /** Consent: the append-only ledger of calls, texts and report emails, and its current state per channel. */
 import { displayPhoneNumber } from '#common/opt-in'
-import { consentSettingText, type ConsentResponse, type SETTABLE_CONSENT_CHANNELS } from '#common/consent'
+import { consentSettingText, undeliverableReason, type ConsentResponse, type SETTABLE_CONSENT_CHANNELS } from '#common/consent'
 import type { Db } from '#server/db/client'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import { getConsentState, listConsentHistory, recordConsent, type ConsentRequestMeta } from './ledger'
+import { undeliverableNumberOf } from './reachability'
 
 export {
   getConsentState,
@@ -27,11 +28,21 @@ export function createConsent(deps: { db: Db; clock: Clock; smsNumber: string })
   const { db, clock } = deps
 
   async function view(userId: string): Promise<ConsentResponse> {
-    const [state, history] = await Promise.all([getConsentState(db, userId), listConsentHistory(db, userId, CONSENT_HISTORY_SHOWN)])
+    const [state, history, undeliverable] = await Promise.all([
+      getConsentState(db, userId),
+      listConsentHistory(db, userId, CONSENT_HISTORY_SHOWN),
+      undeliverableNumberOf(db, userId),
+    ])
     const channel = (name: keyof typeof state) => ({ granted: state[name].granted, at: state[name].at?.toISOString() ?? null })
     return {
       channels: { calls: channel('calls'), texts: channel('texts'), report_emails: channel('report_emails') },
       history: history.map((row) => ({ id: row.id, channel: row.channel, action: row.action, source: row.source, text: row.text, at: row.at.toISOString() })),
+      texts_undeliverable: undeliverable && {
+        display_number: displayPhoneNumber(undeliverable.number),
+        error_code: undeliverable.errorCode,
+        reason: undeliverableReason(undeliverable.errorCode),
+        since: undeliverable.since.toISOString(),
+      },
       sms_number: deps.smsNumber,
       display_number: displayPhoneNumber(deps.smsNumber),
     }

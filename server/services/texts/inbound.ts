@@ -6,7 +6,8 @@
  *   skipped; the one answer says what stopped and how each comes back (a repeated STOP that changes
  *   nothing is not answered again);
  * - START family: texts granted again (calls stay as they are); a START while the person is on the
- *   opt-in screen also completes that step;
+ *   opt-in screen also completes that step; the number, which has just sent a text, is no longer
+ *   taken for one that cannot take texts;
  * - HELP family: what the service is and where to get help.
  * A text from a number no account uses is answered with nothing and not stored.
  */
@@ -17,6 +18,7 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { inboundTexts, profiles, users } from '#server/db/schema'
 import { stopCallsOf } from '#server/services/calls'
 import { getConsentStates, recordConsent, type ConsentChange } from '#server/services/consent'
+import { liftSuppressions } from './delivery'
 import { skipHeldTexts } from './outbox'
 
 export type InboundText = {
@@ -99,6 +101,7 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
     } else if (keyword === 'start') {
       const changes = userIds.filter((userId) => !states.get(userId)!.texts.granted).map((userId) => change(userId, 'texts', 'granted'))
       await recordConsent(tx, changes)
+      await liftSuppressions(tx, userIds, message.from)
       // A START is also the opt-in screen's step done (the text it shows is what the person answered).
       await tx
         .update(profiles)

@@ -19,6 +19,7 @@ import { hasConsent } from '#server/services/consent'
 import type { LiveBus } from '#server/services/live'
 import { eq } from 'drizzle-orm'
 import { missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
+import { recordDeliveryStatus, type StatusOutcome } from './delivery'
 import { receiveInbound } from './inbound'
 import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
 
@@ -30,6 +31,8 @@ export const SEND_TEXT_JOB = 'send-text'
 /** The send-text job id of a text (one run per text while it waits). */
 export const sendTextJobId = (textId: string) => `text-${textId}`
 export const CALLS_REVOKED_JOB = 'calls-consent-revoked'
+/** Where Twilio reports what became of each text (its status callback). */
+export const SMS_STATUS_PATH = '/api/webhooks/sms/status'
 /** The second look for calls to cancel after a STOP: past the longest dial request (15 s). */
 export const REVOKED_RECHECK_MS = 30_000
 /** Texts a release run sends at once. */
@@ -60,12 +63,17 @@ const field = (params: InboundParams, name: string): string | null => {
   return typeof value === 'string' ? value : null
 }
 
+const MESSAGE_SID = /^(SM|MM)[0-9a-fA-F]{32}$/
+
 const SLOT_LABELS: Record<string, string> = { daily: 'daily check-in', evening: 'evening check-in' }
+
+/** A Twilio webhook as it arrived: its X-Twilio-Signature, the URL it was sent to, its form fields. */
+export type SignedWebhook = { signature: string | undefined; url: string; params: InboundParams }
 
 export function createTexts(deps: TextsDeps) {
   const { db, clock, log, jobs } = deps
   const appUrl = deps.appUrl.replace(/\/$/, '')
-  const outbox = { db, sender: deps.sender, from: deps.smsNumber }
+  const outbox = { db, sender: deps.sender, from: deps.smsNumber, statusCallback: deps.sender.live ? `${appUrl}${SMS_STATUS_PATH}` : undefined }
 
   /**
    * Writes the text (once per key) and asks for it to be sent now; the release run is the safety
@@ -89,6 +97,20 @@ export function createTexts(deps: TextsDeps) {
     const today = Temporal.PlainDate.from(localDateOf(clock.now(), next.next.timeZone))
     const day = next.next.localDate === today.toString() ? 'today' : next.next.localDate === today.add({ days: 1 }).toString() ? 'tomorrow' : Temporal.PlainDate.from(next.next.localDate).toLocaleString('en-US', { weekday: 'long' })
     return { kind: 'next', localTime: next.next.localTime, day }
+  }
+
+  /**
+   * The signature (against APP_URL + the request's path and query, with every form field), then
+   * the message's sid. Twilio signs its status callbacks exactly as its inbound texts.
+   */
+  async function verifiedMessageSid(input: SignedWebhook): Promise<string> {
+    const params = Object.fromEntries(Object.entries(input.params).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined))
+    if (!input.signature || !(await deps.sender.validate(input.signature, input.url, params))) {
+      throw new AppError('FORBIDDEN', 'The webhook signature is not valid.')
+    }
+    const messageSid = field(input.params, 'MessageSid') ?? field(input.params, 'SmsSid')
+    if (!messageSid || !MESSAGE_SID.test(messageSid)) throw new AppError('VALIDATION_FAILED', 'MessageSid is required.', { field: 'MessageSid' })
+    return messageSid
   }
 
   return {
@@ -177,13 +199,8 @@ export function createTexts(deps: TextsDeps) {
      * POST /api/webhooks/sms: the signature (against APP_URL + the request's path and query, with
      * every form field), then the message. Answers the TwiML reply (null: none).
      */
-    async receiveWebhook(input: { signature: string | undefined; url: string; params: InboundParams }): Promise<{ reply: string | null; duplicate: boolean }> {
-      const params = Object.fromEntries(Object.entries(input.params).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined))
-      if (!input.signature || !(await deps.sender.validate(input.signature, input.url, params))) {
-        throw new AppError('FORBIDDEN', 'The webhook signature is not valid.')
-      }
-      const messageSid = field(input.params, 'MessageSid') ?? field(input.params, 'SmsSid')
-      if (!messageSid || !/^(SM|MM)[0-9a-fA-F]{32}$/.test(messageSid)) throw new AppError('VALIDATION_FAILED', 'MessageSid is required.', { field: 'MessageSid' })
+    async receiveWebhook(input: SignedWebhook): Promise<{ reply: string | null; duplicate: boolean }> {
+      const messageSid = await verifiedMessageSid(input)
       const from = field(input.params, 'From')
       if (!from) throw new AppError('VALIDATION_FAILED', 'From is required.', { field: 'From' })
       const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, { messageSid, from, to: field(input.params, 'To') ?? '', body: field(input.params, 'Body') ?? '' }, clock.now())
@@ -200,6 +217,23 @@ export function createTexts(deps: TextsDeps) {
       for (const userId of result.started) await deps.bus.publish(userId, event)
       if (result.userIds.length > 0) log.info({ messageSid, keyword: result.keyword, accounts: result.userIds.length }, 'inbound text')
       return { reply: result.reply, duplicate: false }
+    },
+
+    /**
+     * POST /api/webhooks/sms/status: Twilio's status callback for a text we sent (signed like the
+     * inbound webhook): the text's final status once, and what its error says (delivery.ts).
+     */
+    async receiveStatus(input: SignedWebhook): Promise<StatusOutcome> {
+      const messageSid = await verifiedMessageSid(input)
+      const status = field(input.params, 'MessageStatus') ?? field(input.params, 'SmsStatus')
+      if (!status) throw new AppError('VALIDATION_FAILED', 'MessageStatus is required.', { field: 'MessageStatus' })
+      const rawCode = field(input.params, 'ErrorCode')
+      const errorCode = rawCode === null || rawCode === '' ? null : Number(rawCode)
+      if (errorCode !== null && !Number.isInteger(errorCode)) throw new AppError('VALIDATION_FAILED', 'ErrorCode must be a number.', { field: 'ErrorCode' })
+      const outcome = await recordDeliveryStatus(db, { messageSid, status, errorCode, errorMessage: field(input.params, 'ErrorMessage') }, clock.now())
+      if (outcome === 'unknown_message') log.warn({ messageSid, status }, 'texts: a status callback for a text we do not know')
+      else if (errorCode !== null) log.info({ messageSid, status, errorCode }, 'texts: not delivered')
+      return outcome
     },
 
     /** The opt-in screen's listener: called when a START from the person's number arrives. */

@@ -3,7 +3,8 @@
  * dedupe key) as held and due now; a sender then claims it in a transaction that checks, in order:
  * the consent ledger (texts granted), a phone number, the person's 8:00 AM-9:00 PM local window
  * (else held to the next 8:00 AM), the cap of 3 texts a local day (else held to the next morning),
- * and whether it is the person's first text of the week (the opt-out footer). Claims of one person
+ * and whether it is the person's first text of the week (the opt-out footer); a number texts cannot
+ * reach (delivery.ts) gets none. Claims of one person
  * are serialised (a transaction-scoped advisory lock), so two senders never pass the cap together.
  * The request to Twilio goes out after the claim commits; a claim whose sender died is never sent
  * again blindly (Twilio has no idempotency key): it is marked failed.
@@ -14,8 +15,9 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { profiles, textMessages, TEXT_OUT_STATUSES, users, type TextKind, type TextMessage } from '#server/db/schema'
 import type { TextSender } from '#server/integrations/twilio'
 import { fireInstant, localDateOf, localTimeOf } from '#server/services/calls'
-import { hasConsent, recordConsent } from '#server/services/consent'
+import { hasConsent } from '#server/services/consent'
 import { finalBody, segmentsOf } from './compose'
+import { isSuppressed, isUndeliverable, recordCarrierOptOut, suppressNumber } from './delivery'
 
 /** The local hours texts may go out in: from 8:00 AM, up to (not including) 9:00 PM. */
 export const TEXT_WINDOW = { from: '08:00', until: '21:00' } as const
@@ -87,6 +89,8 @@ export type OutboxDeps = {
   sender: TextSender
   /** SMS_OPT_IN_NUMBER: texts are sent from it. */
   from: string
+  /** Where Twilio reports what became of each text (APP_URL + /api/webhooks/sms/status); none when texts are only logged. */
+  statusCallback?: string | undefined
 }
 
 type Claimed = { text: TextMessage; to: string; body: string }
@@ -122,6 +126,7 @@ async function claim(db: Db, id: string, now: Date): Promise<{ outcome: DeliverO
       .where(eq(users.id, text.userId))
       .limit(1)
     if (!person?.phone) return skip('no_phone')
+    if (await isSuppressed(tx, text.userId, e164(person.phone))) return skip('undeliverable')
     const timeZone = person.timeZone ?? 'America/New_York'
     const window = textWindow(now, timeZone)
     // A text bound to its day (a missed call's retry time) is dropped rather than sent another day.
@@ -171,13 +176,14 @@ async function claim(db: Db, id: string, now: Date): Promise<{ outcome: DeliverO
 
 /**
  * Sends one text if it is due: claims it, asks Twilio (or logs it), and records what came of it.
- * A 21610 (the person opted out with the carrier) is also a revocation in the consent ledger.
+ * A 21610 (the person opted out with the carrier) is also a revocation in the consent ledger; a
+ * number Twilio says cannot take texts (21211, 21614) gets no more.
  */
 export async function deliverText(deps: OutboxDeps, id: string, now: () => Date): Promise<DeliverOutcome> {
   const claimed = await claim(deps.db, id, now())
   if ('outcome' in claimed) return claimed.outcome
   const { text, to, body } = claimed
-  const result = await deps.sender.send({ to, from: deps.from, body })
+  const result = await deps.sender.send({ to, from: deps.from, body, statusCallback: deps.statusCallback })
   const at = now()
   switch (result.kind) {
     case 'sent':
@@ -202,17 +208,8 @@ export async function deliverText(deps: OutboxDeps, id: string, now: () => Date)
           .update(textMessages)
           .set({ status: 'failed', errorCode: result.code, skipReason: result.message.slice(0, 300), leaseUntil: null, updatedAt: at })
           .where(eq(textMessages.id, id))
-        if (result.code === 21610 && (await hasConsent(tx, text.userId, 'texts'))) {
-          await recordConsent(tx, {
-            userId: text.userId,
-            channel: 'texts',
-            action: 'revoked',
-            source: 'carrier_opt_out',
-            text: `Twilio refused a text to ${to}: ${result.message}`.slice(0, 500),
-            at,
-            detail: { errorCode: 21610, textId: id },
-          })
-        }
+        if (result.code === 21610) await recordCarrierOptOut(tx, { userId: text.userId, to, textId: id, message: result.message, at })
+        if (isUndeliverable(result.code)) await suppressNumber(tx, { userId: text.userId, to, errorCode: result.code, textId: id, at })
       })
       return 'failed'
     case 'unknown':

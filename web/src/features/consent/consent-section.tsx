@@ -4,6 +4,7 @@
  * grant and revocation of calls, texts and report emails, with where it came from and the exact words.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
 import { useId } from 'react'
 import type { ConsentChannel, ConsentResponse, ConsentSource } from '#common/consent'
 import { Button } from '../../components/ui/button'
@@ -61,6 +62,7 @@ function ConsentLoaded({ consent }: { consent: ConsentResponse }) {
     },
   })
   const texts = consent.channels.texts.granted
+  const unreachable = consent.texts_undeliverable
   return (
     <div className="space-y-6">
       <div className="space-y-2">
@@ -83,6 +85,16 @@ function ConsentLoaded({ consent }: { consent: ConsentResponse }) {
             .
           </p>
         )}
+        {unreachable ? (
+          <p className="text-sm text-destructive" data-testid="texts-unreachable">
+            Our texts cannot reach {unreachable.display_number}: {unreachable.reason}. None will be sent to it. To get texts, change your
+            phone number on the{' '}
+            <Link to="/account" className="font-medium underline underline-offset-4">
+              account page
+            </Link>
+            , or text <strong>START</strong> from this number if it can take texts.
+          </p>
+        ) : null}
       </div>
 
       <div className="flex items-center gap-3">

@@ -1,0 +1,96 @@
+/**
+ * What became of a text after Twilio accepted it (its status callback, POST
+ * /api/webhooks/sms/status), and what a number's errors say about texting it again
+ * (docs/decisions/055):
+ * - the text's row moves from sent to delivered, undelivered or failed once; a later callback, a
+ *   repeated one or one that arrives out of order changes nothing;
+ * - 21610 (the person opted out with the carrier while we did not know) is a revocation of texts
+ *   in the consent ledger, as when Twilio refuses a text with it at once;
+ * - a number that cannot take texts (UNDELIVERABLE_CODES) is suppressed for that person: no text
+ *   goes to it again until their number changes or a START comes from it.
+ */
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Db, DbExecutor } from '#server/db/client'
+import { textMessages, textSuppressions, UNDELIVERABLE_CODES, type TextStatus } from '#server/db/schema'
+import { hasConsent, recordConsent } from '#server/services/consent'
+
+/** Twilio's final statuses, as the text's own (the others, queued to sent, leave it 'sent'). */
+const FINAL: Record<string, Extract<TextStatus, 'delivered' | 'undelivered' | 'failed'>> = {
+  delivered: 'delivered',
+  read: 'delivered',
+  partially_delivered: 'delivered',
+  undelivered: 'undelivered',
+  failed: 'failed',
+  canceled: 'failed',
+}
+
+export const isUndeliverable = (code: number | null | undefined): code is (typeof UNDELIVERABLE_CODES)[number] =>
+  typeof code === 'number' && (UNDELIVERABLE_CODES as readonly number[]).includes(code)
+
+/** A 21610 from Twilio: the person opted out with the carrier; the ledger says so (once). */
+export async function recordCarrierOptOut(tx: DbExecutor, input: { userId: string; to: string; textId: string; message: string; at: Date }): Promise<void> {
+  if (!(await hasConsent(tx, input.userId, 'texts'))) return
+  await recordConsent(tx, {
+    userId: input.userId,
+    channel: 'texts',
+    action: 'revoked',
+    source: 'carrier_opt_out',
+    text: `Twilio refused a text to ${input.to}: ${input.message}`.slice(0, 500),
+    at: input.at,
+    detail: { errorCode: 21610, textId: input.textId },
+  })
+}
+
+/** The number stops getting texts from us (the first error that said so is kept). */
+export async function suppressNumber(tx: DbExecutor, input: { userId: string; to: string; errorCode: number; textId: string; at: Date }): Promise<void> {
+  await tx
+    .insert(textSuppressions)
+    .values({ userId: input.userId, toNumber: input.to, errorCode: input.errorCode, textId: input.textId, createdAt: input.at })
+    .onConflictDoNothing()
+}
+
+export async function isSuppressed(tx: DbExecutor, userId: string, to: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ code: textSuppressions.errorCode })
+    .from(textSuppressions)
+    .where(and(eq(textSuppressions.userId, userId), eq(textSuppressions.toNumber, to)))
+    .limit(1)
+  return Boolean(row)
+}
+
+/** A START from the number proves it takes texts: its suppression ends for these accounts. */
+export async function liftSuppressions(tx: DbExecutor, userIds: readonly string[], from: string): Promise<void> {
+  if (userIds.length === 0) return
+  await tx.delete(textSuppressions).where(and(inArray(textSuppressions.userId, [...userIds]), eq(textSuppressions.toNumber, from)))
+}
+
+export type StatusCallback = { messageSid: string; status: string; errorCode: number | null; errorMessage: string | null }
+export type StatusOutcome = 'recorded' | 'in_progress' | 'already_final' | 'unknown_message'
+
+/** One status callback, in one transaction with what it causes. */
+export async function recordDeliveryStatus(db: Db, callback: StatusCallback, now: Date): Promise<StatusOutcome> {
+  const final = FINAL[callback.status]
+  return db.transaction(async (tx) => {
+    const [text] = await tx
+      .select({ id: textMessages.id, userId: textMessages.userId, status: textMessages.status, to: textMessages.toNumber })
+      .from(textMessages)
+      .where(eq(textMessages.providerSid, callback.messageSid))
+      .limit(1)
+      .for('update')
+    if (!text) return 'unknown_message'
+    if (text.status !== 'sent') return 'already_final'
+    if (!final) return 'in_progress'
+    await tx
+      .update(textMessages)
+      .set({ status: final, errorCode: final === 'delivered' ? null : callback.errorCode, updatedAt: now })
+      .where(eq(textMessages.id, text.id))
+    if (final === 'delivered' || !text.to) return 'recorded'
+    if (callback.errorCode === 21610) {
+      await recordCarrierOptOut(tx, { userId: text.userId, to: text.to, textId: text.id, message: callback.errorMessage ?? 'Attempt to send to unsubscribed recipient', at: now })
+    }
+    if (isUndeliverable(callback.errorCode)) {
+      await suppressNumber(tx, { userId: text.userId, to: text.to, errorCode: callback.errorCode, textId: text.id, at: now })
+    }
+    return 'recorded'
+  })
+}
