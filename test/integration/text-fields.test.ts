@@ -116,6 +116,7 @@ const CASES: Case[] = [
   { operation: 'POST /api/account/delete', signedIn: true, body: { password, email: 'text.person@example.com' } },
   { operation: 'DELETE /api/account/sessions/{id}', signedIn: true, params: { id: 'abcdefghijklmnopqrstuvwxyz234567' } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+15555550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
+  { operation: 'POST /api/webhooks/sms/status', body: { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'undelivered', ErrorCode: '30006' }, form: true },
 ]
 
 /** Operations authenticated by a signature over the raw body: no parsed text reaches a schema. */
