@@ -132,6 +132,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     jobs: deps.jobs ?? noJobQueue,
     bus: liveBus,
     nextCall: (userId) => calls.next(userId),
+    callsRevoked: (userId, cause) => calls.revoked(userId, cause),
   })
   const live = createLive({ bus: liveBus, log, current: (userId) => calls.liveNow(userId), end: (userId, callId) => calls.endLive(userId, callId) })
   const chat = createChat({ db, clock, vapiChat, settings: chatSettings })

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { CALLS_REVOKED_JOB, SEND_TEXT_JOB } from '#server/services/texts'
+import { CALLS_REVOKED_JOB } from '#server/services/calls'
+import { SEND_TEXT_JOB } from '#server/services/texts'
 import { defineJob } from './define'
 
 /**

@@ -17,9 +17,9 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Accounts, JobQueue } from '#server/services/accounts'
 import type { Billing, CancelledSubscription } from '#server/services/billing'
-import { CANCEL_DELETED_CALLS_JOB, localDateOf, PLACE_CALL_JOB, placeCallJobId, testCallJobId, type DeletedCall } from '#server/services/calls'
+import { CANCEL_DELETED_CALLS_JOB, localDateOf, PLACE_CALL_JOB, placeCallJobId, REVOKED_RECHECK_MS, testCallJobId, type DeletedCall } from '#server/services/calls'
 import { REPORT_DELIVERY_JOB, reportDeliveryJobId } from '#server/services/reports'
-import { REVOKED_RECHECK_MS, SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
+import { SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
 import { USER_DATA } from './tables'
 
 /** How long the billing records of a deleted account are kept: the longest period that applies (10 years). */

@@ -28,7 +28,7 @@ import { endLiveCall, liveCallOfLine, liveCallsOf, phoneCallEvent, transcriptLin
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
 import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
-import { CONSENT_REVOKED, unansweredPlacedCalls } from './revoked'
+import { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, unansweredPlacedCalls } from './revoked'
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, testCallJobId, type DueCall } from './tick'
 import { attachWebCall, failWebCall, openWebCall } from './web-call'
@@ -72,7 +72,7 @@ export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
 export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
 export { dueCalls, dueRetries, placeCallJobId, testCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
-export { CONSENT_REVOKED, stopCallsOf } from './revoked'
+export { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
 export type { OpenedWebCall } from './web-call'
 
 export type Calls = ReturnType<typeof createCalls>
@@ -122,6 +122,15 @@ const ENQUEUE_CONCURRENCY = 50
 
 export function createCalls(deps: CallsDeps) {
   const { db, clock, log, jobs } = deps
+
+  /** Vapi's unanswered calls of the person deleted now, and again past any dial on its way (its id comes with Vapi's answer). */
+  async function enqueueCallsRevoked(userId: string, cause: string): Promise<void> {
+    for (const [index, delayMs] of [0, REVOKED_RECHECK_MS].entries()) {
+      await jobs
+        .enqueue(CALLS_REVOKED_JOB, { userId }, { delayMs, jobId: `calls-revoked-${userId}-${cause}-${index}` })
+        .catch((error: unknown) => log.error({ err: error, userId }, 'calls: could not enqueue the cancellation of calls after consent was revoked'))
+    }
+  }
   const eligibleAt = async (executor: DbExecutor, userId: string, at: Date) => {
     const person = await loadCallPerson(executor, userId, clock.now())
     return person !== null && eligibilityOf(person, at).eligible
@@ -204,7 +213,20 @@ export function createCalls(deps: CallsDeps) {
     /** The first call the user can expect, or why there is none. */
     next: (userId: string) => nextCall(db, userId, clock.now(), deps.vapi !== undefined),
     getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
-    updateSchedule: (userId: string, input: UpdateCallSchedule, meta?: ConsentRequestMeta) => updateCallScheduleSettings(db, userId, input, clock.now(), meta),
+    /**
+     * Saves the schedule. Calls turned off also stop what was on its way (in the same transaction),
+     * and the calls Vapi holds unanswered are deleted there by a job, as after a STOP.
+     */
+    async updateSchedule(userId: string, input: UpdateCallSchedule, meta?: ConsentRequestMeta) {
+      const { schedule, callsRevoked } = await updateCallScheduleSettings(db, userId, input, clock.now(), meta)
+      if (callsRevoked) await enqueueCallsRevoked(userId, `settings-${clock.now().getTime()}`)
+      return schedule
+    },
+    /**
+     * After a revocation of calls committed elsewhere (a STOP text; `cause` tells one revocation from
+     * another): Vapi's unanswered calls of the person are deleted by a job, now and 30 s later.
+     */
+    revoked: enqueueCallsRevoked,
     schedule: (userId: string) => getCallSchedule(db, userId),
     /** The diagnostics page's daily-calls section. */
     diagnostics: (userId: string) =>

@@ -1,5 +1,6 @@
 /**
- * When a person's consent to calls is revoked (a STOP text; docs/decisions/045): in the revoking
+ * When a person's consent to calls is revoked (a STOP text, or the calls switch turned off;
+ * docs/decisions/045): in the revoking
  * transaction, every claim not dialled yet is skipped and every retry dropped, so no job and no
  * tick dials them; after it, the calls Vapi holds that have not been answered (scheduled, queued,
  * ringing) are deleted there, once at once and once more after the longest dial request (a dial on
@@ -8,6 +9,11 @@
 import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls } from '#server/db/schema'
+
+/** The job that deletes at Vapi the calls a revocation reached before they were answered. */
+export const CALLS_REVOKED_JOB = 'calls-consent-revoked'
+/** The second look for calls to cancel after a revocation: past the longest dial request (15 s). */
+export const REVOKED_RECHECK_MS = 30_000
 
 /** The reason recorded on what a revocation stopped. */
 export const CONSENT_REVOKED = 'consent'

@@ -16,6 +16,7 @@ import { recordConsent, type ConsentRequestMeta } from '#server/services/consent
 import { DEFAULT_EVENING_CALL_TIME, PLAN_CALLS } from './entitlements'
 import { localDateOf } from './next-fire'
 import { loadCallPerson, type CallPerson } from './person'
+import { stopCallsOf } from './revoked'
 
 /** How far ahead a pause may end. */
 const MAX_PAUSE_YEARS = 1
@@ -86,7 +87,9 @@ export function preferredCallTimeText(dailyCallTime: string, timeZone: string): 
 /**
  * Saves the whole schedule. 400 naming the field for a zone that is not an IANA zone, a time off
  * the half hour, an evening time on a plan without the evening check-in, or a pause that does not
- * end after the person's local today and within a year.
+ * end after the person's local today and within a year. Calls turned off (consent revoked) also
+ * skip the claims not dialled and drop the retries, in the same transaction (`callsRevoked`: the
+ * caller deletes at Vapi what it holds unanswered).
  */
 export async function updateCallScheduleSettings(
   db: Db,
@@ -94,7 +97,7 @@ export async function updateCallScheduleSettings(
   input: UpdateCallSchedule,
   now: Date,
   meta: ConsentRequestMeta = { ip: null, userAgent: null },
-): Promise<CallScheduleResponse> {
+): Promise<{ schedule: CallScheduleResponse; callsRevoked: boolean }> {
   const timeZone = canonicalTimeZone(input.timeZone)
   if (!timeZone) throw invalid('timeZone', 'Choose a time zone from the list (an IANA zone such as America/New_York)')
   if (!onTheHalfHour(input.dailyCallTime)) throw invalid('dailyCallTime', 'Choose a call time on the hour or the half hour')
@@ -123,6 +126,7 @@ export async function updateCallScheduleSettings(
   if (evening) changes.eveningCallTime = input.eveningCallTime === null ? null : `${input.eveningCallTime}:00`
 
   const preferred = preferredCallTimeText(input.dailyCallTime, timeZone)
+  const callsRevoked = person.callConsent && !input.callsEnabled
   return db.transaction(async (tx) => {
     await tx.update(profiles).set(changes).where(eq(profiles.id, userId))
     // The calls switch is consent to calls: a change is a ledger row (saving the same state is not).
@@ -138,6 +142,7 @@ export async function updateCallScheduleSettings(
         userAgent: meta.userAgent,
       })
     }
+    if (callsRevoked) await stopCallsOf(tx, [userId], now)
     await tx
       .insert(goals)
       .values({
@@ -157,6 +162,6 @@ export async function updateCallScheduleSettings(
           updatedAt: now,
         },
       })
-    return scheduleOf(await loadPerson(tx, userId, now), now)
+    return { schedule: scheduleOf(await loadPerson(tx, userId, now), now), callsRevoked }
   })
 }

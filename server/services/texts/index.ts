@@ -30,11 +30,8 @@ export { DAILY_TEXT_CAP, TEXT_WINDOW, textWindow, type TextRequest } from './out
 export const SEND_TEXT_JOB = 'send-text'
 /** The send-text job id of a text (one run per text while it waits). */
 export const sendTextJobId = (textId: string) => `text-${textId}`
-export const CALLS_REVOKED_JOB = 'calls-consent-revoked'
 /** Where Twilio reports what became of each text (its status callback). */
 export const SMS_STATUS_PATH = '/api/webhooks/sms/status'
-/** The second look for calls to cancel after a STOP: past the longest dial request (15 s). */
-export const REVOKED_RECHECK_MS = 30_000
 /** Texts a release run sends at once. */
 const RELEASE_CONCURRENCY = 10
 
@@ -51,6 +48,8 @@ export type TextsDeps = {
   bus: Pick<LiveBus, 'publish' | 'subscribe'>
   /** The person's next call (for a missed-call text without a retry). */
   nextCall(userId: string): Promise<NextCallResponse>
+  /** A STOP revoked the person's calls (committed): Vapi's unanswered calls are deleted next. */
+  callsRevoked(userId: string, cause: string): Promise<void>
 }
 
 export type Texts = ReturnType<typeof createTexts>
@@ -205,14 +204,7 @@ export function createTexts(deps: TextsDeps) {
       if (!from) throw new AppError('VALIDATION_FAILED', 'From is required.', { field: 'From' })
       const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, { messageSid, from, to: field(input.params, 'To') ?? '', body: field(input.params, 'Body') ?? '' }, clock.now())
       if (result.duplicate) return { reply: null, duplicate: true }
-      for (const userId of result.callsRevoked) {
-        // Vapi's unanswered calls: now, and again past any dial on its way (its id comes with Vapi's answer).
-        for (const [index, delayMs] of [0, REVOKED_RECHECK_MS].entries()) {
-          await jobs
-            .enqueue(CALLS_REVOKED_JOB, { userId }, { delayMs, jobId: `calls-revoked-${userId}-${messageSid}-${index}` })
-            .catch((error: unknown) => log.error({ err: error, userId }, 'texts: could not enqueue the cancellation of calls after a STOP'))
-        }
-      }
+      for (const userId of result.callsRevoked) await deps.callsRevoked(userId, messageSid)
       const event: TextOptInEvent = { type: 'text-opt-in', at: clock.now().toISOString() }
       for (const userId of result.started) await deps.bus.publish(userId, event)
       if (result.userIds.length > 0) log.info({ messageSid, keyword: result.keyword, accounts: result.userIds.length }, 'inbound text')
