@@ -90,6 +90,9 @@ describe('deleting an account with calls and texts still to come', () => {
     expect(h.twilio.sentTo(phone)).toHaveLength(3)
     expect((await database.db.select({ status: textMessages.status }).from(textMessages).where(eq(textMessages.userId, user.id))).map((text) => text.status)).toContain('held')
     await deleteAccount(user)
+    // Through the evening, then the next morning's 8:00 AM (12:00 UTC) minute by minute.
+    await h.advanceTo(at('2026-06-15T15:00:00Z'))
+    await h.jumpTo(at('2026-06-16T11:55:00Z'))
     await h.advanceTo(at('2026-06-16T12:30:00Z'))
     expect(h.twilio.sentTo(phone)).toHaveLength(3)
     expect(await placesHolding(database.db, [user.id, user.email])).toEqual([])
