@@ -6,11 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { SessionUserResponseSchema } from '#common/auth'
 import { CheckSubscriptionResponseSchema } from '#common/billing'
-import { subscribers } from '#server/db/schema'
+import { hashPassword } from '#server/auth/password'
+import { createSession } from '#server/auth/session'
+import { subscribers, trialClaims, users } from '#server/db/schema'
+import { emailDigest } from '#server/services/billing'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, spawnEntry } from '../helpers/process'
+import { insertUser } from '../helpers/factories'
 import { signedInUser } from '../helpers/users'
 
 let database: TestDatabase
@@ -67,6 +71,36 @@ describe('the free trial in testing mode', () => {
     clock.advance(DAY)
     expect((await activate(headers, 'premium')).json()).toMatchObject({ subscription_tier: 'premium', status: 'active', trial_end: null })
     expect(await checkSubscription(headers)).toMatchObject({ status: 'active', trial_end: null })
+  })
+
+  it('once per email address: an account deleted after its trial leaves a digest of its address, and the same address signs up to a paid start', async () => {
+    clock.set(new Date('2026-11-21T12:00:00Z'))
+    const password = 'amber-canyon-lighthouse-7'
+    const email = `trial-once-${Date.now().toString(36)}@example.com`
+    const signUp = async (address: string) => {
+      const user = await insertUser(trialApp.db, { email: address, passwordHash: await hashPassword(password), emailConfirmedAt: clock.now() })
+      const { token } = await createSession(trialApp.db, clock, user.id)
+      return { user, headers: { cookie: `session=${token}`, origin: trialApp.config.appOrigin } }
+    }
+    const first = await signUp(email)
+    expect((await activate(first.headers, 'basic')).json()).toMatchObject({ status: 'trialing' })
+    // What is kept is the address's digest only, no user id and no address.
+    const claims = await trialApp.db.select().from(trialClaims).where(eq(trialClaims.emailDigest, emailDigest(email)))
+    expect(claims).toEqual([{ emailDigest: emailDigest(email), claimedAt: clock.now() }])
+    expect(JSON.stringify(claims)).not.toContain(email)
+
+    clock.advance(DAY)
+    const deleted = await trialApp.inject({ method: 'POST', url: '/api/account/delete', remoteAddress: '127.0.0.1', headers: first.headers, payload: { password, email } })
+    expect(deleted.statusCode, deleted.body).toBe(204)
+    expect(await trialApp.db.select().from(users).where(eq(users.id, first.user.id))).toEqual([])
+
+    // The same address on a new account: the plan starts paid, no second trial.
+    const again = await signUp(email)
+    expect((await activate(again.headers, 'basic')).json()).toMatchObject({ subscribed: true, status: 'active', trial_end: null })
+    expect(await checkSubscription(again.headers)).toMatchObject({ paid: true, status: 'active', trial_end: null })
+    // Another address still gets its trial.
+    const other = await signUp(`trial-other-${Date.now().toString(36)}@example.com`)
+    expect((await activate(other.headers, 'basic')).json()).toMatchObject({ status: 'trialing' })
   })
 })
 

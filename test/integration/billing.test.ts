@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionUserResponseSchema } from '#common/auth'
 import { CheckSubscriptionResponseSchema, CreateCheckoutResponseSchema } from '#common/billing'
 import type { PlanId } from '#common/plans'
-import { processedWebhookEvents, profiles, subscribers, type Subscriber } from '#server/db/schema'
+import { hashPassword } from '#server/auth/password'
+import { createSession } from '#server/auth/session'
+import { processedWebhookEvents, profiles, subscribers, users, type Subscriber } from '#server/db/schema'
 import { getAccess, paidUserCondition } from '#server/services/billing'
 import { createBilling, type CheckoutPaymentContext } from '#server/services/billing'
 import { createMailer } from '#server/integrations/mailer'
@@ -17,6 +19,7 @@ import { setupStripe } from '../../scripts/stripe-setup'
 import { FAKE_PUBLISHABLE_KEY, startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../helpers/db'
+import { insertUser } from '../helpers/factories'
 import { signedInUser, type SignedIn } from '../helpers/users'
 
 const DAY = 24 * 3_600_000
@@ -268,6 +271,24 @@ describe('the free trial in Stripe mode', () => {
     await deliver(fake.completeCheckout(again.session_id))
     expect(await checkSubscription(user)).toMatchObject({ paid: true, status: 'active', subscription_tier: 'elite', trial_end: null })
     expect(fake.sessions.get(again.session_id)).toMatchObject({ payment_status: 'paid' })
+  })
+
+  it('an address whose account was deleted after its trial checks out without one on a new account', async () => {
+    const { user, events } = await checkedOut('basic')
+    await deliver(events)
+    expect(await checkSubscription(user)).toMatchObject({ status: 'trialing' })
+    const password = 'amber-canyon-lighthouse-7'
+    await app.db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, user.user.id))
+    const deleted = await call(app, { method: 'POST', url: '/api/account/delete', headers: user.headers, payload: { password, email: user.user.email } })
+    expect(deleted.statusCode, deleted.body).toBe(204)
+
+    const back = await insertUser(app.db, { email: user.user.email, emailConfirmedAt: new Date() })
+    const { token } = await createSession(app.db, app.services.clock, back.id)
+    const headers = { cookie: `session=${token}`, origin: app.config.appOrigin }
+    const response = await call(app, { method: 'POST', url: '/api/billing/embedded-checkout', headers, payload: { plan: 'basic' } })
+    expect(response.statusCode, response.body).toBe(200)
+    const sent = fake.requestsTo('/v1/checkout/sessions', 'POST').filter((request) => request.params.client_reference_id === back.id)
+    expect(sent.at(-1)!.params.subscription_data).toEqual({ metadata: { userId: back.id, tier: 'basic' } })
   })
 
   it('follows the trial to its end: trial_will_end re-reads it, the first payment makes it active', async () => {

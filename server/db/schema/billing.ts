@@ -70,6 +70,17 @@ export const processedWebhookEvents = pgTable(
   ],
 )
 
+/**
+ * The email addresses that have had the free trial, as SHA-256 digests of the lower-cased address
+ * (docs/decisions/056). Written when a trial starts and when an account that had one is deleted,
+ * so the same address signing up again starts paid. No user id, no address: nothing here leads
+ * back to a person, only an address one already knows can be checked against it.
+ */
+export const trialClaims = pgTable('trial_claims', {
+  emailDigest: text().primaryKey(),
+  claimedAt: timestamp({ withTimezone: true }).notNull(),
+})
+
 export const subscribersRelations = relations(subscribers, ({ one }) => ({
   user: one(users, { fields: [subscribers.userId], references: [users.id] }),
 }))

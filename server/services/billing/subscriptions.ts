@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import type Stripe from 'stripe'
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '#common/domain'
 import { PLAN_IDS, TRIAL_DAYS, type PlanId } from '#common/plans'
 import type { DbExecutor } from '#server/db/client'
-import { subscribers } from '#server/db/schema'
+import { subscribers, trialClaims, users } from '#server/db/schema'
 import type { Access } from './access'
 import { idOf, userExists, type StripeContext } from './context'
 import { planForLookupKey } from './plans'
@@ -20,7 +21,8 @@ export const trialEndFrom = (now: Date) => new Date(now.getTime() + TRIAL_DAYS *
  * Testing mode (no Stripe keys): records the chosen plan as a testing activation, which the paid
  * rule counts as paid. A member's first activation starts the free trial (`trialing` for
  * TRIAL_DAYS, as checkout does in Stripe mode); choosing another plan during it keeps its end;
- * a member who has had a trial gets `active` at once. Billing refuses it when Stripe is configured.
+ * a member who has had a trial, or whose email address had one on a deleted account, gets `active`
+ * at once. Billing refuses it when Stripe is configured.
  */
 export async function activateTestingPlan(
   db: DbExecutor,
@@ -35,8 +37,10 @@ export async function activateTestingPlan(
       .where(eq(subscribers.userId, userId))
       .limit(1)
       .for('update')
-    const trialEnd = current?.trialEnd ?? trialEndFrom(now)
-    const status = trialEnd.getTime() > now.getTime() ? ('trialing' as const) : ('active' as const)
+    const firstTrial = !current?.trialEnd && !(await hadTrial(tx, userId))
+    const trialEnd = current?.trialEnd ?? (firstTrial ? trialEndFrom(now) : null)
+    const status = trialEnd && trialEnd.getTime() > now.getTime() ? ('trialing' as const) : ('active' as const)
+    if (firstTrial) await claimTrial(tx, userId, now)
     const values = {
       subscribed: true,
       tier: plan,
@@ -58,10 +62,31 @@ export async function activateTestingPlan(
   })
 }
 
-/** Whether the member has had a free trial already (one per member). */
+/** The digest an email address is known by in `trial_claims` (never the address itself). */
+export const emailDigest = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
+
+/**
+ * Whether the member has had a free trial already: one per member, and one per email address (an
+ * account deleted after its trial leaves its address's digest behind; docs/decisions/056).
+ */
 export async function hadTrial(db: DbExecutor, userId: string): Promise<boolean> {
-  const [row] = await db.select({ trialEnd: subscribers.trialEnd }).from(subscribers).where(eq(subscribers.userId, userId)).limit(1)
-  return Boolean(row?.trialEnd)
+  const [row] = await db
+    .select({ trialEnd: subscribers.trialEnd, email: users.email })
+    .from(users)
+    .leftJoin(subscribers, eq(subscribers.userId, users.id))
+    .where(eq(users.id, userId))
+    .limit(1)
+  if (!row) return false
+  if (row.trialEnd) return true
+  const [claim] = await db.select({ at: trialClaims.claimedAt }).from(trialClaims).where(eq(trialClaims.emailDigest, emailDigest(row.email))).limit(1)
+  return Boolean(claim)
+}
+
+/** A free trial started (or an account that had one is deleted): its email address has had it. */
+export async function claimTrial(db: DbExecutor, userId: string, at: Date): Promise<void> {
+  const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1)
+  if (!user) return
+  await db.insert(trialClaims).values({ emailDigest: emailDigest(user.email), claimedAt: at }).onConflictDoNothing()
 }
 
 /** The subscription answer of check-subscription, from the same decision as the guards. */
@@ -178,6 +203,7 @@ export async function applySubscription(
   // The trial end stays once known (a trial is given once); a new or moved trial end is reminded again.
   const trialEnd = record.trialEnd ?? current?.trialEnd ?? null
   const trialMoved = (trialEnd?.getTime() ?? null) !== (current?.trialEnd?.getTime() ?? null)
+  if (trialEnd && !current?.trialEnd) await claimTrial(tx, userId, now)
   const values = {
     subscribed: STANDING_STATUSES.has(record.status),
     tier: record.tier ?? (sameSubscription ? (current?.tier ?? null) : null),

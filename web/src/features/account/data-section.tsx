@@ -84,7 +84,8 @@ function DeleteAccount() {
       <h3 className="text-base font-semibold">Delete my account</h3>
       <p id={describedBy} className="text-sm text-muted-foreground">
         Deletes your account and everything in it, cancels your subscription at once and signs you out everywhere. This cannot be undone: export your data first if you want
-        a copy.
+        a copy. We keep only the payment records billing law requires and, if you had the free trial, a one-way fingerprint of your email address, so that a new account
+        with it starts without another trial.
       </p>
       <Dialog open={open} onOpenChange={setOpen}>
         <DialogTrigger asChild>
