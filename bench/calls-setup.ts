@@ -303,6 +303,19 @@ export function cpuSecondsOf(pid: number | undefined): number {
   }
 }
 
+/**
+ * The machine's CPU time so far (Linux /proc/stat, all CPUs, in ticks): all of it, and the part a
+ * virtual machine's host took for others ("steal"). Two readings give the share stolen between them.
+ */
+export function machineTicks(): { total: number; steal: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+    return { total: fields.reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 }
+  } catch {
+    return { total: Number.NaN, steal: Number.NaN }
+  }
+}
+
 /** A process and its descendants (a server under WEB_CONCURRENCY is a supervisor and its processes), Linux /proc. */
 export function processTree(pid: number | undefined): number[] {
   if (pid === undefined) return []

@@ -25,6 +25,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { createInterface } from 'node:readline'
 import { Agent, request } from 'undici'
 import WebSocket from 'ws'
@@ -35,7 +36,7 @@ import { coachingCalls } from '#server/db/schema'
 import { systemClock } from '#server/lib/clock'
 import { activateTestingPlan } from '#server/services/billing'
 import { insertUser } from '../test/helpers/factories'
-import { cpuSecondsOf, envNumber, processTree, treeCpuSecondsOf, freePort, LOG_DIR, ok, percentile, postgresDatabase, quantile, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
+import { cpuSecondsOf, envNumber, machineTicks, processTree, treeCpuSecondsOf, freePort, LOG_DIR, ok, percentile, postgresDatabase, quantile, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
 
 /** Frames a session keeps the send time of (a frame not back after this many is counted lost). */
 const RING = 4096
@@ -304,7 +305,8 @@ function drive(streams: readonly Stream[]): () => void {
 /** CPU microseconds per frame sent while measuring, of the path's middle (the server, or the bare relay; none straight to the fake), the fake and this process (the simulated browsers). */
 type FrameCpu = { middle: number; fake: number; clients: number }
 
-type Phase = { path: Path; sessions: number; latencies: number[]; sent: number; lost: number; rssBefore: number; rssHeld: number; cpu: FrameCpu }
+/** `steal`: the share of the machine's CPU time its host took for others while measuring (0 on bare metal). */
+type Phase = { path: Path; sessions: number; latencies: number[]; sent: number; lost: number; rssBefore: number; rssHeld: number; cpu: FrameCpu; steal: number }
 
 /** Opens `sessions` streams on one path, streams (warm-up, then measured), stops, counts, closes. */
 async function phase(stack: Stack, path: Path, sessions: number, measureMs: number): Promise<Phase> {
@@ -323,11 +325,13 @@ async function phase(stack: Stack, path: Path, sessions: number, measureMs: numb
   await sleep(2000)
   const cpu = () => ({ middle: middle === undefined ? 0 : treeCpuSecondsOf(middle), fake: cpuSecondsOf(stack.fake.child.pid), clients: cpuSecondsOf(process.pid) })
   const cpuBefore = cpu()
+  const ticksBefore = machineTicks()
   sink.measuring = true
   await sleep(Math.max(0, measureMs - 2000))
   const rssHeld = await rssOver(middle, Math.min(2000, measureMs))
   sink.measuring = false
   const cpuAfter = cpu()
+  const ticksAfter = machineTicks()
   stop()
   // Every frame sent while measuring has its echo back, or two seconds pass.
   const deadline = Date.now() + 2000
@@ -337,13 +341,14 @@ async function phase(stack: Stack, path: Path, sessions: number, measureMs: numb
   for (let i = 0; i < streams.length; i += 50) await Promise.all(streams.slice(i, i + 50).map((stream) => closeStream(path, stream)))
   sink.latencies.sort((a, b) => a - b)
   const perFrame = (key: keyof FrameCpu) => ((cpuAfter[key] - cpuBefore[key]) * 1e6) / Math.max(1, sent)
-  return { path, sessions, latencies: sink.latencies, sent, lost, rssBefore, rssHeld, cpu: { middle: perFrame('middle'), fake: perFrame('fake'), clients: perFrame('clients') } }
+  const steal = (ticksAfter.steal - ticksBefore.steal) / Math.max(1, ticksAfter.total - ticksBefore.total)
+  return { path, sessions, latencies: sink.latencies, sent, lost, rssBefore, rssHeld, cpu: { middle: perFrame('middle'), fake: perFrame('fake'), clients: perFrame('clients') }, steal }
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`
 const describe = (p: Phase) =>
   `${p.path} p50 ${ms(percentile(p.latencies, 50))} p99 ${ms(percentile(p.latencies, 99))} (${p.latencies.length} frames, ${p.lost} lost; ` +
-  `CPU µs/frame: ${p.path === 'direct' ? '' : `${p.path === 'gateway' ? 'server' : 'relay'} ${p.cpu.middle.toFixed(0)}, `}fake ${p.cpu.fake.toFixed(0)}, browsers ${p.cpu.clients.toFixed(0)})`
+  `CPU µs/frame: ${p.path === 'direct' ? '' : `${p.path === 'gateway' ? 'server' : 'relay'} ${p.cpu.middle.toFixed(0)}, `}fake ${p.cpu.fake.toFixed(0)}, browsers ${p.cpu.clients.toFixed(0)}; host steal ${(p.steal * 100).toFixed(1)}%)`
 
 function pooled(phases: readonly Phase[], path: Path): number[] {
   return phases
@@ -483,6 +488,23 @@ function floorOf(rounds: readonly Round[], goalP99: number): string {
   return `; the bare relay (the floor) added p50 ${spread(rounds.map((r) => r.floorP50))}, p99 ${spread(rounds.map((r) => r.floorP99))}, ${lost} lost${p99 <= goalP99 && lost === 0 ? '' : ', over the goal itself'}`
 }
 
+/**
+ * The machine's budget at a level, from the CPU each part spent per frame (medians over the
+ * rounds): how many cores the simulated browsers and the fake need alone (the direct path) and
+ * with the gateway, against the cores there are. Above them, no gateway can hold the level here.
+ */
+function coresAt(rounds: readonly Round[], sessions: number): string {
+  const framesPerSecond = (sessions * 1000) / VOICE_FRAME_MS
+  const cores = (cpu: (round: Round) => number) => (quantile(rounds.map(cpu), 0.5) * framesPerSecond) / 1e6
+  const harness = cores((r) => r.direct.cpu.fake + r.direct.cpu.clients)
+  const withGateway = cores((r) => r.gateway.cpu.middle + r.gateway.cpu.fake + r.gateway.cpu.clients)
+  const steal = quantile(rounds.flatMap((r) => Object.values(r.phases).map((phase) => phase.steal)), 0.5)
+  return (
+    `CPU needed: browsers and fake alone ${harness.toFixed(2)} cores, with the gateway ${withGateway.toFixed(2)}, of ${availableParallelism()}` +
+    ` (the host took ${(steal * 100).toFixed(1)}% of their time)`
+  )
+}
+
 /** Added latency (100 sessions) and capacity (rising levels), gateway vs straight to the fake, with the bare relay's floor. */
 export async function voiceGateway(): Promise<boolean[]> {
   const sessions = envNumber('BENCH_VOICE_SESSIONS', 100)
@@ -513,7 +535,7 @@ export async function voiceGateway(): Promise<boolean[]> {
       `voice gateway added latency (${sessions} sessions streaming 20 ms frames in real time, ${pairs} rounds of ${measureMs / 1000}s per path, ${gateway.length} frames through the gateway): ` +
         `added p50 ${spread(rounds.map((r) => r.addedP50))}, p99 ${spread(rounds.map((r) => r.addedP99))} [all rounds: through the gateway p50 ${ms(percentile(gateway, 50))} ` +
         `p99 ${ms(percentile(gateway, 99))}, straight to the fake p50 ${ms(percentile(direct, 50))} p99 ${ms(percentile(direct, 99))}], ${lost} frames lost` +
-        `${floorOf(rounds, GOALS.p99)} (goal added p50 <= ${GOALS.p50} ms, p99 <= ${GOALS.p99} ms, none lost) ${ok(latencyPass)}`,
+        `${floorOf(rounds, GOALS.p99)}; ${coresAt(rounds, sessions)} (goal added p50 <= ${GOALS.p50} ms, p99 <= ${GOALS.p99} ms, none lost) ${ok(latencyPass)}`,
     )
 
     let held = 0
@@ -531,7 +553,7 @@ export async function voiceGateway(): Promise<boolean[]> {
         kibPerSession = quantile(atLevel.map((r) => r.kib), 0.5)
         kibSpread = spread(atLevel.map((r) => r.kib), ' KiB')
       }
-      outcomes.push(`${level}: added p99 ${spread(atLevel.map((r) => r.addedP99))}, ${levelLost} lost, ${holds ? 'held' : 'not held'}${floorOf(atLevel, GOALS.capacityP99)}`)
+      outcomes.push(`${level}: added p99 ${spread(atLevel.map((r) => r.addedP99))}, ${levelLost} lost, ${holds ? 'held' : 'not held'}${floorOf(atLevel, GOALS.capacityP99)}; ${coresAt(atLevel, level)}`)
       if (!holds) break
       held = level
     }
