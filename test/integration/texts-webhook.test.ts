@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { Agent, request } from 'undici'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { helpReply, START_REPLY, STOP_REPLY } from '#common/texts'
+import { helpReply, OPT_OUT_QUESTION, START_REPLY, STOP_REPLY } from '#common/texts'
 import { createSession } from '#server/auth/session'
 import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
@@ -129,14 +129,40 @@ describe('keywords', () => {
     expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
   })
 
-  it('a longer message is not a keyword: "stop please" changes nothing and gets no answer', async () => {
+  it('an opt-out in words ("Please stop texting me") revokes texts and calls as STOP does, answered once', async () => {
     const { user, phone } = await h.person()
-    const delivery = await h.twilio.inbound({ from: phone, body: 'stop please' })
+    const delivery = await h.twilio.inbound({ from: phone, body: 'Please stop texting me' })
     expect(delivery.status).toBe(200)
-    expect(delivery.reply).toBeNull()
-    expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
+    expect(delivery.reply).toBe(STOP_REPLY)
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+    expect((await ledgerOf(user.id)).slice(-2)).toEqual([
+      { channel: 'texts', action: 'revoked', source: 'inbound_text', text: 'Please stop texting me', messageSid: delivery.messageSid },
+      { channel: 'calls', action: 'revoked', source: 'inbound_text', text: 'Please stop texting me', messageSid: delivery.messageSid },
+    ])
     const [stored] = await database.db.select().from(inboundTexts).where(eq(inboundTexts.messageSid, delivery.messageSid))
-    expect(stored).toMatchObject({ keyword: null, body: 'stop please', matchedUsers: 1, reply: null })
+    expect(stored).toMatchObject({ keyword: 'stop', body: 'Please stop texting me', matchedUsers: 1, reply: STOP_REPLY })
+    // Twilio blocks only its keywords: the pair is not on its list, our ledger is what stops the texts.
+    await h.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `words-${user.id}`, content: 'Hello' })
+    await h.settle()
+    expect(h.twilio.sentTo(phone)).toHaveLength(0)
+    expect((await h.twilio.inbound({ from: phone, body: 'stop please' })).reply).toBeNull()
+  })
+
+  it('words that may mean stop ("I can’t stop snacking") get one question back and change nothing; anything else gets nothing', async () => {
+    const { user, phone } = await h.person()
+    const unclear = await h.twilio.inbound({ from: phone, body: 'I can’t stop snacking at night' })
+    expect(unclear.reply).toBe(OPT_OUT_QUESTION)
+    expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
+    const [stored] = await database.db.select().from(inboundTexts).where(eq(inboundTexts.messageSid, unclear.messageSid))
+    expect(stored).toMatchObject({ keyword: null, reply: OPT_OUT_QUESTION })
+    const chat = await h.twilio.inbound({ from: phone, body: 'Had a great run today' })
+    expect(chat.reply).toBeNull()
+    expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
+    // The answer to the question.
+    expect((await h.twilio.inbound({ from: phone, body: 'STOP' })).reply).toBe(STOP_REPLY)
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+    // Nothing left to stop: no question either.
+    expect((await h.twilio.inbound({ from: phone, body: 'I quit sugar this week' })).reply).toBeNull()
   })
 
   it.each(['START', 'unstop', 'Yes'])('"%s" gives texts back, not calls, and answers once', async (body) => {

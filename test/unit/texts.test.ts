@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keywordOf } from '#common/texts'
+import { keywordOf, optOutOf } from '#common/texts'
 import { finalBody, isGsm7, missedCallContent, recapContent, segmentsOf, toGsmFriendly } from '#server/services/texts'
 
 describe('keywords', () => {
@@ -21,6 +21,42 @@ describe('keywords', () => {
     ['yes please', null],
   ])('%j → %s', (body, family) => {
     expect(keywordOf(body)).toBe(family)
+  })
+})
+
+describe('an opt-out in the person’s own words (FCC: revocation by any reasonable means)', () => {
+  it.each([
+    'stop please',
+    'please stop',
+    'STOP TEXTING ME!!',
+    'Stop calling me',
+    'stop it now',
+    'stop all texts',
+    'Quit',
+    'End',
+    'Unsubscribe me please',
+    'How do I unsubscribe?',
+    'opt me out',
+    'I want to opt out',
+    'I revoke my consent to these calls',
+    'Don’t text me anymore',
+    'do not call me again',
+    'I dont want any more texts',
+    'no more calls',
+    'remove me from your list',
+    'take me off this list',
+    'leave me alone',
+    'Wrong number',
+  ])('%j revokes', (body) => {
+    expect(optOutOf(body)).toBe('stop')
+  })
+
+  it.each(["I can't stop snacking at night", 'I want to quit smoking', 'cancel my 3pm meeting', 'Stop by the gym after work?'])('%j may mean it: one question back', (body) => {
+    expect(optOutOf(body)).toBe('unclear')
+  })
+
+  it.each(['Had a great run today', 'The end of the week was good', 'I will end the day with a walk', 'Please call me later', 'Can you text me tomorrow?', '', '   ', '💪'])('%j is not an opt-out', (body) => {
+    expect(optOutOf(body)).toBeNull()
   })
 })
 

@@ -2,9 +2,10 @@
  * Inbound texts (POST /api/webhooks/sms, after its signature was checked): matched to the accounts
  * that use the sender's number, stored once per MessageSid, and acted on by keyword in one
  * transaction with the ledger rows they cause (docs/decisions/045):
- * - STOP family: texts and calls revoked, claims not dialled skipped, retries dropped, held texts
- *   skipped; the one answer says what stopped and how each comes back (a repeated STOP that changes
- *   nothing is not answered again);
+ * - STOP family, and an opt-out in the person's own words (`optOutOf`: "stop texting me"): texts
+ *   and calls revoked, claims not dialled skipped, retries dropped, held texts skipped; the one
+ *   answer says what stopped and how each comes back (a repeated STOP that changes nothing is not
+ *   answered again); words that may mean it ("I can't stop snacking") get one question back;
  * - START family: texts granted again (calls stay as they are); a START while the person is on the
  *   opt-in screen also completes that step; the number, which has just sent a text, is no longer
  *   taken for one that cannot take texts;
@@ -13,7 +14,7 @@
  */
 import { and, eq, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
-import { helpReply, keywordOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
+import { helpReply, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
 import type { Db, DbExecutor } from '#server/db/client'
 import { inboundTexts, profiles, users } from '#server/db/schema'
 import { stopCallsOf } from '#server/services/calls'
@@ -59,7 +60,9 @@ export async function accountsByNumber(db: DbExecutor, digits: string): Promise<
 }
 
 export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: string }, message: InboundText, now: Date): Promise<InboundResult> {
-  const keyword = keywordOf(message.body)
+  const exact = keywordOf(message.body)
+  const inWords = exact ? null : optOutOf(message.body)
+  const keyword: KeywordFamily | null = exact ?? (inWords === 'stop' ? 'stop' : null)
   const digits = accountDigits(message.from)
   const userIds = digits ? await accountsByNumber(deps.db, digits) : []
   const none: InboundResult = { reply: null, keyword, duplicate: false, userIds, callsRevoked: [], started: [] }
@@ -82,7 +85,7 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
       text: message.body,
       at: now,
       messageSid: message.messageSid,
-      detail: { from: message.from, to: message.to },
+      detail: { from: message.from, to: message.to, matched: exact ? 'keyword' : 'words' },
     })
     let reply: string | null = null
     const result: InboundResult = { ...none }
@@ -111,6 +114,8 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
       reply = changes.length > 0 ? START_REPLY : null
     } else if (keyword === 'help') {
       reply = helpReply(deps.appUrl)
+    } else if (inWords === 'unclear' && userIds.some((userId) => states.get(userId)!.texts.granted || states.get(userId)!.calls.granted)) {
+      reply = OPT_OUT_QUESTION
     }
     if (reply) await tx.update(inboundTexts).set({ reply }).where(eq(inboundTexts.messageSid, message.messageSid))
     return { ...result, reply }
