@@ -38,10 +38,12 @@ export function keywordOf(body: string): KeywordFamily | null {
  * using stop, quit, end, revoke, opt out, cancel or unsubscribe is a revocation per se, and other
  * wording counts when it plainly asks for no more texts or calls. Twilio acts only on the whole-
  * message keywords (keywordOf), so these are ours to honour:
- * - 'stop': the message asks to stop ("stop texting me", "please unsubscribe me", "don't call me
- *   again", "leave me alone", "I want to opt out") - revoked as a STOP is;
- * - 'unclear': it uses stop, quit or cancel for something else, perhaps ("I can't stop snacking",
- *   "cancel my 3pm"): one question back (allowed within 5 minutes, no marketing), nothing changed;
+ * - 'stop': the whole message is such a request, with nothing around it but politeness and what it
+ *   applies to ("stop texting me please", "unsubscribe me", "do not text or call me", "remove my
+ *   number", "I no longer want these texts") - revoked as a STOP is;
+ * - 'unclear': such words inside something else ("I can't stop snacking", "don't call me before
+ *   9am", "no more calls this week, I'm away"): one question back (the FCC allows one, within 5
+ *   minutes, no marketing), nothing changed;
  * - null: anything else.
  */
 export function optOutOf(body: string): 'stop' | 'unclear' | null {
@@ -53,30 +55,44 @@ export function optOutOf(body: string): 'stop' | 'unclear' | null {
     .replace(/\s+/g, ' ')
     .trim()
   if (!text) return null
-  if (OPT_OUT_COMMAND.test(text) || OPT_OUT_PHRASES.some((phrase) => phrase.test(text))) return 'stop'
-  if (/\b(stop|stopping|quit|cancel)\b/.test(text)) return 'unclear'
+  if (OPT_OUT_REQUEST.test(text) || END_REQUEST.test(text)) return 'stop'
+  if (OPT_OUT_WORDS.some((words) => words.test(text))) return 'unclear'
   return null
 }
 
+/** What texts and calls are called. */
+const COMM = String.raw`(?:texts?|text messages?|txts?|messages?|messaging|sms|calls?|calling|coaching calls?|phone calls?|notifications?|reminders?)`
 /** Politeness and emphasis around a request ("please", "now", "thanks"). */
-const SOFT = String.raw`(?:please|pls|plz|kindly|now|right now|immediately|asap|thanks|thank you|thx|ok|okay|already|just|for good|anymore|any more|again)`
-/** What a stop applies to ("me", "texting me", "these messages", "all calls"). */
-const OBJECT = String.raw`(?:me|it|this|that|all|everything|them|these|those|(?:the |your |these |all |all the |all your )?(?:texts?|text messages?|messages?|messaging|sms|calls?|calling|coaching calls?|notifications?|reminders?|list)|(?:texting|messaging|calling|contacting|bothering|spamming) me|me out|from (?:this|these|that|your|all|the)(?: \w+)?)`
-/** The whole message is a revocation word with only softeners and objects around it ("stop please", "STOP texting me!"). */
-const OPT_OUT_COMMAND = new RegExp(String.raw`^(?:${SOFT} )*(?:stop|stop all|stopall|quit|end|revoke|cancel|unsubscribe|opt ?out|optout)(?: (?:${SOFT}|${OBJECT}))*$`)
-/** Requests anywhere in a message that can only mean "no more texts or calls". */
-const OPT_OUT_PHRASES: readonly RegExp[] = [
-  /\bunsubscribe\b/,
-  /\bopt(?:ing)? ?(?:me )?out\b/,
-  /\boptout\b/,
-  /\brevoke\b.*\b(?:consent|permission|texts?|calls?|messages?)\b/,
-  /\b(?:stop|quit|cease) (?:texting|messaging|calling|contacting|sending|bothering|spamming|harassing)\b/,
-  /\b(?:don't|dont|do not|never|no longer) (?:text|txt|message|msg|call|contact|sms) me\b/,
-  /\b(?:don't|dont|do not) (?:want|need) (?:any |your |these |the )?(?:more )?(?:texts?|messages|calls|coaching calls)\b/,
-  /\bno more (?:texts?|messages|calls|coaching calls)\b/,
-  /\b(?:remove|delete|take) me (?:off|from)\b/,
+const SOFT = String.raw`(?:please|pls|plz|kindly|now|right now|immediately|asap|thanks|thank you|thx|ok|okay|already|just|for good|anymore|any more|again|ever|at all|seriously)`
+/** What a request applies to: "me", "these texts", "texts and calls", "from this list", "my number". */
+const OBJECT = String.raw`(?:me|us|it|this|that|all|everything|them|these|those|my number|me out|(?:the |your |these |those |all |all the |all your |any |any more |any of your |more )?${COMM}(?: (?:and|or|nor) ${COMM})?|(?:texting|messaging|calling|contacting|bothering|spamming) me|(?:off|from|on|to) (?:this|these|that|your|all|the)(?: \w+)?)`
+/** How a request may open: "please", "can you", "I want to", "I". */
+const OPENING = String.raw`(?:(?:please|pls|plz|kindly|just|hey|hi|hello|ok|okay|sorry|no|can you|could you|would you|can u|will you|i want to|i'd like to|id like to|i would like to|i wish to|i need to|i want you to|you can|i|i'd|i'm|im|i am)\s)*`
+/** Requests for no more texts or calls (whole-message; "end" has its own, narrower form). */
+const REQUEST = [
+  String.raw`(?:stop|stopall|stop all|quit|revoke|cancel|unsubscribe|unsub|opt ?out|optout|opt me out)`,
+  String.raw`(?:stop|quit|cease|end) (?:texting|messaging|calling|contacting|sending|bothering|spamming)`,
+  String.raw`(?:don't|dont|do not|never|no longer) (?:text|txt|message|msg|call|contact|sms)(?: (?:or|and|nor) (?:text|txt|message|msg|call|contact))?`,
+  String.raw`(?:don't|dont|do not) send`,
+  String.raw`(?:don't|dont|do not|no longer) (?:want|need)`,
+  String.raw`no more`,
+  String.raw`(?:remove|delete|take)`,
+  String.raw`leave me alone`,
+  String.raw`wrong number`,
+  String.raw`(?:withdraw|revoke|cancel|take back)(?: my| all)? (?:consent|permission)`,
+].join('|')
+const OPT_OUT_REQUEST = new RegExp(String.raw`^${OPENING}(?:${REQUEST})(?: (?:${SOFT}|${OBJECT}))*$`)
+/** "End" is an opt-out word too, but only about the texts and calls ("end", "end these texts"): never "end it all". */
+const END_REQUEST = new RegExp(String.raw`^${OPENING}end(?: (?:${SOFT}|(?:the |your |these |all |all the )?${COMM}))*$`)
+/** The same words inside something else: worth one question. */
+const OPT_OUT_WORDS: readonly RegExp[] = [
+  /\b(?:stop|stopping|quit|cancel|unsubscribe|unsub|optout|revoke|withdraw)\b/,
+  /\bopt(?:ing)? (?:me )?out\b/,
+  /\b(?:don't|dont|do not|no longer) (?:text|txt|message|msg|call|contact|sms|send)\b/,
+  new RegExp(String.raw`\b(?:no more|(?:don't|dont|do not|no longer) (?:want|need))(?: \w+)? ${COMM}\b`),
   /\bleave me alone\b/,
   /\bwrong number\b/,
+  /\b(?:remove|delete|take) (?:me|my number) (?:off|from)\b/,
 ]
 
 /** The one question back to an unclear opt-out (no marketing; the FCC allows one, within 5 minutes). */

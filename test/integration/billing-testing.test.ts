@@ -101,6 +101,14 @@ describe('the free trial in testing mode', () => {
     // Another address still gets its trial.
     const other = await signUp(`trial-other-${Date.now().toString(36)}@example.com`)
     expect((await activate(other.headers, 'basic')).json()).toMatchObject({ status: 'trialing' })
+
+    // A trial from before addresses were remembered (no claim row): the deletion writes it.
+    await trialApp.db.delete(trialClaims).where(eq(trialClaims.emailDigest, emailDigest(other.user.email)))
+    const gone = await trialApp.inject({ method: 'POST', url: '/api/account/delete', remoteAddress: '127.0.0.1', headers: other.headers, payload: { password, email: other.user.email } })
+    expect(gone.statusCode, gone.body).toBe(204)
+    expect(await trialApp.db.select().from(trialClaims).where(eq(trialClaims.emailDigest, emailDigest(other.user.email)))).toHaveLength(1)
+    const otherAgain = await signUp(other.user.email)
+    expect((await activate(otherAgain.headers, 'basic')).json()).toMatchObject({ status: 'active', trial_end: null })
   })
 })
 

@@ -39,10 +39,10 @@ afterEach(async () => {
 const callsOf = (userId: string) => database.db.select().from(coachingCalls).where(eq(coachingCalls.userId, userId)).orderBy(asc(coachingCalls.callDate), asc(coachingCalls.attempt))
 const dialsTo = (number: string) => h.vapi.calls.list().filter((call) => call.customer?.number === number)
 
-/** The person turns calls off on the schedule page (the rest of the schedule as it was). */
-async function switchCallsOff(userId: string): Promise<void> {
+/** The person turns calls off (or on again) on the schedule page (the rest of the schedule as it was). */
+async function switchCallsOff(userId: string, callsEnabled = false): Promise<void> {
   const { token } = await createSession(h.app.db, h.clock, userId)
-  const schedule: UpdateCallSchedule = { dailyCallTime: '10:00', timeZone: 'America/New_York', eveningCallTime: null, pausedUntil: null, callsEnabled: false }
+  const schedule: UpdateCallSchedule = { dailyCallTime: '10:00', timeZone: 'America/New_York', eveningCallTime: null, pausedUntil: null, callsEnabled }
   const response = await h.app.inject({
     method: 'PUT',
     url: '/api/calls/schedule',
@@ -50,7 +50,7 @@ async function switchCallsOff(userId: string): Promise<void> {
     payload: schedule,
   })
   expect(response.statusCode, response.body).toBe(200)
-  expect(response.json()).toMatchObject({ callsEnabled: false })
+  expect(response.json()).toMatchObject({ callsEnabled })
 }
 
 describe('calls switched off in the app', () => {
@@ -59,9 +59,12 @@ describe('calls switched off in the app', () => {
     await h.advanceTo(at('2026-06-15T13:59:20Z'))
     expect((await callsOf(user.id)).map((call) => call.completionStatus)).toEqual(['dialling'])
     await switchCallsOff(user.id)
+    // Stopped by the switch itself, in its transaction, before the instant comes.
+    expect(await callsOf(user.id)).toMatchObject([{ completionStatus: 'skipped', skipReason: 'consent', vapiCallId: null }])
+    const [skipped] = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.userId, user.id), eq(coachingCallEvents.type, 'skipped')))
+    expect(skipped!.at).toEqual(at('2026-06-15T13:59:20Z'))
     await h.advanceTo(at('2026-06-15T14:30:00Z'))
     expect(dialsTo(phone)).toHaveLength(0)
-    expect(await callsOf(user.id)).toMatchObject([{ completionStatus: 'skipped', skipReason: 'consent', vapiCallId: null }])
     await h.jumpTo(at('2026-06-16T13:50:00Z'))
     await h.advanceTo(at('2026-06-16T14:30:00Z'))
     expect(dialsTo(phone)).toHaveLength(0)
@@ -94,5 +97,22 @@ describe('calls switched off in the app', () => {
     await h.advanceTo(at('2026-06-15T16:00:00Z'))
     expect(dialsTo(missed.phone)).toHaveLength(1)
     expect((await callsOf(missed.user.id))[0]!.retryAt).toBeNull()
+  })
+
+  it('calls turned on again before the cancellation ran: the call ringing now is left to ring', async () => {
+    const { user, phone } = await h.person({ time: '10:00', scenario: 'no-answer' })
+    h.vapi.calls.pacing = 'manual'
+    await h.advanceTo(at('2026-06-15T14:00:02Z'))
+    const [dial] = dialsTo(phone)
+    await h.vapi.calls.advance()
+    await h.vapi.calls.advance()
+    await h.settle()
+    expect(dial?.status).toBe('ringing')
+    // Off, then on again a moment later (before the queued cancellations run).
+    await switchCallsOff(user.id)
+    await switchCallsOff(user.id, true)
+    await h.advanceTo(at('2026-06-15T14:01:00Z'))
+    expect(h.vapi.calls.isDeleted(dial!.id)).toBe(false)
+    expect((await callsOf(user.id))[0]!.completionStatus).toBe('ringing')
   })
 })

@@ -223,6 +223,18 @@ describe('what a delivery error says', () => {
     expect((await consentView(harness, user.id)).texts_undeliverable).toMatchObject({ error_code: 21614, reason: 'it is not a mobile number' })
   })
 
+  it('a late "delivered" after "undelivered" wins: the text was delivered, its number texted again', async () => {
+    const harness = await start()
+    const { user, phone } = await harness.person()
+    const sid = await textTo(harness, user.id, phone, 'a')
+    await harness.twilio.status(sid, 'undelivered', { errorCode: 30005 })
+    expect(await suppressionsOf(user.id)).toHaveLength(1)
+    await harness.twilio.status(sid, 'delivered')
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'delivered', errorCode: null }])
+    expect(await suppressionsOf(user.id)).toEqual([])
+    await textTo(harness, user.id, phone, 'b')
+  })
+
   it('a transient error (30003, the handset unreachable) is recorded and changes nothing else', async () => {
     const harness = await start()
     const { user, phone } = await harness.person()

@@ -157,6 +157,10 @@ describe('keywords', () => {
     expect(stored).toMatchObject({ keyword: null, reply: OPT_OUT_QUESTION })
     const chat = await h.twilio.inbound({ from: phone, body: 'Had a great run today' })
     expect(chat.reply).toBeNull()
+    // Asked once a day at most.
+    expect((await h.twilio.inbound({ from: phone, body: 'I want to quit sugar' })).reply).toBeNull()
+    await h.jumpTo(new Date(h.clock.now().getTime() + 24 * 3_600_000 + 60_000))
+    expect((await h.twilio.inbound({ from: phone, body: 'I want to quit sugar' })).reply).toBe(OPT_OUT_QUESTION)
     expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
     // The answer to the question.
     expect((await h.twilio.inbound({ from: phone, body: 'STOP' })).reply).toBe(STOP_REPLY)

@@ -30,20 +30,28 @@ describe('an opt-out in the person’s own words (FCC: revocation by any reasona
     'please stop',
     'STOP TEXTING ME!!',
     'Stop calling me',
+    'Quit texting me',
     'stop it now',
     'stop all texts',
     'Quit',
     'End',
+    'end these texts',
     'Unsubscribe me please',
-    'How do I unsubscribe?',
+    'unsub',
     'opt me out',
     'I want to opt out',
     'I revoke my consent to these calls',
+    'I withdraw my consent',
     'Don’t text me anymore',
     'do not call me again',
+    'Do not text or call me',
+    "Don't send me texts",
+    'never text me again',
     'I dont want any more texts',
+    'I no longer want these texts',
     'no more calls',
     'remove me from your list',
+    'Please remove my number',
     'take me off this list',
     'leave me alone',
     'Wrong number',
@@ -51,11 +59,40 @@ describe('an opt-out in the person’s own words (FCC: revocation by any reasona
     expect(optOutOf(body)).toBe('stop')
   })
 
-  it.each(["I can't stop snacking at night", 'I want to quit smoking', 'cancel my 3pm meeting', 'Stop by the gym after work?'])('%j may mean it: one question back', (body) => {
+  it.each([
+    "I can't stop snacking at night",
+    'I want to quit smoking',
+    'cancel my 3pm meeting',
+    'Stop by the gym after work?',
+    'How do I unsubscribe?',
+    "Don't call me before 9am, I'm at the gym",
+    "I don't want calls before 8",
+    "no more calls this week, I'm on vacation",
+    "My kids won't leave me alone so I skipped my run",
+    'I want to stop texting my ex',
+    'stop calling myself lazy',
+    "I'm opting out of dessert tonight",
+    'I need to unsubscribe from my gym',
+    'I gave you the wrong number, new one is 555 123 4567',
+  ])('%j may mean it: one question back, nothing changed', (body) => {
     expect(optOutOf(body)).toBe('unclear')
   })
 
-  it.each(['Had a great run today', 'The end of the week was good', 'I will end the day with a walk', 'Please call me later', 'Can you text me tomorrow?', '', '   ', '💪'])('%j is not an opt-out', (body) => {
+  it.each([
+    'Had a great run today',
+    'The end of the week was good',
+    'I will end the day with a walk',
+    'end it all',
+    'Please call me later',
+    'Can you text me tomorrow?',
+    'You never call me on time',
+    'No more excuses this week!',
+    "I don't want to skip my run",
+    'Remove the sugar from my diet',
+    '',
+    '   ',
+    '💪',
+  ])('%j is not an opt-out', (body) => {
     expect(optOutOf(body)).toBeNull()
   })
 })

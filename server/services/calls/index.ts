@@ -13,7 +13,7 @@ import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
-import type { ConsentRequestMeta } from '#server/services/consent'
+import { hasConsent, type ConsentRequestMeta } from '#server/services/consent'
 import { WEB_CALL_SERVER_MESSAGES } from './assistant'
 import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
@@ -357,11 +357,12 @@ export function createCalls(deps: CallsDeps) {
 
     /**
      * After a revocation of consent to calls: deletes at Vapi the person's calls it has not
-     * connected yet (the revoking transaction already stopped the claims and retries).
+     * connected yet (the revoking transaction already stopped the claims and retries). Nothing if
+     * calls are on again by then: what was placed since (a "Call me now") is wanted.
      */
     async cancelUnanswered(userId: string): Promise<{ cancelled: number; answered: number }> {
       const vapi = deps.vapi
-      if (!vapi) return { cancelled: 0, answered: 0 }
+      if (!vapi || (await hasConsent(db, userId, 'calls'))) return { cancelled: 0, answered: 0 }
       let cancelled = 0
       let answered = 0
       for (const call of await unansweredPlacedCalls(db, userId)) {

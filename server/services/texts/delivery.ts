@@ -3,7 +3,8 @@
  * /api/webhooks/sms/status), and what a number's errors say about texting it again
  * (docs/decisions/055):
  * - the text's row moves from sent to delivered, undelivered or failed once; a later callback, a
- *   repeated one or one that arrives out of order changes nothing;
+ *   repeated one or one that arrives out of order changes nothing, but for a late "delivered",
+ *   which wins over "undelivered" or "failed" (and lifts the suppression that text caused);
  * - 21610 (the person opted out with the carrier while we did not know) is a revocation of texts
  *   in the consent ledger, as when Twilio refuses a text with it at once;
  * - a number that cannot take texts (UNDELIVERABLE_CODES) is suppressed for that person: no text
@@ -78,6 +79,13 @@ export async function recordDeliveryStatus(db: Db, callback: StatusCallback, now
       .limit(1)
       .for('update')
     if (!text) return 'unknown_message'
+    if (final === 'delivered' && (text.status === 'undelivered' || text.status === 'failed')) {
+      // The handset did get it after all (a carrier's late receipt): the best news wins, and a
+      // suppression that text caused goes (a 21610's revocation stays: consent is the person's).
+      await tx.update(textMessages).set({ status: 'delivered', errorCode: null, updatedAt: now }).where(eq(textMessages.id, text.id))
+      await tx.delete(textSuppressions).where(eq(textSuppressions.textId, text.id))
+      return 'recorded'
+    }
     if (text.status !== 'sent') return 'already_final'
     if (!final) return 'in_progress'
     await tx

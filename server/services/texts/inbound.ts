@@ -12,7 +12,7 @@
  * - HELP family: what the service is and where to get help.
  * A text from a number no account uses is answered with nothing and not stored.
  */
-import { and, eq, inArray, isNull, or } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
 import { helpReply, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
 import type { Db, DbExecutor } from '#server/db/client'
@@ -21,6 +21,9 @@ import { stopCallsOf } from '#server/services/calls'
 import { getConsentStates, recordConsent, type ConsentChange } from '#server/services/consent'
 import { liftSuppressions } from './delivery'
 import { skipHeldTexts } from './outbox'
+
+/** How often an unclear opt-out is answered with the question, at most. */
+export const OPT_OUT_QUESTION_EVERY_MS = 24 * 60 * 60 * 1000
 
 export type InboundText = {
   messageSid: string
@@ -115,7 +118,13 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
     } else if (keyword === 'help') {
       reply = helpReply(deps.appUrl)
     } else if (inWords === 'unclear' && userIds.some((userId) => states.get(userId)!.texts.granted || states.get(userId)!.calls.granted)) {
-      reply = OPT_OUT_QUESTION
+      // Asked at most once a day: a person who talks about quitting sugar is not asked every time.
+      const [asked] = await tx
+        .select({ at: inboundTexts.receivedAt })
+        .from(inboundTexts)
+        .where(and(eq(inboundTexts.fromNumber, message.from), eq(inboundTexts.reply, OPT_OUT_QUESTION), gt(inboundTexts.receivedAt, new Date(now.getTime() - OPT_OUT_QUESTION_EVERY_MS))))
+        .limit(1)
+      if (!asked) reply = OPT_OUT_QUESTION
     }
     if (reply) await tx.update(inboundTexts).set({ reply }).where(eq(inboundTexts.messageSid, message.messageSid))
     return { ...result, reply }
