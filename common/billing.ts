@@ -47,6 +47,8 @@ export const CheckSubscriptionResponseSchema = z.object({
   trial_end: text().nullable(),
   /** A Stripe subscription cancelled but still standing: when it ends, with no further payment (else null). */
   cancel_at: text().nullable(),
+  /** Whether a plan chosen now starts with the free trial: not for a member, or an email address, that had one. */
+  trial_available: z.boolean(),
   payment_mode: PaymentModeSchema,
 })
 export type CheckSubscriptionResponse = z.infer<typeof CheckSubscriptionResponseSchema>

@@ -84,6 +84,7 @@ describe('the free trial in testing mode', () => {
     }
     const first = await signUp(email)
     expect((await activate(first.headers, 'basic')).json()).toMatchObject({ status: 'trialing' })
+    expect(await checkSubscription(first.headers)).toMatchObject({ status: 'trialing', trial_available: false })
     // What is kept is the address's digest only, no user id and no address.
     const claims = await trialApp.db.select().from(trialClaims).where(eq(trialClaims.emailDigest, emailDigest(email)))
     expect(claims).toEqual([{ emailDigest: emailDigest(email), claimedAt: clock.now() }])
@@ -96,10 +97,12 @@ describe('the free trial in testing mode', () => {
 
     // The same address on a new account: the plan starts paid, no second trial.
     const again = await signUp(email)
+    expect(await checkSubscription(again.headers)).toMatchObject({ subscribed: false, trial_available: false })
     expect((await activate(again.headers, 'basic')).json()).toMatchObject({ subscribed: true, status: 'active', trial_end: null })
     expect(await checkSubscription(again.headers)).toMatchObject({ paid: true, status: 'active', trial_end: null })
     // Another address still gets its trial.
     const other = await signUp(`trial-other-${Date.now().toString(36)}@example.com`)
+    expect(await checkSubscription(other.headers)).toMatchObject({ subscribed: false, trial_available: true })
     expect((await activate(other.headers, 'basic')).json()).toMatchObject({ status: 'trialing' })
 
     // A trial from before addresses were remembered (no claim row): the deletion writes it.

@@ -40,6 +40,7 @@ const answer = (subscribed: boolean) => ({
   grace_period_end: null,
   trial_end: null,
   cancel_at: null,
+  trial_available: !subscribed,
   payment_mode: 'stripe',
 })
 

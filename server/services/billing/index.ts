@@ -16,7 +16,7 @@ import { createCheckout } from './checkout'
 import { assertEmailConfirmed, ensureCustomer, storedCustomer, type CheckoutUser, type StripeContext } from './context'
 import { createPaymentKinds, type PaymentKind } from './payment-kinds'
 import { createPortal } from './portal'
-import { activateTestingPlan, subscriptionAnswer, subscriptionRecord } from './subscriptions'
+import { activateTestingPlan, hadTrial, subscriptionAnswer, subscriptionRecord } from './subscriptions'
 import { createTrialReminders } from './trials'
 import { createWebhooks } from './webhooks'
 
@@ -68,9 +68,10 @@ export function createBilling(deps: BillingDeps) {
 
     getAccess: (userId: string): Promise<Access> => getAccess(db, userId, clock.now()),
 
-    /** check-subscription: subscribed, tier, period end and grace, from the same rule as the guards. */
+    /** check-subscription: subscribed, tier, period end and grace, from the same rule as the guards; whether a trial is still to be had. */
     async checkSubscription(userId: string) {
-      return subscriptionAnswer(await getAccess(db, userId, clock.now()), mode)
+      const [access, trialHad] = await Promise.all([getAccess(db, userId, clock.now()), hadTrial(db, userId)])
+      return subscriptionAnswer(access, mode, !trialHad)
     },
 
     publishableKey(): string {

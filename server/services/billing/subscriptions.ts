@@ -90,7 +90,7 @@ export async function claimTrial(db: DbExecutor, userId: string, at: Date): Prom
 }
 
 /** The subscription answer of check-subscription, from the same decision as the guards. */
-export function subscriptionAnswer(access: Access, paymentMode: 'testing' | 'stripe') {
+export function subscriptionAnswer(access: Access, paymentMode: 'testing' | 'stripe', trialAvailable: boolean) {
   return {
     subscribed: access.hasSubscription,
     subscription_tier: access.tier,
@@ -102,6 +102,7 @@ export function subscriptionAnswer(access: Access, paymentMode: 'testing' | 'str
     grace_period_end: access.graceUntil ? access.graceUntil.toISOString() : null,
     trial_end: access.trialEnd ? access.trialEnd.toISOString() : null,
     cancel_at: access.cancelAt ? access.cancelAt.toISOString() : null,
+    trial_available: trialAvailable,
     payment_mode: paymentMode,
   }
 }

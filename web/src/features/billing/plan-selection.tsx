@@ -41,7 +41,8 @@ export function PlanSelection() {
   const returnedSessionId = useSearch({ from: '/_authenticated/payment', select: (search) => search.session_id })
   const plans = useQuery(plansQueryOptions())
   const user = useQuery(meQueryOptions()).data
-  const subscription = useQuery({ ...subscriptionQueryOptions(), enabled: Boolean(user?.hasCompletedPayment) }).data
+  // Also before any payment: whether a plan chosen now starts with the free trial.
+  const subscription = useQuery({ ...subscriptionQueryOptions(), enabled: Boolean(user) }).data
   const [activating, setActivating] = useState<PlanId | null>(null)
   const [checkoutPlan, setCheckoutPlan] = useState<Plan | null>(null)
   const portal = useCustomerPortal()
@@ -128,7 +129,10 @@ export function PlanSelection() {
       <div className="mx-auto max-w-2xl text-center">
         <h1 className="text-3xl font-bold tracking-tight sm:text-4xl">Choose your plan</h1>
         <p className="mt-3 text-lg text-muted-foreground">
-          Every plan is billed monthly and includes your daily coaching calls. New members start with a {TRIAL_DAYS}-day free trial.
+          Every plan is billed monthly and includes your daily coaching calls.{' '}
+          {subscription?.trial_available === false
+            ? 'You have had your free trial, so the plan you choose starts today.'
+            : `New members start with a ${TRIAL_DAYS}-day free trial.`}
         </p>
         {mode === 'testing' ? (
           <p className="mt-6 flex items-start gap-3 rounded-lg border border-brand-coach/40 bg-card px-4 py-3 text-left text-sm">
