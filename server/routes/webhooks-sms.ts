@@ -1,14 +1,22 @@
 import formbody from '@fastify/formbody'
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
-import { SMS_STATUS_PATH, type InboundParams } from '#server/services/texts'
+import { SMS_STATUS_PATH, type InboundParams, type SignedWebhook } from '#server/services/texts'
 
 /** Twilio's inbound message: a few form fields (Twilio adds more without notice; all of them are signed). */
 const BODY_LIMIT = 64 * 1024
 
 const escapeXml = (value: string) => value.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+
+/** What both of Twilio's webhooks send: the signature header and the signed form fields. */
+const signedForm = {
+  headers: z.object({ 'x-twilio-signature': text().optional() }),
+  body: z.record(text(), z.union([text(), z.array(text())])).optional(),
+}
+const refusals = { 400: ErrorBodySchema, 403: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema }
 
 /** TwiML: an empty <Response/>, or one <Message> (what Twilio's MessagingResponse writes). */
 const twiml = (reply: string | null) =>
@@ -28,6 +36,11 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   const { texts } = app.services
   const appUrl = app.config.appUrl.replace(/\/$/, '')
   await app.register(formbody, { bodyLimit: BODY_LIMIT })
+  const signed = (request: FastifyRequest): SignedWebhook => ({
+    signature: request.headers['x-twilio-signature'] as string | undefined,
+    url: appUrl + request.url,
+    params: (request.body ?? {}) as InboundParams,
+  })
 
   app.post(
     '/api/webhooks/sms',
@@ -36,27 +49,15 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['webhooks'],
         summary:
           'Inbound texts from Twilio (form-encoded), verified with X-Twilio-Signature; each MessageSid processed once; STOP-family keywords revoke texts and calls, START-family ones grant texts, HELP/INFO answered; the answer is TwiML',
-        headers: z.object({ 'x-twilio-signature': text().optional() }),
-        body: z.record(text(), z.union([text(), z.array(text())])).optional(),
-        response: {
-          200: text().describe('TwiML (text/xml): <Response/>, or <Response><Message>…</Message></Response>'),
-          400: ErrorBodySchema,
-          403: ErrorBodySchema,
-          413: ErrorBodySchema,
-          415: ErrorBodySchema,
-          429: ErrorBodySchema,
-        },
+        ...signedForm,
+        response: { 200: text().describe('TwiML (text/xml): <Response/>, or <Response><Message>…</Message></Response>'), ...refusals },
       },
       bodyLimit: BODY_LIMIT,
       // Twilio's delivery of one account's inbound texts; well above any person's typing.
       config: { auth: 'webhook', rateLimit: { max: 600, timeWindow: '1 minute' } },
     },
     async (request, reply) => {
-      const result = await texts.receiveWebhook({
-        signature: request.headers['x-twilio-signature'],
-        url: appUrl + request.url,
-        params: (request.body ?? {}) as InboundParams,
-      })
+      const result = await texts.receiveWebhook(signed(request))
       return reply.code(200).type('text/xml; charset=utf-8').send(twiml(result.reply))
     },
   )
@@ -68,27 +69,15 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['webhooks'],
         summary:
           "Twilio's status callbacks for the texts we send (form-encoded), verified with X-Twilio-Signature: each text's final status once (delivered, undelivered, failed); 21610 revokes texts, a number that cannot take texts gets none again",
-        headers: z.object({ 'x-twilio-signature': text().optional() }),
-        body: z.record(text(), z.union([text(), z.array(text())])).optional(),
-        response: {
-          204: z.null().describe('Taken (also for a callback that changes nothing: repeated, late, or for a text we do not know)'),
-          400: ErrorBodySchema,
-          403: ErrorBodySchema,
-          413: ErrorBodySchema,
-          415: ErrorBodySchema,
-          429: ErrorBodySchema,
-        },
+        ...signedForm,
+        response: { 204: z.null().describe('Taken (also for a callback that changes nothing: repeated, late, or for a text we do not know)'), ...refusals },
       },
       bodyLimit: BODY_LIMIT,
       // A callback or two per text we send: bounded by what we send, well under this.
       config: { auth: 'webhook', rateLimit: { max: 1_200, timeWindow: '1 minute' } },
     },
     async (request, reply) => {
-      await texts.receiveStatus({
-        signature: request.headers['x-twilio-signature'],
-        url: appUrl + request.url,
-        params: (request.body ?? {}) as InboundParams,
-      })
+      await texts.receiveStatus(signed(request))
       return reply.code(204).send(null)
     },
   )

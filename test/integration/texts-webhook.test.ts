@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { Agent, request } from 'undici'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { UpdateCallSchedule } from '#common/calls'
 import { helpReply, OPT_OUT_QUESTION, START_REPLY, STOP_REPLY } from '#common/texts'
 import { createSession } from '#server/auth/session'
 import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
@@ -237,22 +238,37 @@ describe('keywords', () => {
   })
 })
 
-describe('STOP stops calls within a minute', () => {
-  it('a call claimed and waiting for its instant is skipped: nobody is dialled, and the ledger says why', async () => {
-    const { user, phone } = await h.person({ time: '10:00' })
+/** The person turns calls off (or on again) on the schedule page, the rest of the schedule as it was. */
+async function setCallsSwitch(userId: string, callsEnabled: boolean): Promise<void> {
+  const { token } = await createSession(h.app.db, h.clock, userId)
+  const schedule: UpdateCallSchedule = { dailyCallTime: '10:00', timeZone: 'America/New_York', eveningCallTime: null, pausedUntil: null, callsEnabled }
+  const response = await h.app.inject({ method: 'PUT', url: '/api/calls/schedule', headers: { cookie: `session=${token}`, origin: h.app.config.appUrl }, payload: schedule })
+  expect(response.statusCode, response.body).toBe(200)
+}
+
+/** The two ways consent to calls is revoked: a STOP text, and the schedule page's calls switch. */
+const REVOCATIONS = [
+  { by: 'a STOP text', source: 'inbound_text', revoke: (person: { phone: string }) => h.twilio.inbound({ from: person.phone, body: 'STOP' }) },
+  { by: 'the calls switch turned off', source: 'settings', revoke: (person: { user: { id: string } }) => setCallsSwitch(person.user.id, false) },
+] as const
+
+describe.each(REVOCATIONS)('calls stop within a minute after $by', ({ source, revoke }) => {
+  it('a call claimed and waiting for its instant is skipped at once: nobody is dialled, and the ledger says why', async () => {
+    const person = await h.person({ time: '10:00' })
+    const { user, phone } = person
     // 45 s before 10:00 the place-call job has claimed the call and waits for its instant.
     await h.advanceTo(at('2026-06-15T13:59:20Z'))
     expect((await callsOf(user.id)).map((call) => call.completionStatus)).toEqual(['dialling'])
-    await h.twilio.inbound({ from: phone, body: 'STOP' })
+    await revoke(person)
+    // Stopped in the revoking transaction, before the instant comes.
+    expect(await callsOf(user.id)).toMatchObject([{ completionStatus: 'skipped', skipReason: 'consent', vapiCallId: null }])
     await h.advanceTo(at('2026-06-15T14:30:00Z'))
     expect(dialsTo(phone)).toHaveLength(0)
-    const [call] = await callsOf(user.id)
-    expect(call).toMatchObject({ completionStatus: 'skipped', skipReason: 'consent', vapiCallId: null })
     // The next day: no call either (the clock jumps to the morning; the due jobs run there).
     await h.jumpTo(at('2026-06-16T13:50:00Z'))
     await h.advanceTo(at('2026-06-16T14:30:00Z'))
     expect(dialsTo(phone)).toHaveLength(0)
-    expect((await ledgerOf(user.id)).filter((row) => row.channel === 'calls').at(-1)).toMatchObject({ action: 'revoked', source: 'inbound_text' })
+    expect((await ledgerOf(user.id)).filter((row) => row.channel === 'calls').at(-1)).toMatchObject({ action: 'revoked', source })
   })
 
   it('a call ringing at Vapi is deleted there, and a scheduled retry is dropped', async () => {
@@ -266,7 +282,7 @@ describe('STOP stops calls within a minute', () => {
     await h.settle()
     expect(dial?.status).toBe('ringing')
     expect((await callsOf(ringing.user.id))[0]!.completionStatus).toBe('ringing')
-    await h.twilio.inbound({ from: ringing.phone, body: 'STOP' })
+    await revoke(ringing)
     await h.advanceTo(at('2026-06-15T14:01:00Z'))
     expect(h.vapi.calls.isDeleted(dial!.id)).toBe(true)
     const [call] = await callsOf(ringing.user.id)
@@ -274,18 +290,37 @@ describe('STOP stops calls within a minute', () => {
     const events = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, call!.id), eq(coachingCallEvents.type, 'cancelled')))
     expect(events[0]!.detail).toMatchObject({ reason: 'consent' })
 
-    // Another person: the call was not answered, its retry is due at 10:40:31; STOP at 10:31.
+    // Another person: the call was not answered, its retry is due at 10:40:31; revoked at 10:31.
     h.vapi.calls.pacing = 'auto'
     const missed = await h.person({ time: '10:30', scenario: 'no-answer' })
     await h.advanceTo(at('2026-06-15T14:31:00Z'))
     const [first] = await callsOf(missed.user.id)
     expect(first!.retryAt).not.toBeNull()
-    await h.twilio.inbound({ from: missed.phone, body: 'STOP' })
+    await revoke(missed)
     await h.advanceTo(at('2026-06-15T16:00:00Z'))
     expect(dialsTo(missed.phone)).toHaveLength(1)
     expect((await callsOf(missed.user.id))[0]!.retryAt).toBeNull()
   })
 
+  it('calls on again before the cancellation ran: the call ringing now is left to ring', async () => {
+    const person = await h.person({ time: '10:00', scenario: 'no-answer' })
+    h.vapi.calls.pacing = 'manual'
+    await h.advanceTo(at('2026-06-15T14:00:02Z'))
+    const [dial] = dialsTo(person.phone)
+    await h.vapi.calls.advance()
+    await h.vapi.calls.advance()
+    await h.settle()
+    expect(dial?.status).toBe('ringing')
+    // Revoked, then on again a moment later, before the queued cancellations run.
+    await revoke(person)
+    await setCallsSwitch(person.user.id, true)
+    await h.advanceTo(at('2026-06-15T14:01:00Z'))
+    expect(h.vapi.calls.isDeleted(dial!.id)).toBe(false)
+    expect((await callsOf(person.user.id))[0]!.completionStatus).toBe('ringing')
+  })
+})
+
+describe('STOP stops what is on its way', () => {
   it('held texts of the person are dropped', async () => {
     const { user, phone } = await h.person()
     // 9:50 PM in New York: a text now is held to the morning.
