@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { CONSENT_TEXT, TERMS_TEXT } from '#common/auth-constants'
 import { expect, gotoReady, test, uniqueEmail } from './support/fixtures'
+import { holdRequests } from './support/hold'
 import { linkIn, tokenOf, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'
 
@@ -69,15 +70,7 @@ async function seriousA11yViolations(page: Page) {
 }
 
 /** Holds every GET /api/me until released, so the wrapper's loading state can be looked at. */
-async function holdSessionCheck(page: Page) {
-  let release!: () => void
-  const released = new Promise<void>((resolve) => (release = resolve))
-  await page.route('**/api/me', async (route) => {
-    await released
-    await route.continue()
-  })
-  return release
-}
+const holdSessionCheck = (page: Page) => holdRequests(page, '**/api/me')
 
 test.describe('sign-up', () => {
   test('shows the message of every invalid field under it, and keeps them current while editing', async ({ page }) => {

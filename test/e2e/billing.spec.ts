@@ -6,6 +6,7 @@ import { setupStripe } from '../../scripts/stripe-setup'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
+import { holdRequests } from './support/hold'
 import { linkIn, tokenOf, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'
 
@@ -260,12 +261,9 @@ test.describe('payment in Stripe mode', () => {
     expect((await (await checked).json()).payment_mode).toBe('stripe')
     await expect(testingBanner(page)).toHaveCount(0)
 
-    // Hold our own checkout request a moment so the loading state can be seen; js.stripe.com is
-    // left alone (unreachable here, as it is on this machine).
-    await page.route('**/api/billing/embedded-checkout', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
-      await route.continue()
-    })
+    // Hold our own checkout request so the loading state can be seen; js.stripe.com is left alone
+    // (unreachable here, as it is on this machine).
+    const releaseCheckout = await holdRequests(page, '**/api/billing/embedded-checkout')
     await plansList(page).getByRole('button', { name: 'Choose Premium' }).click()
 
     const dialog = page.getByRole('dialog', { name: 'Complete Your Subscription' })
@@ -273,6 +271,7 @@ test.describe('payment in Stripe mode', () => {
     await expect(dialog).toContainText('Complete your payment to activate your subscription')
     await expect(dialog.getByText('Setting up payment...')).toBeVisible()
     expect(await seriousA11yViolations(page)).toEqual([])
+    releaseCheckout()
 
     const alert = dialog.getByRole('alert')
     await expect(alert).toContainText('Failed to load payment system', { timeout: 20_000 })

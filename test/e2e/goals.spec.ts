@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
 import { expect, test } from './support/fixtures'
+import { holdRequests } from './support/hold'
 import { signUpViaApi } from './support/users'
 
 /**
@@ -139,13 +140,11 @@ test.describe('goal intake', () => {
     await chooseOption(page, 'Timezone', 'Pacific (PT)')
     expect(await seriousA11yViolations(page)).toEqual([])
 
-    // Hold the save a moment so its pending state can be seen.
-    await page.route('**/api/goals', async (route) => {
-      if (route.request().method() === 'PUT') await new Promise((resolve) => setTimeout(resolve, 600))
-      await route.continue()
-    })
+    // Hold the save so its pending state can be seen.
+    const releaseSave = await holdRequests(page, '**/api/goals', { when: (route) => route.request().method() === 'PUT' })
     await page.getByRole('button', { name: 'Complete Goal Setting & Start Coaching' }).click()
     await expect(page.getByRole('button', { name: 'Saving Goals...' })).toBeDisabled()
+    releaseSave()
 
     await expect(page.getByText('Goals Saved Successfully!')).toBeVisible()
     await expect(page.getByText("Your AI coach is being prepared. You'll receive your first call soon!")).toBeVisible()
@@ -395,14 +394,10 @@ test.describe('dashboard', () => {
       { id: 'c4', callDate: '2026-11-17T14:00:00.000Z', callDuration: 600, areasDiscussed: ['family'], completionStatus: 'failed' },
       { id: 'c5', callDate: '2026-11-16T14:00:00.000Z', callDuration: 31, areasDiscussed: ['faith'], completionStatus: 'completed' },
     ]
-    // Both loads held back a moment: the dashboard shows its full-screen loading state.
-    await page.route('**/api/goals', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 800))
-      await route.continue()
-    })
-    await page.route('**/api/calls/recent', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 800))
-      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ calls }) })
+    // Both loads held back: the dashboard shows its full-screen loading state.
+    const releaseGoals = await holdRequests(page, '**/api/goals')
+    const releaseCalls = await holdRequests(page, '**/api/calls/recent', {
+      then: (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ calls }) }),
     })
     // Calls Completed counts every completed call, not only the five listed.
     await page.route('**/api/dashboard/stats', async (route) => {
@@ -411,6 +406,8 @@ test.describe('dashboard', () => {
     })
     await page.goto('/dashboard')
     await expect(page.getByText('Loading your dashboard...')).toBeVisible()
+    releaseGoals()
+    releaseCalls()
 
     const rows = page.getByRole('region', { name: 'Recent Coaching Calls' }).getByTestId('call-row')
     await expect(rows).toHaveCount(5)
