@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
-import { SMS_STATUS_PATH, type InboundParams, type SignedWebhook } from '#server/services/texts'
+import { SMS_STATUS_PATH, STATUS_TEXT_PARAM, type InboundParams, type SignedWebhook } from '#server/services/texts'
 
 /** Twilio's inbound message: a few form fields (Twilio adds more without notice; all of them are signed). */
 const BODY_LIMIT = 64 * 1024
@@ -70,6 +70,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         summary:
           "Twilio's status callbacks for the texts we send (form-encoded), verified with X-Twilio-Signature: each text's final status once (delivered, undelivered, failed); 21610 revokes texts, a number that cannot take texts gets none again",
         ...signedForm,
+        querystring: z.object({ [STATUS_TEXT_PARAM]: z.uuid().optional().describe('The text the callback is about, as the StatusCallback URL we gave Twilio names it') }),
         response: { 204: z.null().describe('Taken (also for a callback that changes nothing: repeated, late, or for a text we do not know)'), ...refusals },
       },
       bodyLimit: BODY_LIMIT,
@@ -77,7 +78,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'webhook', rateLimit: { max: 1_200, timeWindow: '1 minute' } },
     },
     async (request, reply) => {
-      await texts.receiveStatus(signed(request))
+      await texts.receiveStatus(signed(request), request.query[STATUS_TEXT_PARAM])
       return reply.code(204).send(null)
     },
   )

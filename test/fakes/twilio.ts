@@ -118,6 +118,7 @@ export class FakeTwilio {
   /** Blocked (sender → our number) pairs, as `${person}|${ourNumber}`. */
   readonly #blocked = new Set<string>()
   readonly #faults: Fault[] = []
+  #holds: Array<{ created: (sid: string) => void; released: Promise<void> }> = []
   readonly #clock: { now(): Date }
   readonly #app = Fastify({ logger: false })
   /** Its own connections to the app (a test's next app on the same port never gets a socket of the last one's). */
@@ -177,7 +178,21 @@ export class FakeTwilio {
     for (let i = 0; i < count; i++) this.#faults.push(fault)
   }
 
+  /**
+   * The next message created is held: Twilio has it (`created` resolves with its sid, and its status
+   * callbacks can be sent) but the app gets no answer until `release()`, as when Twilio's callback
+   * overtakes its API response.
+   */
+  holdNextCreate(): { created: Promise<string>; release: () => void } {
+    let created!: (sid: string) => void
+    let release!: () => void
+    const hold = { created: (sid: string) => created(sid), released: new Promise<void>((resolve) => (release = resolve)) }
+    this.#holds.push(hold)
+    return { created: new Promise<string>((resolve) => (created = resolve)), release }
+  }
+
   reset(): void {
+    this.#holds = []
     this.#messages.length = 0
     this.#blocked.clear()
     this.#faults.length = 0
@@ -358,6 +373,11 @@ export class FakeTwilio {
       if (this.#blocked.has(`${to}|${from}`)) return twilioError(reply, 400, 21610, 'Attempt to send to unsubscribed recipient')
       const message = this.#message({ sid: sid('SM'), from, to, body: text, direction: 'outbound-api', status: 'queued', now: this.#clock.now(), statusCallback: body.StatusCallback })
       this.#messages.push(message)
+      const hold = this.#holds.shift()
+      if (hold) {
+        hold.created(message.sid)
+        await hold.released
+      }
       return reply.code(201).send(message)
     })
 

@@ -65,8 +65,9 @@ describe('the status callback', () => {
     const { user, phone } = await harness.person()
     const sid = await textTo(harness, user.id, phone, 'a')
     const [message] = harness.twilio.sentTo(phone)
-    expect(message!.statusCallback).toBe(`${harness.app.config.appUrl}/api/webhooks/sms/status`)
-    expect(await textsOf(user.id)).toMatchObject([{ status: 'sent', providerSid: sid }])
+    const [text] = await textsOf(user.id)
+    expect(message!.statusCallback).toBe(`${harness.app.config.appUrl}/api/webhooks/sms/status?text=${text!.id}`)
+    expect(text).toMatchObject({ status: 'sent', providerSid: sid })
 
     // On the way: still 'sent'.
     expect((await harness.twilio.status(sid, 'sending')).status).toBe(204)
@@ -125,11 +126,59 @@ describe('the status callback', () => {
     const noSid = await post({ MessageStatus: 'delivered' })
     expect(noSid.statusCode).toBe(400)
     expect(noSid.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'MessageSid' } })
+    const badText = await harness.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/sms/status?text=42',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': harness.twilio.sign(`${url}?text=42`, { MessageSid: sid, MessageStatus: 'delivered' }) },
+      payload: new URLSearchParams({ MessageSid: sid, MessageStatus: 'delivered' }).toString(),
+    })
+    expect(badText.statusCode).toBe(400)
+    expect(badText.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'text' } })
 
     const unknown = await post({ MessageSid: `SM${'f'.repeat(32)}`, MessageStatus: 'undelivered', ErrorCode: '30006' })
     expect(unknown.statusCode).toBe(204)
     expect(await textsOf(user.id)).toMatchObject([{ status: 'sent' }])
     expect(await database.db.select().from(textSuppressions)).toEqual([])
+  })
+
+  it('that overtakes Twilio\'s answer finds its text by the id in its URL; the answer then keeps the verdict', async () => {
+    const harness = await start()
+    const { user, phone } = await harness.person()
+    const held = harness.twilio.holdNextCreate()
+    await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `overtaken:${user.id}`, content: 'Text overtaken' })
+    const sending = harness.settle()
+    const sid = await held.created
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'sending', providerSid: null }])
+
+    // Twilio's callbacks come before its answer: "sent" names the text, "undelivered" is its verdict.
+    expect((await harness.twilio.status(sid, 'sent')).status).toBe(204)
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'sending', providerSid: sid }])
+    expect((await harness.twilio.status(sid, 'undelivered', { errorCode: 30006 })).status).toBe(204)
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'undelivered', errorCode: 30006, providerSid: sid }])
+    expect(await suppressionsOf(user.id)).toMatchObject([{ toNumber: phone, errorCode: 30006 }])
+
+    held.release()
+    await sending
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'undelivered', errorCode: 30006, providerSid: sid, sentAt: harness.clock.now() }])
+  })
+
+  it("tells what became of a text whose answer from Twilio never came (marked failed, 'unknown')", async () => {
+    const harness = await start()
+    const { user, phone } = await harness.person()
+    const held = harness.twilio.holdNextCreate()
+    await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `unanswered:${user.id}`, content: 'Text unanswered' })
+    const sending = harness.settle()
+    const sid = await held.created
+    // The sender gave up on the answer (its process stopped; the sweep marks the claim).
+    await database.db
+      .update(textMessages)
+      .set({ status: 'failed', skipReason: 'unknown: the sender stopped before Twilio answered', leaseUntil: null })
+      .where(eq(textMessages.userId, user.id))
+    expect((await harness.twilio.status(sid, 'delivered')).status).toBe(204)
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'delivered', providerSid: sid, skipReason: null, toNumber: phone }])
+    held.release()
+    await sending
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'delivered', providerSid: sid }])
   })
 
   it('refuses every callback when Twilio is not configured (nothing could be verified)', async () => {

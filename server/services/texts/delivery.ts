@@ -10,7 +10,7 @@
  * - a number that cannot take texts (UNDELIVERABLE_CODES) is suppressed for that person: no text
  *   goes to it again until their number changes or a START comes from it.
  */
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, isNull, or } from 'drizzle-orm'
 import type { Db, DbExecutor } from '#server/db/client'
 import { textMessages, textSuppressions, UNDELIVERABLE_CODES, type TextStatus } from '#server/db/schema'
 import { hasConsent, recordConsent } from '#server/services/consent'
@@ -24,6 +24,9 @@ const FINAL: Record<string, Extract<TextStatus, 'delivered' | 'undelivered' | 'f
   failed: 'failed',
   canceled: 'failed',
 }
+
+/** How the sender marks a text whose answer from Twilio it never got (Twilio may have it). */
+export const UNANSWERED = 'unknown:'
 
 export const isUndeliverable = (code: number | null | undefined): code is (typeof UNDELIVERABLE_CODES)[number] =>
   typeof code === 'number' && (UNDELIVERABLE_CODES as readonly number[]).includes(code)
@@ -65,40 +68,60 @@ export async function liftSuppressions(tx: DbExecutor, userIds: readonly string[
   await tx.delete(textSuppressions).where(and(inArray(textSuppressions.userId, [...userIds]), eq(textSuppressions.toNumber, from)))
 }
 
-export type StatusCallback = { messageSid: string; status: string; errorCode: number | null; errorMessage: string | null }
+/** `textId`: our text's id, from the StatusCallback URL we gave (signed with it). */
+export type StatusCallback = { messageSid: string; status: string; errorCode: number | null; errorMessage: string | null; textId?: string | undefined }
 export type StatusOutcome = 'recorded' | 'in_progress' | 'already_final' | 'unknown_message'
 
-/** One status callback, in one transaction with what it causes. */
+/**
+ * One status callback, in one transaction with what it causes. The text is found by its sid, or,
+ * for a callback that comes before the sender recorded Twilio's answer (the row still 'sending',
+ * no sid yet) or after it gave up on that answer (failed, 'unknown: ...'), by the text id in the
+ * callback's URL: the callback is then the first word of what became of it.
+ */
 export async function recordDeliveryStatus(db: Db, callback: StatusCallback, now: Date): Promise<StatusOutcome> {
   const final = FINAL[callback.status]
   return db.transaction(async (tx) => {
+    const bySid = eq(textMessages.providerSid, callback.messageSid)
     const [text] = await tx
-      .select({ id: textMessages.id, userId: textMessages.userId, status: textMessages.status, to: textMessages.toNumber })
+      .select({ id: textMessages.id, userId: textMessages.userId, status: textMessages.status, to: textMessages.toNumber, providerSid: textMessages.providerSid, skipReason: textMessages.skipReason })
       .from(textMessages)
-      .where(eq(textMessages.providerSid, callback.messageSid))
+      .where(callback.textId ? or(bySid, and(eq(textMessages.id, callback.textId), isNull(textMessages.providerSid))) : bySid)
       .limit(1)
       .for('update')
     if (!text) return 'unknown_message'
-    if (final === 'delivered' && (text.status === 'undelivered' || text.status === 'failed')) {
+    // Before the sender's record of Twilio's answer, or after it gave up waiting for it.
+    const unanswered = text.status === 'sending' || (text.status === 'failed' && (text.skipReason ?? '').startsWith(UNANSWERED))
+    if (!unanswered && final === 'delivered' && (text.status === 'undelivered' || text.status === 'failed')) {
       // The handset did get it after all (a carrier's late receipt): the best news wins, and a
       // suppression that text caused goes (a 21610's revocation stays: consent is the person's).
       await tx.update(textMessages).set({ status: 'delivered', errorCode: null, updatedAt: now }).where(eq(textMessages.id, text.id))
       await tx.delete(textSuppressions).where(eq(textSuppressions.textId, text.id))
       return 'recorded'
     }
-    if (text.status !== 'sent') return 'already_final'
-    if (!final) return 'in_progress'
+    if (!unanswered && text.status !== 'sent') return 'already_final'
+    if (!final) {
+      if (unanswered && !text.providerSid) await tx.update(textMessages).set({ providerSid: callback.messageSid, updatedAt: now }).where(eq(textMessages.id, text.id))
+      return 'in_progress'
+    }
     await tx
       .update(textMessages)
-      .set({ status: final, errorCode: final === 'delivered' ? null : callback.errorCode, updatedAt: now })
+      .set({
+        status: final,
+        errorCode: final === 'delivered' ? null : callback.errorCode,
+        providerSid: callback.messageSid,
+        ...(unanswered ? { skipReason: null } : {}),
+        updatedAt: now,
+      })
       .where(eq(textMessages.id, text.id))
-    if (final === 'delivered' || !text.to) return 'recorded'
-    if (callback.errorCode === 21610) {
-      await recordCarrierOptOut(tx, { userId: text.userId, to: text.to, textId: text.id, message: callback.errorMessage ?? 'Attempt to send to unsubscribed recipient', at: now })
-    }
-    if (isUndeliverable(callback.errorCode)) {
-      await suppressNumber(tx, { userId: text.userId, to: text.to, errorCode: callback.errorCode, textId: text.id, at: now })
-    }
+    if (final !== 'delivered' && text.to) await consequences(tx, { userId: text.userId, to: text.to, textId: text.id }, callback, now)
     return 'recorded'
   })
+}
+
+/** What an error says beyond the text: 21610 a revocation, a number that cannot take texts none again. */
+async function consequences(tx: DbExecutor, text: { userId: string; to: string; textId: string }, callback: StatusCallback, now: Date): Promise<void> {
+  if (callback.errorCode === 21610) {
+    await recordCarrierOptOut(tx, { ...text, message: callback.errorMessage ?? 'Attempt to send to unsubscribed recipient', at: now })
+  }
+  if (isUndeliverable(callback.errorCode)) await suppressNumber(tx, { ...text, errorCode: callback.errorCode, at: now })
 }

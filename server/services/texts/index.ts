@@ -25,7 +25,7 @@ import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOut
 
 export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
 export { accountDigits } from './inbound'
-export { DAILY_TEXT_CAP, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
+export { DAILY_TEXT_CAP, STATUS_TEXT_PARAM, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
 
 export const SEND_TEXT_JOB = 'send-text'
 /** The send-text job id of a text (one run per text while it waits). */
@@ -214,15 +214,16 @@ export function createTexts(deps: TextsDeps) {
     /**
      * POST /api/webhooks/sms/status: Twilio's status callback for a text we sent (signed like the
      * inbound webhook): the text's final status once, and what its error says (delivery.ts).
+     * `textId`: the text the callback's URL names (the URL is signed with it).
      */
-    async receiveStatus(input: SignedWebhook): Promise<StatusOutcome> {
+    async receiveStatus(input: SignedWebhook, textId?: string): Promise<StatusOutcome> {
       const messageSid = await verifiedMessageSid(input)
       const status = field(input.params, 'MessageStatus') ?? field(input.params, 'SmsStatus')
       if (!status) throw new AppError('VALIDATION_FAILED', 'MessageStatus is required.', { field: 'MessageStatus' })
       const rawCode = field(input.params, 'ErrorCode')
       const errorCode = rawCode === null || rawCode === '' ? null : Number(rawCode)
       if (errorCode !== null && !Number.isInteger(errorCode)) throw new AppError('VALIDATION_FAILED', 'ErrorCode must be a number.', { field: 'ErrorCode' })
-      const outcome = await recordDeliveryStatus(db, { messageSid, status, errorCode, errorMessage: field(input.params, 'ErrorMessage') }, clock.now())
+      const outcome = await recordDeliveryStatus(db, { messageSid, status, errorCode, errorMessage: field(input.params, 'ErrorMessage'), textId }, clock.now())
       if (outcome === 'unknown_message') log.warn({ messageSid, status }, 'texts: a status callback for a text we do not know')
       else if (errorCode !== null) log.info({ messageSid, status, errorCode }, 'texts: not delivered')
       return outcome

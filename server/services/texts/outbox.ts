@@ -17,7 +17,7 @@ import type { TextSender } from '#server/integrations/twilio'
 import { fireInstant, localDateOf, localTimeOf } from '#server/services/calls'
 import { hasConsent } from '#server/services/consent'
 import { finalBody, segmentsOf } from './compose'
-import { isSuppressed, isUndeliverable, recordCarrierOptOut, suppressNumber } from './delivery'
+import { isSuppressed, isUndeliverable, recordCarrierOptOut, suppressNumber, UNANSWERED } from './delivery'
 
 /** The local hours texts may go out in: from 8:00 AM, up to (not including) 9:00 PM. */
 export const TEXT_WINDOW = { from: '08:00', until: '21:00' } as const
@@ -97,6 +97,9 @@ type Claimed = { text: TextMessage; to: string; body: string }
 export type DeliverOutcome = 'sent' | 'logged' | 'held' | 'skipped' | 'failed' | 'retry' | 'not_due' | 'gone'
 
 /** An account's ten digits as E.164 (+1…), for Twilio. */
+/** The query parameter of the StatusCallback URL that names our text. */
+export const STATUS_TEXT_PARAM = 'text'
+
 export const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
 /** The claim: every check, and the row moved to 'sending' (or held, or skipped), in one transaction. */
@@ -183,13 +186,24 @@ export async function deliverText(deps: OutboxDeps, id: string, now: () => Date)
   const claimed = await claim(deps.db, id, now())
   if ('outcome' in claimed) return claimed.outcome
   const { text, to, body } = claimed
-  const result = await deps.sender.send({ to, from: deps.from, body, statusCallback: deps.statusCallback })
+  // The text's id rides in the callback's URL (signed with it): a callback that comes before the
+  // answer below is recorded still finds its text.
+  const statusCallback = deps.statusCallback && `${deps.statusCallback}?${STATUS_TEXT_PARAM}=${id}`
+  const result = await deps.sender.send({ to, from: deps.from, body, statusCallback })
   const at = now()
   switch (result.kind) {
     case 'sent':
       await deps.db
         .update(textMessages)
-        .set({ status: 'sent', providerSid: result.sid, segments: result.segments ?? text.segments, sentAt: at, leaseUntil: null, updatedAt: at })
+        .set({
+          // A final status its callback already recorded stays.
+          status: sql`case when ${textMessages.status} = 'sending' then 'sent' else ${textMessages.status} end`,
+          providerSid: result.sid,
+          segments: result.segments ?? text.segments,
+          sentAt: at,
+          leaseUntil: null,
+          updatedAt: at,
+        })
         .where(eq(textMessages.id, id))
       return 'sent'
     case 'logged':
@@ -213,11 +227,12 @@ export async function deliverText(deps: OutboxDeps, id: string, now: () => Date)
       })
       return 'failed'
     case 'unknown':
-      // Twilio may have it: never sent again (no idempotency key), marked for a person to look at.
+      // Twilio may have it: never sent again (no idempotency key), marked for a person to look at
+      // (unless its status callback, which names the text, already said what became of it).
       await deps.db
         .update(textMessages)
-        .set({ status: 'failed', skipReason: `unknown: ${result.message.slice(0, 280)}`, leaseUntil: null, updatedAt: at })
-        .where(eq(textMessages.id, id))
+        .set({ status: 'failed', skipReason: `${UNANSWERED} ${result.message.slice(0, 280)}`, leaseUntil: null, updatedAt: at })
+        .where(and(eq(textMessages.id, id), eq(textMessages.status, 'sending')))
       return 'failed'
   }
 }
@@ -237,7 +252,7 @@ export async function dueTexts(db: DbExecutor, now: Date, limit = RELEASE_BATCH)
 export async function abandonTexts(db: DbExecutor, now: Date): Promise<number> {
   const rows = await db
     .update(textMessages)
-    .set({ status: 'failed', skipReason: 'unknown: the sender stopped before Twilio answered', leaseUntil: null, updatedAt: now })
+    .set({ status: 'failed', skipReason: `${UNANSWERED} the sender stopped before Twilio answered`, leaseUntil: null, updatedAt: now })
     .where(and(eq(textMessages.status, 'sending'), lt(textMessages.leaseUntil, now)))
     .returning({ id: textMessages.id })
   return rows.length
