@@ -283,6 +283,25 @@ test.describe('who sees which links', () => {
     await keepScreenshot(page, testInfo, 'unpaid-payment-1280')
   })
 
+  test('signed in, back on the landing page by the brand link: the way to the dashboard instead of Log In / Get Started', async ({ page }) => {
+    await signUpViaApi(page, { paid: 'basic' })
+    await page.goto('/dashboard')
+    await expect(heading(page, DASHBOARD)).toBeVisible()
+
+    await page.getByRole('banner').getByRole('link', { name: 'Momentum Coach' }).click()
+    await expect(page).toHaveURL('/')
+    await expect(page.getByRole('banner').getByRole('link')).toHaveText(['Momentum Coach', 'Go to Dashboard'])
+    const main = page.getByRole('main')
+    await expect(main.getByRole('link', { name: 'Go to Dashboard' })).toHaveAttribute('href', '/dashboard')
+    await expect(main.getByRole('link', { name: /^(Log In|Get Started)$/ })).toHaveCount(0)
+    await expect(main.getByRole('link', { name: 'Get started with Premium' })).toHaveAttribute('href', '/payment')
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    await page.getByRole('banner').getByRole('link', { name: 'Go to Dashboard' }).click()
+    await expect(page).toHaveURL('/dashboard')
+    await expect(heading(page, DASHBOARD)).toBeFocused()
+  })
+
   test('signed out: the visitor links only (Log In, Get Started), and no signed-in navigation', async ({ page }) => {
     await page.goto('/courses')
     await expect(page.getByRole('heading', { level: 1, name: 'Course Platform' })).toBeVisible()

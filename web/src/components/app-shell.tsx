@@ -1,11 +1,35 @@
+import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useSyncExternalStore, type ReactNode } from 'react'
+import { meQueryOptions } from '../features/auth/api'
 import { cn } from '../lib/utils'
 import { BrandName, LogoMark } from './brand'
 import { Button } from './ui/button'
 
-/** Links shown in the header to visitors; the signed-in screens show the app's navigation instead (features/navigation). */
+/**
+ * The person the app already knows is signed in (a screen or its guard loaded the session), else
+ * undefined. Never asks the server: the public pages' first load makes no session request.
+ */
+export function useKnownUser() {
+  return useQuery({ ...meQueryOptions(), enabled: false }).data ?? undefined
+}
+
+/**
+ * Links shown in the header to visitors; the signed-in screens show the app's navigation instead
+ * (features/navigation). On a public page (the landing page, the not-found page) someone the app
+ * knows is signed in gets the way back to their dashboard instead of Log In / Get Started.
+ */
 export function PublicNav() {
+  const user = useKnownUser()
+  if (user) {
+    return (
+      <nav aria-label="Account" className="flex items-center gap-1 sm:gap-2">
+        <Button asChild size="sm">
+          <Link to="/dashboard">Go to Dashboard</Link>
+        </Button>
+      </nav>
+    )
+  }
   return (
     <nav aria-label="Account" className="flex items-center gap-1 sm:gap-2">
       <Button asChild variant="ghost" size="sm" className="max-[399px]:hidden">

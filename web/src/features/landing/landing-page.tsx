@@ -10,7 +10,7 @@ import {
 } from 'lucide-react'
 import { LIFE_AREAS } from '#common/domain'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
-import { AppShell } from '../../components/app-shell'
+import { AppShell, useKnownUser } from '../../components/app-shell'
 import { BrandName } from '../../components/brand'
 import { Badge } from '../../components/ui/badge'
 import { Button } from '../../components/ui/button'
@@ -59,6 +59,9 @@ const steps = [
 
 export function LandingPage() {
   useDocumentTitle()
+  // Known only after the app has loaded the session (arriving from a signed-in screen): the
+  // prerendered page is the visitors' (docs/decisions/052).
+  const user = useKnownUser()
   return (
     <AppShell>
       {/* Hero */}
@@ -81,24 +84,33 @@ export function LandingPage() {
             </p>
             <div className="mt-10 flex flex-wrap items-center gap-4">
               <Button asChild size="lg">
-                <Link to="/auth">
-                  Get Started
-                  <ArrowRightIcon aria-hidden="true" />
-                </Link>
+                {user ? (
+                  <Link to="/dashboard">
+                    Go to Dashboard
+                    <ArrowRightIcon aria-hidden="true" />
+                  </Link>
+                ) : (
+                  <Link to="/auth">
+                    Get Started
+                    <ArrowRightIcon aria-hidden="true" />
+                  </Link>
+                )}
               </Button>
               <Button asChild size="lg" variant="outline">
                 <a href="#plans">See plans</a>
               </Button>
             </div>
-            <p className="mt-6 text-sm text-muted-foreground">
-              Already a member?{' '}
-              <Link
-                to="/auth"
-                className="rounded-sm font-semibold text-primary underline underline-offset-4 hover:text-primary-hover"
-              >
-                Log In
-              </Link>
-            </p>
+            {user ? null : (
+              <p className="mt-6 text-sm text-muted-foreground">
+                Already a member?{' '}
+                <Link
+                  to="/auth"
+                  className="rounded-sm font-semibold text-primary underline underline-offset-4 hover:text-primary-hover"
+                >
+                  Log In
+                </Link>
+              </p>
+            )}
           </div>
 
           <div aria-hidden="true" className="hidden lg:block">

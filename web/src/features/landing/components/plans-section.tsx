@@ -1,4 +1,5 @@
 import { Link } from '@tanstack/react-router'
+import { useKnownUser } from '../../../components/app-shell'
 import { Button } from '../../../components/ui/button'
 import { PLANS } from '#common/plan-catalogue'
 import { PlanGrid } from '../../plans/components/plan-grid'
@@ -8,6 +9,8 @@ import { PlanGrid } from '../../plans/components/plan-grid'
  * so the prerendered page shows them at once and the landing page never asks the API (docs/decisions/052).
  */
 export function PlansSection() {
+  // Someone the app knows is signed in picks on /payment, not on the sign-in screen.
+  const user = useKnownUser()
   return (
     <section id="plans" aria-labelledby="plans-heading" className="scroll-mt-20 bg-card py-20 sm:py-24">
       <div className="mx-auto max-w-6xl px-4 sm:px-6">
@@ -26,7 +29,7 @@ export function PlansSection() {
           plans={PLANS}
           action={(plan) => (
             <Button asChild size="lg" variant={plan.mostPopular ? 'default' : 'outline'}>
-              <Link to="/auth">Get started with {plan.name}</Link>
+              <Link to={user ? '/payment' : '/auth'}>Get started with {plan.name}</Link>
             </Button>
           )}
         />
