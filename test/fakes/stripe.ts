@@ -134,6 +134,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
   const invoices = new Map<string, Json>()
   const charges = new Map<string, Json>()
   const paymentIntents = new Map<string, Json>()
+  const paymentMethods = new Map<string, Json>()
   const portalSessions = new Map<string, Json>()
   const portalConfigurations = new Map<string, Json>()
   const idempotency = new Map<string, { fingerprint: string; status: number; body: unknown }>()
@@ -192,10 +193,28 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       email: str(params.email) ?? null,
       name: str(params.name) ?? null,
       metadata: metadataOf(params.metadata),
+      invoice_settings: { custom_fields: null, default_payment_method: null as string | null, footer: null, rendering_options: null },
       livemode: false,
     }
     customers.set(customer.id, customer)
     return customer
+  }
+
+  /** The card a buyer enters in a subscription's Checkout: attached to the customer (the subscription's default). */
+  function attachCard(customerId: string): string {
+    const method = {
+      id: id('pm'),
+      object: 'payment_method',
+      type: 'card',
+      card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2034, country: 'US', funding: 'credit' },
+      billing_details: { email: customers.get(customerId)?.email ?? null, name: null },
+      created: now(),
+      customer: customerId as string | null,
+      livemode: false,
+      metadata: {},
+    }
+    paymentMethods.set(method.id, method)
+    return method.id
   }
 
   function ensureProduct(params: Params): string {
@@ -344,6 +363,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       trial_start: trialEnd === null ? null : start,
       trial_end: trialEnd,
       trial_settings: { end_behavior: { missing_payment_method: 'create_invoice' } },
+      default_payment_method: null,
       latest_invoice: null,
       items: list(
         `/v1/subscription_items?subscription=${subId}`,
@@ -515,6 +535,28 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
     if (params.name !== undefined) customer.name = str(params.name) ?? null
     if (params.metadata !== undefined) customer.metadata = { ...(customer.metadata as object), ...metadataOf(params.metadata) }
     return customer
+  })
+
+  route('GET', '/v1/customers/:id/payment_methods', (params, { id: customerId }) => {
+    if (!customers.has(customerId!)) throw missing('customer', customerId!)
+    const type = str(params.type)
+    const data = [...paymentMethods.values()].filter((method) => method.customer === customerId && (!type || method.type === type))
+    return list(`/v1/customers/${customerId}/payment_methods`, data)
+  })
+  route('GET', '/v1/payment_methods/:id', (_params, { id: methodId }) => {
+    const method = paymentMethods.get(methodId!)
+    if (!method) throw missing('payment_method', methodId!)
+    return method
+  })
+  route('POST', '/v1/payment_methods/:id/detach', (_params, { id: methodId }) => {
+    const method = paymentMethods.get(methodId!)
+    if (!method) throw missing('payment_method', methodId!)
+    if (!method.customer) throw invalid('The payment method you provided is not attached to a customer so detachment is impossible.', 'payment_method')
+    const settings = customers.get(method.customer as string)?.invoice_settings as { default_payment_method: string | null } | undefined
+    if (settings && settings.default_payment_method === methodId) settings.default_payment_method = null
+    for (const sub of subscriptions.values()) if (sub.default_payment_method === methodId) sub.default_payment_method = null
+    method.customer = null
+    return method
   })
 
   route('POST', '/v1/products', (params) => {
@@ -854,6 +896,11 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       return { arrived: arrival, release }
     },
 
+    /** The payment methods attached to a customer (as GET /v1/customers/:id/payment_methods lists them). */
+    paymentMethodsOf(customerId: string): Json[] {
+      return [...paymentMethods.values()].filter((method) => method.customer === customerId)
+    },
+
     /** Requests to a path (e.g. '/v1/checkout/sessions'), optionally one method, in order. */
     requestsTo(path: string, method?: string) {
       return requests.filter((r) => r.path === path && (!method || r.method === method))
@@ -880,6 +927,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
         const trialEnd = typeof data.trialDays === 'number' ? now() + data.trialDays * DAY : ((data.trialEnd as number | null) ?? null)
         const status = options.subscriptionStatus ?? (trialEnd !== null ? 'trialing' : 'active')
         const sub = createSubscriptionFor(customer, recurring, structuredClone((data.metadata as Record<string, string>) ?? {}), status, trialEnd)
+        sub.default_payment_method = attachCard(customer)
         session.subscription = sub.id
         session.status = 'complete'
         // A trial defers the first payment: Stripe reports no payment required at checkout.
@@ -891,6 +939,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       } else {
         const paid = (options.paymentStatus ?? 'paid') === 'paid'
         const amount = session._lineItems.reduce((sum, line) => sum + (line.amount_total as number), 0)
+        // Payment mode saves no card unless asked to (setup_future_usage), which the app does not.
         const charge = createCharge(customer, amount, session.currency as string, structuredClone((session._paymentIntentData?.metadata as Record<string, string>) ?? {}))
         session.payment_intent = charge.payment_intent
         session.status = 'complete'

@@ -295,9 +295,11 @@ describe('POST /api/account/delete', () => {
     expect((await request(app, { method: 'GET', url: '/api/me', cookie: frank.cookie })).statusCode).toBe(200)
   })
 
-  it('cancels the Stripe subscription at once, removes the waiting jobs, deletes every row naming the person, keeps the billing record without them, ends every session, emails them, and leaves another person alone', async () => {
+  it('cancels the Stripe subscription at once, detaches the saved card, removes the waiting jobs, deletes every row naming the person, keeps the billing record without them, ends every session, emails them, and leaves another person alone', async () => {
     const grace = await person({ seed: false })
     const subscriptionId = await subscribe(grace.user)
+    const customer = stripe.subscriptions.get(subscriptionId)!.customer as string
+    expect(stripe.paymentMethodsOf(customer)).toHaveLength(1) // the card she paid with
     await seedPersonData({ db: app.db, clock, user: grace.user, marker: grace.marker })
     const secondSession = `session=${(await createSession(app.db, clock, grace.user.id)).token}`
     const henry = await person()
@@ -330,6 +332,8 @@ describe('POST /api/account/delete', () => {
     // Stripe: cancelled at once (not at the period's end), through the API.
     expect(stripe.subscriptions.get(subscriptionId)!.status).toBe('canceled')
     expect(stripe.requestsTo(`/v1/subscriptions/${subscriptionId}`, 'DELETE')).toHaveLength(1)
+    // Her card is no longer saved with the customer (its invoices stay, in Stripe).
+    expect(stripe.paymentMethodsOf(customer)).toEqual([])
     // What billing law keeps: the Stripe references, detached from her, for ten years.
     const retained = await app.db.select().from(retainedBillingRecords).where(eq(retainedBillingRecords.stripeSubscriptionId, subscriptionId))
     expect(retained).toEqual([

@@ -132,7 +132,8 @@ export function createBilling(deps: BillingDeps) {
      * subscription, or take a payment, for an account that no longer exists), then every
      * subscription of their Stripe customer that could still charge is cancelled at once (Stripe's
      * default: no proration, no final invoice); a checkout completed between the two is caught by
-     * the second. Returns the subscriptions cancelled, with the status Stripe gave, their customer
+     * the second; then the payment methods saved with the customer are detached (nothing may
+     * charge it again). Returns the subscriptions cancelled, with the status Stripe gave, their customer
      * and plan; nothing in testing mode or without a customer. Stripe failing is a 503/502 (the
      * account is then not deleted).
      */
@@ -151,6 +152,11 @@ export function createBilling(deps: BillingDeps) {
           const ended = await stripe.subscriptions.cancel(sub.id, undefined, { idempotencyKey: `account-deleted:${sub.id}` })
           cancelled.push({ id: ended.id, status: ended.status, customer, tier: subscriptionRecord(sub).tier })
         }
+        // Nothing can charge the customer now: the cards saved with it go too. The customer and its
+        // invoices stay, the billing record (docs/decisions/051).
+        for await (const method of stripe.customers.listPaymentMethods(customer, { limit: 100 })) {
+          await detachPaymentMethod(stripe, method.id)
+        }
         return cancelled
       } catch (error) {
         throw stripeError(error, deps.log, 'stop the charges of a deleted account')
@@ -159,6 +165,17 @@ export function createBilling(deps: BillingDeps) {
 
     /** Lets another domain fulfil and refund its one-time payments (`metadata.kind`). */
     registerPaymentKind: (kind: string, handlers: PaymentKind) => paymentKinds.register(kind, handlers),
+  }
+}
+
+/** Detaches a saved payment method; one detached meanwhile (a retry) is left as it is. */
+async function detachPaymentMethod(stripe: Stripe, methodId: string): Promise<void> {
+  try {
+    await stripe.paymentMethods.detach(methodId)
+  } catch (error) {
+    if (!isStripeInvalidRequest(error)) throw error
+    const method = await stripe.paymentMethods.retrieve(methodId)
+    if (method.customer) throw error
   }
 }
 

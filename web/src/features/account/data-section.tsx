@@ -83,7 +83,7 @@ function DeleteAccount() {
     <div className="space-y-3">
       <h3 className="text-base font-semibold">Delete my account</h3>
       <p id={describedBy} className="text-sm text-muted-foreground">
-        Deletes your account and everything in it, cancels your subscription at once and signs you out everywhere. This cannot be undone: export your data first if you want
+        Deletes your account and everything in it, cancels your subscription at once, removes your saved card and signs you out everywhere. This cannot be undone: export your data first if you want
         a copy. We keep only the payment records billing law requires and, if you had the free trial, a one-way fingerprint of your email address, so that a new account
         with it starts without another trial.
       </p>
@@ -142,7 +142,7 @@ function DeleteAccountDialog({ email }: { email: string }) {
       <DialogHeader>
         <DialogTitle>Delete your account?</DialogTitle>
         <DialogDescription>
-          Your profile, goals, calls and transcripts, conversations, course progress and settings are deleted for good, your subscription is cancelled at once (nothing more is
+          Your profile, goals, calls and transcripts, conversations, course progress and settings are deleted for good, your subscription is cancelled at once and your saved card removed (nothing more is
           charged), and every device is signed out. Only the payment records that tax law requires are kept, without your name or email.
         </DialogDescription>
       </DialogHeader>
