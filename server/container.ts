@@ -70,10 +70,11 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const vapiChat = vapiChatConfig
     ? new VapiChatClient(vapiChatConfig, { timeoutMs: () => chatSettings.replyTimeoutMs, log })
     : undefined
-  const vapiCalls =
-    config.vapi?.assistantId && config.vapi.phoneNumberId
-      ? new VapiCallsClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, phoneNumberId: config.vapi.phoneNumberId, apiUrl: config.vapi.apiUrl })
-      : undefined
+  // Calls: placed with the phone number; without it the client still reads, ends and deletes calls
+  // (the sweep reconciles the voice calls made in the app).
+  const vapiCalls = config.vapi?.assistantId
+    ? new VapiCallsClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, phoneNumberId: config.vapi.phoneNumberId, apiUrl: config.vapi.apiUrl })
+    : undefined
   // Voice in the browser needs the key and the assistant (no phone number).
   const vapiVoice = config.vapi?.assistantId ? new VapiVoiceClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, apiUrl: config.vapi.apiUrl }) : undefined
   let countersWarnedAt = 0

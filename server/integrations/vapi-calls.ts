@@ -13,7 +13,8 @@ import { lightFetch } from './light-fetch'
 export type VapiCallSettings = {
   apiKey: string
   assistantId: string
-  phoneNumberId: string
+  /** The number calls are placed from; without it the client only reads, ends and deletes calls (`canDial` false). */
+  phoneNumberId?: string | undefined
   apiUrl?: string | undefined
 }
 
@@ -122,6 +123,11 @@ export class VapiCallsClient {
     })
   }
 
+  /** Whether phone calls can be placed (a phone number is configured). */
+  get canDial(): boolean {
+    return Boolean(this.settings.phoneNumberId)
+  }
+
   /** Closes the connections kept open. */
   async close(): Promise<void> {
     await this.#agent?.close()
@@ -129,9 +135,12 @@ export class VapiCallsClient {
 
   /** `POST /call`, once. */
   async dial(request: DialRequest): Promise<DialOutcome> {
+    const { phoneNumberId } = this.settings
+    // The calls service dials only through a client that can (`canDial`).
+    if (!phoneNumberId) throw new Error('VapiCallsClient.dial needs a phone number id')
     const body: Vapi.CreateCallDto = {
       assistantId: this.settings.assistantId,
-      phoneNumberId: this.settings.phoneNumberId,
+      phoneNumberId,
       name: vapiCallName(request.callId),
       customer: { number: request.customerNumber, name: request.customerName },
       assistantOverrides: {

@@ -858,6 +858,26 @@ describe('a web call that did not reach anyone', () => {
     const events = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, row!.id), eq(coachingCallEvents.type, 'not_retried')))
     expect(events.map((event) => event.detail)).toEqual([expect.objectContaining({ reason: 'not_a_daily_call' })])
   })
+  it('one whose webhooks were all lost is finished by the sweep, though no phone number is configured (no phone calls)', async () => {
+    expect(app.services.calls.configured).toBe(false)
+    fake.calls.configureWebhooks({ dropRate: 1 })
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    const callId = await startCall(client)
+    client.send({ type: 'end' })
+    expect((await endedOf(client)).reason).toBe('user-ended')
+    await settleWebhooks()
+    const [left] = await callRows(user.id)
+    expect(left).toMatchObject({ vapiCallId: callId, completionStatus: 'queued', endedAt: null })
+
+    // Past its longest possible end (10 minutes), its ringing and the grace: the sweep asks Vapi.
+    clock.set(new Date(clock.now().getTime() + 20 * 60_000))
+    // (The database is shared by the file's tests: the sweep looks at their calls too.)
+    await app.services.calls.sweep()
+    const [row] = await callRows(user.id)
+    expect(row).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call', kind: 'web', retryAt: null })
+    expect(fake.requestsTo('GET', `/call/${callId}`)).toHaveLength(1)
+  })
 })
 
 describe('the server process', () => {

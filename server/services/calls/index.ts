@@ -81,7 +81,11 @@ export type CallsDeps = {
   db: Db
   clock: Clock
   log: Logger
-  /** The phone-call client, when Vapi is configured for calls (key, assistant and phone number). */
+  /**
+   * The Vapi calls client, when Vapi has a key and an assistant. Phone calls are placed only when it
+   * also has a phone number (`canDial`); without one it still reconciles, ends and deletes calls
+   * (the voice calls made in the app).
+   */
   vapi: VapiCallsClient | undefined
   /** How the webhook authenticates Vapi (undefined: every delivery is refused). */
   webhookAuth: WebhookAuth | undefined
@@ -164,8 +168,10 @@ export function createCalls(deps: CallsDeps) {
     }
   }
 
+  /** The client that places phone calls, when one can. */
+  const dialler = deps.vapi?.canDial ? deps.vapi : undefined
   const webhookServer = deps.webhookAuth?.mode === 'secret' ? { url: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': deps.webhookAuth.secret } } : undefined
-  const diallerDeps: DiallerDeps = { db, clock, log, vapi: deps.vapi, server: webhookServer, afterApply, eligibleAt, instant: instantBatches(db) }
+  const diallerDeps: DiallerDeps = { db, clock, log, vapi: dialler, server: webhookServer, afterApply, eligibleAt, instant: instantBatches(db) }
 
   async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<number> {
     let failed = 0
@@ -205,13 +211,13 @@ export function createCalls(deps: CallsDeps) {
 
   return {
     /** Whether calls can be placed on this server (Vapi key, assistant and phone number). */
-    configured: deps.vapi !== undefined,
+    configured: dialler !== undefined,
     recent: (userId: string) => recentCalls(db, userId),
     dashboardStats: (user: Pick<User, 'id' | 'createdAt'>) => dashboardStats(db, user),
     /** One of the user's calls with its timeline (404 for anyone else's). */
     detail: (userId: string, callId: string) => callDetail(db, userId, callId),
     /** The first call the user can expect, or why there is none. */
-    next: (userId: string) => nextCall(db, userId, clock.now(), deps.vapi !== undefined),
+    next: (userId: string) => nextCall(db, userId, clock.now(), dialler !== undefined),
     getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
     /**
      * Saves the schedule. Calls turned off also stop what was on its way (in the same transaction),
@@ -231,14 +237,14 @@ export function createCalls(deps: CallsDeps) {
     /** The diagnostics page's daily-calls section. */
     diagnostics: (userId: string) =>
       callsDiagnostics(db, userId, clock.now(), {
-        configured: deps.vapi !== undefined && deps.webhookAuth !== undefined,
+        configured: dialler !== undefined && deps.webhookAuth !== undefined,
         webhookUrl: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`,
         webhookAuth: deps.webhookAuth?.mode ?? null,
       }),
 
     /** The tick: enqueues the calls and retries due soon (or missed). */
     async tick(): Promise<{ calls: number; retries: number; failed: number }> {
-      if (!deps.vapi) return { calls: 0, retries: 0, failed: 0 }
+      if (!dialler) return { calls: 0, retries: 0, failed: 0 }
       const now = clock.now()
       const calls = await dueCalls(db, now)
       const retries = await dueRetries(db, now)
@@ -399,7 +405,7 @@ export function createCalls(deps: CallsDeps) {
 
     /** "Call me now": a test call, placed at once (rate-limited by its route). */
     async callNow(userId: string): Promise<{ callId: string }> {
-      if (!deps.vapi) throw new AppError('CALLS_NOT_CONFIGURED')
+      if (!dialler) throw new AppError('CALLS_NOT_CONFIGURED')
       const now = clock.now()
       const person = await loadCallPerson(db, userId, now)
       const eligibility = person ? eligibilityOf(person, now) : null
