@@ -333,7 +333,7 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
         subject: 'Your Momentum Coach account has been deleted',
         greeting: 'Hello,',
         paragraphs: [
-          'As you asked, your Momentum Coach account has been deleted: your profile, goals, calls, conversations, course progress and settings are gone, your subscription was cancelled so no further payment will be taken, and every device was signed out.',
+          'As you asked, your Momentum Coach account has been deleted: your profile, goals, calls, conversations, course progress and settings are gone, your subscription was cancelled and any card saved for it removed, so no further payment will be taken, and every device was signed out.',
           'Only the payment records that tax and accounting law require us to keep remain, without your name or email, until the end of their legal retention period.',
         ],
         footer: 'You are welcome back any time: you can sign up again with this email. If you did not ask for this, reply to this email.',
