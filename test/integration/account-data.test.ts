@@ -347,7 +347,8 @@ describe('POST /api/account/delete', () => {
 
     // The last email (sent by the worker).
     const mail = await smtp.waitForMail(grace.user.email, /^Your Momentum Coach account has been deleted$/)
-    expect(mail.text).toContain('any card saved for it removed, so no further payment will be taken')
+    expect(mail.text).toContain('any card saved for it removed')
+    expect(mail.text).toContain('no further payment will be taken')
 
     // The email can sign up again at once.
     const signup = await request(app, {
