@@ -134,15 +134,15 @@ test.describe('delete my account (Stripe mode)', () => {
     // Keyboard only: the fields are labelled, the errors named under them.
     await dialog.getByRole('button', { name: 'Delete my account' }).click()
     await expect(dialog.getByText('Enter your password')).toBeVisible()
-    await expect(dialog.getByLabel('Your password')).toBeFocused()
+    await expect(dialog.getByLabel('Your password', { exact: true })).toBeFocused()
     await page.keyboard.type('not-my-password-at-all')
     await dialog.getByLabel(`Type your email (${user.email}) to confirm`).fill(user.email.toUpperCase())
     await page.keyboard.press('Enter')
     await expect(dialog.getByText('The password is not correct.')).toBeVisible()
-    await expect(dialog.getByLabel('Your password')).toBeFocused()
+    await expect(dialog.getByLabel('Your password', { exact: true })).toBeFocused()
     expect(fake.subscriptions.get(subscriptionId)!.status).toBe('trialing')
 
-    await dialog.getByLabel('Your password').fill(user.password)
+    await dialog.getByLabel('Your password', { exact: true }).fill(user.password)
     await dialog.getByRole('button', { name: 'Delete my account' }).click()
     await expect(page).toHaveURL(`${base}/`)
     await expect(toast(page, 'Your account has been deleted')).toContainText(`We sent a last email to ${user.email}.`)

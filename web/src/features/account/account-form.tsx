@@ -9,6 +9,7 @@ import { useEffect, useState, type ChangeEvent, type ComponentProps, type FormEv
 import { Button } from '../../components/ui/button'
 import { Field } from '../../components/ui/field'
 import { Input } from '../../components/ui/input'
+import { PasswordInput } from '../../components/ui/password-input'
 import { PendingLabel } from '../auth/components/pending-label'
 import type { FieldErrors, Validator } from '../auth/use-form'
 import { failureToast } from './form-support'
@@ -79,6 +80,8 @@ export function FormField({ id, name, label, errors, type = 'text', hint, format
           if (format) event.currentTarget.value = format(event.currentTarget.value)
           onEdit?.(name)
         }
+        // A password can be shown while typed, as on the sign-in forms ("Show current password").
+        if (type === 'password') return <PasswordInput {...input} {...control} name={name} onChange={onChange} toggleLabel={typeof label === 'string' ? label.toLowerCase() : 'password'} />
         return <Input {...input} {...control} name={name} type={type} onChange={onChange} />
       }}
     </Field>

@@ -11,6 +11,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../..
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle, DialogTrigger } from '../../components/ui/dialog'
 import { Field } from '../../components/ui/field'
 import { Input } from '../../components/ui/input'
+import { PasswordInput } from '../../components/ui/password-input'
 import { isApiError } from '../../lib/api-client'
 import { toast } from '../../lib/toast'
 import { meQueryOptions } from '../auth/api'
@@ -149,8 +150,7 @@ function DeleteAccountDialog({ email }: { email: string }) {
       <form noValidate onSubmit={(event) => void submit(event)} className="grid gap-4">
         <Field id={ids.password} label="Your password" error={errors.password}>
           {(control) => (
-            // A plain password field: the show/hide toggle (PasswordInput) in a new chunk would push /auth past its 150 KB budget (ADR 020).
-            <Input {...control} type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
+            <PasswordInput {...control} autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} />
           )}
         </Field>
         <Field id={ids.email} label={`Type your email (${email}) to confirm`} error={errors.email}>
