@@ -47,13 +47,7 @@ export function keywordOf(body: string): KeywordFamily | null {
  * - null: anything else.
  */
 export function optOutOf(body: string): 'stop' | 'unclear' | null {
-  const text = body
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[^a-z0-9' ]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
+  const text = wordsOf(body)
   if (!text) return null
   if (OPT_OUT_REQUEST.test(text) || END_REQUEST.test(text)) return 'stop'
   if (OPT_OUT_WORDS.some((words) => words.test(text))) return 'unclear'
@@ -94,6 +88,44 @@ const OPT_OUT_WORDS: readonly RegExp[] = [
   /\bwrong number\b/,
   /\b(?:remove|delete|take) (?:me|my number) (?:off|from)\b/,
 ]
+
+/** A message as the word patterns read it: lower case, straight apostrophes, letters, digits and single spaces. */
+function wordsOf(body: string): string {
+  return body
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[^a-z0-9' ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/**
+ * Words about suicide or self-harm (docs/decisions/058). Chosen to be said about oneself and not
+ * in passing: "kill myself", "end it all", "want to die", "suicidal", "self harm"; "I'm dying to
+ * try it" and "this workout is killing me" are not. A figure of speech that matches ("I could kill
+ * myself for forgetting") gets the resources too: the cost of that is one text.
+ */
+const CRISIS_WORDS: readonly RegExp[] = [
+  /\bsuicid(?:e|al)\b/,
+  /\b(?:kill|killing|hurt|hurting|harm|harming|cut|cutting) (?:myself|my self)\b/,
+  /\bself ?harm(?:ing)?\b/,
+  /\bend (?:it all|my life|my own life)\b/,
+  /\btake my (?:own )?life\b/,
+  /\b(?:want|wanna|going|gonna|ready|planning|plan) to die\b/,
+  /\b(?:don't|dont|do not) want to (?:live|be alive|exist|be here anymore|wake up)\b/,
+  /\bno reason to (?:live|go on)\b/,
+  /\bbetter off dead\b/,
+]
+
+/** Whether a text speaks of suicide or self-harm (docs/decisions/058). */
+export function isCrisisMessage(body: string): boolean {
+  const text = wordsOf(body)
+  return text !== '' && CRISIS_WORDS.some((words) => words.test(text))
+}
+
+/** The answer to such a text: where help is, now (the coach is an AI; the US's 988 and 911). */
+export const CRISIS_REPLY = `${BRAND}: If you are thinking about suicide or hurting yourself, you are not alone. Call or text 988 (Suicide & Crisis Lifeline) any time, or call 911 if you are in danger now. Your coach is an AI and cannot help in a crisis.`
 
 /** The one question back to an unclear opt-out (no marketing; the FCC allows one, within 5 minutes). */
 export const OPT_OUT_QUESTION = `${BRAND}: Do you want to stop texts and coaching calls from us? Reply STOP to unsubscribe.`

@@ -6,7 +6,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm'
 import { Agent, request } from 'undici'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { UpdateCallSchedule } from '#common/calls'
-import { helpReply, OPT_OUT_QUESTION, START_REPLY, STOP_REPLY } from '#common/texts'
+import { CRISIS_REPLY, helpReply, OPT_OUT_QUESTION, START_REPLY, STOP_REPLY } from '#common/texts'
 import { createSession } from '#server/auth/session'
 import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
@@ -168,6 +168,26 @@ describe('keywords', () => {
     expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
     // Nothing left to stop: no question either.
     expect((await h.twilio.inbound({ from: phone, body: 'I quit sugar this week' })).reply).toBeNull()
+  })
+
+  it('words about suicide or self-harm get the crisis resources (at most hourly), before any opt-out question, and change nothing', async () => {
+    const { user, phone } = await h.person()
+    const first = await h.twilio.inbound({ from: phone, body: 'I can’t stop thinking I want to end it all' })
+    expect(first.reply).toBe(CRISIS_REPLY)
+    expect(await stateOf(user.id)).toEqual({ calls: true, texts: true })
+    const [stored] = await database.db.select().from(inboundTexts).where(eq(inboundTexts.messageSid, first.messageSid))
+    expect(stored).toMatchObject({ keyword: null, reply: CRISIS_REPLY })
+    // Within the hour: not again; past it: again.
+    expect((await h.twilio.inbound({ from: phone, body: 'I feel suicidal' })).reply).toBeNull()
+    await h.jumpTo(new Date(h.clock.now().getTime() + 3_600_000 + 60_000))
+    expect((await h.twilio.inbound({ from: phone, body: 'I feel suicidal' })).reply).toBe(CRISIS_REPLY)
+    // A STOP is still a STOP; after it (texts and calls off) the resources still come.
+    expect((await h.twilio.inbound({ from: phone, body: 'STOP' })).reply).toBe(STOP_REPLY)
+    await h.jumpTo(new Date(h.clock.now().getTime() + 3_600_000 + 60_000))
+    expect((await h.twilio.inbound({ from: phone, body: 'I want to kill myself' })).reply).toBe(CRISIS_REPLY)
+    expect(await stateOf(user.id)).toEqual({ calls: false, texts: false })
+    // Words that only sound like it.
+    expect((await h.twilio.inbound({ from: phone, body: 'This workout is killing me' })).reply).toBeNull()
   })
 
   it.each(['START', 'unstop', 'Yes'])('"%s" gives texts back, not calls, and answers once', async (body) => {

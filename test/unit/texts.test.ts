@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { keywordOf, optOutOf } from '#common/texts'
+import { CRISIS_REPLY, isCrisisMessage, keywordOf, optOutOf } from '#common/texts'
 import { finalBody, isGsm7, missedCallContent, recapContent, segmentsOf, toGsmFriendly } from '#server/services/texts'
 
 describe('keywords', () => {
@@ -94,6 +94,47 @@ describe('an opt-out in the person’s own words (FCC: revocation by any reasona
     '💪',
   ])('%j is not an opt-out', (body) => {
     expect(optOutOf(body)).toBeNull()
+  })
+})
+
+describe('words about suicide or self-harm', () => {
+  it.each([
+    'I want to end it all',
+    'end it all',
+    'I think about killing myself',
+    "I'm going to kill myself",
+    'I feel suicidal',
+    'Thinking about suicide again',
+    'I want to die',
+    "I don't want to live anymore",
+    'I dont want to be alive',
+    'Sometimes I hurt myself',
+    "I've been self-harming",
+    'There is no reason to live',
+    'Everyone would be better off if I was… better off dead',
+    'I want to take my own life',
+    'I KILL MYSELF TRYING',
+  ])('%j is', (body) => {
+    expect(isCrisisMessage(body)).toBe(true)
+  })
+
+  it.each([
+    "I'm dying to try that recipe",
+    'This workout is killing me',
+    'I killed it at the gym today',
+    'My phone died',
+    'Let’s end the call early tomorrow',
+    'I want to end my streak of skipping runs',
+    'I hurt my knee',
+    'STOP',
+    '',
+    '🙂',
+  ])('%j is not', (body) => {
+    expect(isCrisisMessage(body)).toBe(false)
+  })
+
+  it('is answered in at most two text segments', () => {
+    expect(segmentsOf(CRISIS_REPLY)).toBeLessThanOrEqual(2)
   })
 })
 

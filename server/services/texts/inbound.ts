@@ -14,7 +14,7 @@
  */
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
-import { helpReply, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
+import { CRISIS_REPLY, helpReply, isCrisisMessage, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
 import type { Db, DbExecutor } from '#server/db/client'
 import { inboundTexts, profiles, users } from '#server/db/schema'
 import { stopCallsOf } from '#server/services/calls'
@@ -24,6 +24,8 @@ import { skipHeldTexts } from './outbox'
 
 /** How often an unclear opt-out is answered with the question, at most. */
 export const OPT_OUT_QUESTION_EVERY_MS = 24 * 60 * 60 * 1000
+/** How often words about suicide or self-harm are answered with the crisis resources, at most. */
+export const CRISIS_REPLY_EVERY_MS = 60 * 60 * 1000
 
 export type InboundText = {
   messageSid: string
@@ -36,6 +38,8 @@ export type InboundResult = {
   /** What to answer in the TwiML (null: an empty <Response/>). */
   reply: string | null
   keyword: KeywordFamily | null
+  /** The text spoke of suicide or self-harm (answered with the crisis resources, at most hourly). */
+  crisis: boolean
   duplicate: boolean
   /** The accounts the sender's number belongs to. */
   userIds: string[]
@@ -66,9 +70,11 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
   const exact = keywordOf(message.body)
   const inWords = exact ? null : optOutOf(message.body)
   const keyword: KeywordFamily | null = exact ?? (inWords === 'stop' ? 'stop' : null)
+  // Words about suicide or self-harm come before an opt-out question (docs/decisions/058).
+  const crisis = !keyword && isCrisisMessage(message.body)
   const digits = accountDigits(message.from)
   const userIds = digits ? await accountsByNumber(deps.db, digits) : []
-  const none: InboundResult = { reply: null, keyword, duplicate: false, userIds, callsRevoked: [], started: [] }
+  const none: InboundResult = { reply: null, keyword, crisis, duplicate: false, userIds, callsRevoked: [], started: [] }
   if (userIds.length === 0) return none
 
   return deps.db.transaction(async (tx) => {
@@ -117,6 +123,15 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
       reply = changes.length > 0 ? START_REPLY : null
     } else if (keyword === 'help') {
       reply = helpReply(deps.appUrl)
+    } else if (crisis) {
+      // Where help is, whatever the person's consent (an answer to their own text): at most once an
+      // hour, so a conversation in distress is not flooded with the same text.
+      const [answered] = await tx
+        .select({ at: inboundTexts.receivedAt })
+        .from(inboundTexts)
+        .where(and(eq(inboundTexts.fromNumber, message.from), eq(inboundTexts.reply, CRISIS_REPLY), gt(inboundTexts.receivedAt, new Date(now.getTime() - CRISIS_REPLY_EVERY_MS))))
+        .limit(1)
+      if (!answered) reply = CRISIS_REPLY
     } else if (inWords === 'unclear' && userIds.some((userId) => states.get(userId)!.texts.granted || states.get(userId)!.calls.granted)) {
       // Asked at most once a day: a person who talks about quitting sugar is not asked every time.
       const [asked] = await tx

@@ -208,6 +208,8 @@ export function createTexts(deps: TextsDeps) {
       const event: TextOptInEvent = { type: 'text-opt-in', at: clock.now().toISOString() }
       for (const userId of result.started) await deps.bus.publish(userId, event)
       if (result.userIds.length > 0) log.info({ messageSid, keyword: result.keyword, accounts: result.userIds.length }, 'inbound text')
+      // For the people who look after the service: never the words, the message's id.
+      if (result.crisis) log.warn({ messageSid, accounts: result.userIds.length, resourcesSent: result.reply !== null }, 'texts: a text spoke of suicide or self-harm')
       return { reply: result.reply, duplicate: false }
     },
 
