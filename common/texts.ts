@@ -124,8 +124,11 @@ export function isCrisisMessage(body: string): boolean {
   return text !== '' && CRISIS_WORDS.some((words) => words.test(text))
 }
 
-/** The answer to such a text: where help is, now (the coach is an AI; the US's 988 and 911). */
-export const CRISIS_REPLY = `${BRAND}: If you are thinking about suicide or hurting yourself, you are not alone. Call or text 988 (Suicide & Crisis Lifeline) any time, or call 911 if you are in danger now. Your coach is an AI and cannot help in a crisis.`
+/** Where help is, now (the US's 988 and 911). */
+export const CRISIS_RESOURCES = 'If you are thinking about suicide or hurting yourself, you are not alone. Call or text 988 (Suicide & Crisis Lifeline) any time, or call 911 if you are in danger now.'
+
+/** The answer to such a text (the coach is an AI). */
+export const CRISIS_REPLY = `${BRAND}: ${CRISIS_RESOURCES} Your coach is an AI and cannot help in a crisis.`
 
 /** The one question back to an unclear opt-out (no marketing; the FCC allows one, within 5 minutes). */
 export const OPT_OUT_QUESTION = `${BRAND}: Do you want to stop texts and coaching calls from us? Reply STOP to unsubscribe.`

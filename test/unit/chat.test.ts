@@ -325,6 +325,16 @@ function context(overrides: Partial<CoachContext> = {}): CoachContext {
 const questions = (text: string) => text.match(/\?/g)?.length ?? 0
 
 describe('the fallback coach', () => {
+  it('answers words about suicide or self-harm with where help is, not with coaching', () => {
+    for (const turn of [1, 3]) {
+      const reply = composeFallbackReply(context(), 'Honestly I just want to end it all', turn)
+      expect(reply).toBe(
+        'Jordan, if you are thinking about suicide or hurting yourself, you are not alone. Call or text 988 (Suicide & Crisis Lifeline) any time, or call 911 if you are in danger now. I am an AI coach and cannot help in a crisis; the people there can, right now.',
+      )
+    }
+    expect(composeFallbackReply(context(), 'This workout is killing me', 1)).toContain('Run a 10K')
+  })
+
   it('greets by name, names the lowest-scored areas and the 90-day goal, asks one question, says the AI coach is not configured', () => {
     const reply = composeFallbackReply(context(), 'Hi!', 1)
     expect(reply).toMatch(/^Good morning, Jordan!/)

@@ -1,4 +1,5 @@
 import { FALLBACK_REPLY_DELAY_MS } from '#common/chat'
+import { CRISIS_RESOURCES, isCrisisMessage } from '#common/texts'
 import type { LifeArea } from '#common/domain'
 import type { AreaGoal, CoachContext } from './coach-context'
 import type { Assistant, AssistantReply, AssistantTurn } from './assistant'
@@ -7,7 +8,8 @@ import type { Assistant, AssistantReply, AssistantTurn } from './assistant'
  * The local fallback coach, for when no assistant is configured, made useful: it answers from the user's own goals. Each reply greets the user by name,
  * refers to the area in play (the one the message is about, else one of the lowest-scored areas)
  * and to the stated 90-day goal, asks exactly one coaching question, and says plainly that the
- * full AI coach is not configured. Wording, focus and question change from turn to turn.
+ * full AI coach is not configured. Wording, focus and question change from turn to turn. Words
+ * about suicide or self-harm get no coaching: where help is.
  */
 
 const AREA_WORDS: Record<LifeArea, string[]> = {
@@ -123,6 +125,8 @@ function listAreas(areas: AreaGoal[]): string {
 export function composeFallbackReply(context: CoachContext, input: string, turn: number): string {
   const n = Math.max(1, Math.floor(turn))
   const name = context.firstName
+  // Words about suicide or self-harm: no coaching, where help is (docs/decisions/058).
+  if (isCrisisMessage(input)) return `${name}, ${CRISIS_RESOURCES.charAt(0).toLowerCase()}${CRISIS_RESOURCES.slice(1)} I am an AI coach and cannot help in a crisis; the people there can, right now.`
   const sentences: string[] = []
   sentences.push(n === 1 ? `${timeOfDayGreeting(context.now, context.timezone)}, ${name}!` : FOLLOW_UP_OPENINGS[(n - 2) % FOLLOW_UP_OPENINGS.length]!(name))
 
