@@ -103,12 +103,17 @@ function wordsOf(body: string): string {
 /**
  * Words about suicide or self-harm (docs/decisions/058). Chosen to be said about oneself and not
  * in passing: "kill myself", "end it all", "want to die", "suicidal", "self harm"; "I'm dying to
- * try it" and "this workout is killing me" are not. A figure of speech that matches ("I could kill
+ * try it", "this workout is killing me", "suicide sprints", "I hurt myself at the gym" and "cut
+ * myself some slack" are not. A figure of speech that matches ("I could kill
  * myself for forgetting") gets the resources too: the cost of that is one text.
  */
 const CRISIS_WORDS: readonly RegExp[] = [
-  /\bsuicid(?:e|al)\b/,
-  /\b(?:kill|killing|hurt|hurting|harm|harming|cut|cutting) (?:myself|my self)\b/,
+  // Not the drills ("suicide sprints").
+  /\bsuicid(?:e|al)\b(?! (?:sprints?|runs?|drills?|shuttles?|lines?)\b)/,
+  /\b(?:kill|killing|harm|harming) (?:myself|my self)\b/,
+  // Not an injury ("hurt myself at the gym") nor kindness ("cut myself some slack").
+  /\b(?:hurt|hurting) (?:myself|my self)\b(?! (?:at|during|while|in|on|playing|running|lifting|training|working)\b)/,
+  /\b(?:cut|cutting) (?:myself|my self)\b(?! (?:some|a|any) (?:slack|break)\b)/,
   /\bself ?harm(?:ing)?\b/,
   /\bend (?:it all|my life|my own life)\b/,
   /\btake my (?:own )?life\b/,
