@@ -181,6 +181,22 @@ describe('the status callback', () => {
     expect(await textsOf(user.id)).toMatchObject([{ status: 'delivered', providerSid: sid }])
   })
 
+  it('an answer from Twilio that comes after the sweep gave up on it makes the text sent after all', async () => {
+    const harness = await start()
+    const { user } = await harness.person()
+    const held = harness.twilio.holdNextCreate()
+    await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `slow:${user.id}`, content: 'Text slow' })
+    const sending = harness.settle()
+    const sid = await held.created
+    await database.db
+      .update(textMessages)
+      .set({ status: 'failed', skipReason: 'unknown: the sender stopped before Twilio answered', leaseUntil: null })
+      .where(eq(textMessages.userId, user.id))
+    held.release()
+    await sending
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'sent', skipReason: null, providerSid: sid }])
+  })
+
   it('refuses every callback when Twilio is not configured (nothing could be verified)', async () => {
     const app = await buildTestApp({ database })
     try {

@@ -96,10 +96,10 @@ export type OutboxDeps = {
 type Claimed = { text: TextMessage; to: string; body: string }
 export type DeliverOutcome = 'sent' | 'logged' | 'held' | 'skipped' | 'failed' | 'retry' | 'not_due' | 'gone'
 
-/** An account's ten digits as E.164 (+1…), for Twilio. */
 /** The query parameter of the StatusCallback URL that names our text. */
 export const STATUS_TEXT_PARAM = 'text'
 
+/** An account's ten digits as E.164 (+1…), for Twilio. */
 export const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
 /** The claim: every check, and the row moved to 'sending' (or held, or skipped), in one transaction. */
@@ -196,8 +196,10 @@ export async function deliverText(deps: OutboxDeps, id: string, now: () => Date)
       await deps.db
         .update(textMessages)
         .set({
-          // A final status its callback already recorded stays.
-          status: sql`case when ${textMessages.status} = 'sending' then 'sent' else ${textMessages.status} end`,
+          // Sent, unless its callback already said what became of it. A text the sweep gave up on
+          // meanwhile (the answer was slow) is sent after all.
+          status: sql`case when ${awaitingAnswer} then 'sent' else ${textMessages.status} end`,
+          skipReason: sql`case when ${awaitingAnswer} then null else ${textMessages.skipReason} end`,
           providerSid: result.sid,
           segments: result.segments ?? text.segments,
           sentAt: at,
@@ -236,6 +238,9 @@ export async function deliverText(deps: OutboxDeps, id: string, now: () => Date)
       return 'failed'
   }
 }
+
+/** A claimed text whose answer from Twilio is not recorded: still sending, or given up on by the sweep. */
+const awaitingAnswer = sql`(${textMessages.status} = 'sending' or (${textMessages.status} = 'failed' and ${textMessages.skipReason} like ${`${UNANSWERED}%`}))`
 
 /** Held texts that are due, oldest first. */
 export async function dueTexts(db: DbExecutor, now: Date, limit = RELEASE_BATCH): Promise<string[]> {
