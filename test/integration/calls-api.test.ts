@@ -187,15 +187,18 @@ describe('GET /api/calls/next', () => {
     expect((await nextOf(user)).next).toMatchObject({ at: '2026-11-22T12:30:00.000Z', localDate: '2026-11-22' })
   })
 
-  it("on Premium: the month's first daily call is a goal session until a call of the month was placed", async () => {
+  it("on Premium: the daily call is the month's goal session until one of the month is completed", async () => {
     const user = await person({ plan: 'premium' })
     expect((await nextOf(user)).next).toMatchObject({ slot: 'daily', kind: 'goal_session', localTime: '07:30' })
-    // A call placed last month changes nothing, nor one never dialled; a test call counts against nothing.
-    await insertCall(user.user.id, { slot: 'daily', localDate: '2026-10-31', dialledAt: new Date('2026-10-31T10:00:00Z') })
+    // Last month's goal session, this month's check-ins and test call, a goal session missed or
+    // never dialled: still owed.
+    await insertCall(user.user.id, { slot: 'daily', kind: 'goal_session', localDate: '2026-10-31', dialledAt: new Date('2026-10-31T10:00:00Z') })
     await insertCall(user.user.id, { slot: 'test', localDate: null, dialledAt: new Date('2026-11-20T15:00:00Z') })
-    await insertCall(user.user.id, { slot: 'daily', localDate: '2026-11-20', dialledAt: null, completionStatus: 'skipped' })
+    await insertCall(user.user.id, { slot: 'evening', kind: 'check_in', localDate: '2026-11-19', dialledAt: new Date('2026-11-20T00:00:00Z') })
+    await insertCall(user.user.id, { slot: 'daily', kind: 'goal_session', localDate: '2026-11-20', dialledAt: null, completionStatus: 'skipped' })
+    await insertCall(user.user.id, { slot: 'daily', kind: 'goal_session', localDate: '2026-11-20', attempt: 1, dialledAt: new Date('2026-11-20T12:30:00Z'), completionStatus: 'no_answer' })
     expect((await nextOf(user)).next).toMatchObject({ slot: 'daily', kind: 'goal_session' })
-    await insertCall(user.user.id, { slot: 'evening', localDate: '2026-11-20', dialledAt: new Date('2026-11-21T00:00:00Z'), completionStatus: 'no_answer' })
+    await insertCall(user.user.id, { slot: 'daily', kind: 'goal_session', localDate: '2026-11-20', attempt: 2, dialledAt: new Date('2026-11-20T13:00:00Z'), completionStatus: 'completed' })
     expect((await nextOf(user)).next).toMatchObject({ slot: 'daily', kind: 'check_in' })
   })
 

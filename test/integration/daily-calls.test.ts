@@ -162,6 +162,23 @@ describe('a daily call', () => {
     expect((await callsOf(user.id)).map((call) => call.kind)).toEqual(['goal_session', 'check_in'])
   })
 
+  it("owes Premium the month's goal session until one is completed: a missed one's retry and the next day's call are goal sessions", async () => {
+    const { user, phone } = await person({ plan: 'premium', time: '10:00', scenario: 'no-answer' })
+    // The 10:00 goal session rings out, and so does its retry 10 minutes later; the second retry
+    // (30 minutes after that) is answered.
+    await advanceTo(at('2026-06-15T14:30:00Z'))
+    fake.calls.setScenario(phone, 'answered')
+    await advanceTo(at('2026-06-16T14:30:00Z'))
+    const daily = (await callsOf(user.id)).filter((call) => call.slot === 'daily')
+    expect(daily.map((call) => [call.localDate, call.attempt, call.kind, call.completionStatus, call.maxDurationSeconds])).toEqual([
+      ['2026-06-15', 0, 'goal_session', 'no_answer', 1800],
+      ['2026-06-15', 1, 'goal_session', 'no_answer', 1800],
+      ['2026-06-15', 2, 'goal_session', 'completed', 1800],
+      // Held: the next day's call is an ordinary 10 minutes.
+      ['2026-06-16', 0, 'check_in', 'completed', 600],
+    ])
+  })
+
   it('is checked again just before dialling: a person who stopped paying in between is skipped, with why', async () => {
     const { user, phone } = await person({ time: '10:00' })
     await advanceTo(at('2026-06-15T13:58:00Z')) // the tick has enqueued the 10:00 call

@@ -68,17 +68,6 @@ export type DialTiming = { lastTry: boolean; waitUntil?: ((at: Date) => Promise<
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
-/** Whether no call of this person was placed yet in the local month of `localDate`. */
-export async function firstCallOfMonth(db: DbExecutor, userId: string, localDate: string): Promise<boolean> {
-  const month = localDate.slice(0, 7)
-  const [row] = await db
-    .select({ id: coachingCalls.id })
-    .from(coachingCalls)
-    .where(and(eq(coachingCalls.userId, userId), isNotNull(coachingCalls.dialledAt), sql`to_char(${coachingCalls.localDate}, 'YYYY-MM') = ${month}`))
-    .limit(1)
-  return !row
-}
-
 /** What a call's dial needs of it (a claim row, or the values a new claim was written with). */
 export type ClaimedCall = Pick<CoachingCall, 'id' | 'userId' | 'slot' | 'kind' | 'localDate' | 'attempt' | 'maxDurationSeconds' | 'dialledAt'>
 
@@ -160,15 +149,16 @@ async function readForDial(
   userId: string,
   localDate: string,
   now: Date,
-): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; asked: AskedCommitment[]; firstCallOfMonth: boolean } | null> {
+): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; asked: AskedCommitment[]; goalSessionOwed: boolean } | null> {
   const [row] = await db
     .select({
       ...personColumns,
       context: coachContextJson(sql`${users.id}`),
       previousSummary: previousSummaryOf(users.id),
       openCommitments: openCommitmentsJson(sql`${users.id}`),
-      placedThisMonth: sql<boolean>`exists (select 1 from ${coachingCalls}
-        where ${coachingCalls.userId} = ${users.id} and ${coachingCalls.dialledAt} is not null and to_char(${coachingCalls.localDate}, 'YYYY-MM') = ${localDate.slice(0, 7)})`,
+      goalSessionHeld: sql<boolean>`exists (select 1 from ${coachingCalls}
+        where ${coachingCalls.userId} = ${users.id} and ${coachingCalls.kind} = 'goal_session' and ${coachingCalls.completionStatus} = 'completed'
+          and to_char(${coachingCalls.localDate}, 'YYYY-MM') = ${localDate.slice(0, 7)})`,
     })
     .from(users)
     .leftJoin(profiles, eq(profiles.id, users.id))
@@ -176,13 +166,13 @@ async function readForDial(
     .where(eq(users.id, userId))
     .limit(1)
   if (!row) return null
-  const { context, previousSummary, openCommitments, placedThisMonth, ...personRow } = row
+  const { context, previousSummary, openCommitments, goalSessionHeld, ...personRow } = row
   return {
     person: toPerson(personRow as PersonRow, now),
     context: toCoachContext(userId, context, now),
     previousSummary,
     asked: openCommitments ?? [],
-    firstCallOfMonth: placedThisMonth !== true,
+    goalSessionOwed: goalSessionHeld !== true,
   }
 }
 
@@ -191,7 +181,7 @@ type Claim = { call: ClaimedCall; takenOver: boolean } | { outcome: PlaceOutcome
 type NewClaim = {
   request: PlaceCallRequest & { localDate: string }
   person: CallPerson
-  firstCallOfMonth: boolean
+  goalSessionOwed: boolean
   /** The number the call goes to (null: the dial fails, with the claim written). */
   phone: string | null
   /** The open commitments the dial's variables number (kept on the call for its report's review). */
@@ -213,7 +203,7 @@ async function insertClaim(db: DbExecutor, claim: NewClaim): Promise<Claim | nul
   const eligibility = eligibilityOf(person, now)
   const window = request.attempt > 0 && !insideAllowedWindow(now, person.timeZone) ? 'outside_allowed_hours' : null
   const plan = eligibility.eligible ? eligibility.plan : null
-  const limit = plan ? callDurationLimit(plan, claim.firstCallOfMonth && request.slot === 'daily') : null
+  const limit = plan ? callDurationLimit(plan, claim.goalSessionOwed && request.slot === 'daily') : null
   const skipReason = !eligibility.eligible ? eligibility.reason : window
   const dialledAt = skipReason || !claim.phone ? null : claim.dialAt
   const kind = limit?.goalSession ? 'goal_session' : 'check_in'
@@ -406,7 +396,7 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     // now, parked, and dialled at the instant with nothing left to do but ask Vapi.
     const prepared = timing.waitUntil !== undefined && request.dueAt.getTime() > now.getTime()
     const dialAt = prepared ? request.dueAt : now
-    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, firstCallOfMonth: read.firstCallOfMonth, phone, askedCommitmentIds, now, dialAt })
+    claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, goalSessionOwed: read.goalSessionOwed, phone, askedCommitmentIds, now, dialAt })
     if (claimed && 'call' in claimed) {
       variables = variablesOf(read.person, read.context, read.previousSummary, read.asked, claimed.call)
       if (prepared && variables.phone) {

@@ -61,13 +61,13 @@ export function callEligibility(input: CallEligibilityInput, now: Date): CallEli
 }
 
 /**
- * The longest a call may run: the plan's limit, or the goal session's for the first call of a
- * month on a plan that has one (`firstCallOfMonth`: no call of this person has been placed yet in
- * the local month of this one).
+ * The longest a call may run: the plan's limit, or the goal session's on a plan that has one when
+ * the call's local month still owes it (`goalSessionOwed`: no goal session of that month was
+ * completed; a missed one is owed to the next daily call, its retry included).
  */
-export function callDurationLimit(plan: PlanId, firstCallOfMonth: boolean): { seconds: number; goalSession: boolean } {
+export function callDurationLimit(plan: PlanId, goalSessionOwed: boolean): { seconds: number; goalSession: boolean } {
   const calls = PLAN_CALLS[plan]
-  if (firstCallOfMonth && calls.goalSessionSeconds) return { seconds: calls.goalSessionSeconds, goalSession: true }
+  if (goalSessionOwed && calls.goalSessionSeconds) return { seconds: calls.goalSessionSeconds, goalSession: true }
   return { seconds: calls.maxDurationSeconds, goalSession: false }
 }
 

@@ -3,7 +3,7 @@
  * their zone, or why there is none (calls not set up on this server, payment, onboarding, phone,
  * consent, no call time). A paused person is told when calls resume, and the first call after.
  */
-import { and, eq, gte, isNotNull, ne, sql } from 'drizzle-orm'
+import { and, eq, gte, isNotNull, sql } from 'drizzle-orm'
 import type { NextCallResponse } from '#common/calls'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCalls } from '#server/db/schema'
@@ -13,18 +13,19 @@ import { loadCallPerson, pauseEnd } from './person'
 import { nextCallOf } from './planner'
 
 /**
- * The local months ('YYYY-MM') from `fromMonth` on in which a call of the person's day slots was
- * placed (dialled). A test call ("Call me now") counts against nothing.
+ * The local months ('YYYY-MM') from `fromDate` on in which the person had their goal session (a
+ * goal-session call completed). A month without one still owes it: a goal session missed or failed
+ * is owed to the next daily call.
  */
-async function monthsWithPlacedCalls(db: DbExecutor, userId: string, fromDate: string): Promise<Set<string>> {
+async function monthsWithGoalSession(db: DbExecutor, userId: string, fromDate: string): Promise<Set<string>> {
   const rows = await db
     .selectDistinct({ month: sql<string>`left(${coachingCalls.localDate}::text, 7)` })
     .from(coachingCalls)
     .where(
       and(
         eq(coachingCalls.userId, userId),
-        isNotNull(coachingCalls.dialledAt),
-        ne(coachingCalls.slot, 'test'),
+        eq(coachingCalls.kind, 'goal_session'),
+        eq(coachingCalls.completionStatus, 'completed'),
         isNotNull(coachingCalls.localDate),
         gte(coachingCalls.localDate, fromDate),
       ),
@@ -38,8 +39,8 @@ export async function nextCall(db: DbExecutor, userId: string, now: Date, callsC
   if (!person) throw new AppError('NOT_FOUND', 'Your profile could not be found. Please sign in again.')
   const zone = person.timeZone
   const monthStart = `${localDateOf(now, zone).slice(0, 7)}-01`
-  const placed = await monthsWithPlacedCalls(db, userId, monthStart)
-  const planned = nextCallOf(person, now, (localDate) => !placed.has(localDate.slice(0, 7)))
+  const held = await monthsWithGoalSession(db, userId, monthStart)
+  const planned = nextCallOf(person, now, (localDate) => !held.has(localDate.slice(0, 7)))
   const resume = pauseEnd(person)
   const pausedUntil = resume && resume.getTime() > now.getTime() ? person.pausedUntil : null
   if (planned.call === null) return { next: null, reason: planned.reason, pausedUntil }

@@ -61,9 +61,9 @@ export type NextCall = { call: PlannedCall; kind: CallKind } | { call: null; rea
 /**
  * The first call a person can expect after `now`: the plan's next slot, once a pause has ended
  * (a paused person is told when calls resume), or why there is none.
- * `firstCallOfMonth(localDate)` says whether no call was placed yet in that local month.
+ * `goalSessionOwed(localDate)` says whether that local month has not had its goal session yet.
  */
-export function nextCallOf(person: CallPerson, now: Date, firstCallOfMonth: (localDate: string) => boolean): NextCall {
+export function nextCallOf(person: CallPerson, now: Date, goalSessionOwed: (localDate: string) => boolean): NextCall {
   let from = now
   let eligibility = eligibilityOf(person, now)
   if (!eligibility.eligible && eligibility.reason === 'paused' && person.pausedUntil) {
@@ -74,7 +74,7 @@ export function nextCallOf(person: CallPerson, now: Date, firstCallOfMonth: (loc
   if (!eligibility.eligible) return { call: null, reason: eligibility.reason }
   const call = nextPlannedCall(person, from)
   if (!call) return { call: null, reason: 'no_call_time' }
-  const goalSession = eligibility.calls.goalSessionSeconds !== null && firstCallOfMonth(call.localDate)
+  const goalSession = eligibility.calls.goalSessionSeconds !== null && call.slot === 'daily' && goalSessionOwed(call.localDate)
   return { call, kind: goalSession ? 'goal_session' : 'check_in' }
 }
 
