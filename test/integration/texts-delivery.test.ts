@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ConsentResponseSchema } from '#common/consent'
 import { createSession } from '#server/auth/session'
 import { consentEvents, consentStates, profiles, textMessages, textSuppressions } from '#server/db/schema'
+import { SEND_LEASE_MS } from '#server/services/texts'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, startTextsHarness, type Harness } from '../helpers/texts-harness'
@@ -50,6 +51,30 @@ async function textTo(harness: Harness, userId: string, phone: string, key: stri
   const sent = harness.twilio.sentTo(phone).find((message) => message.body.includes(`Text ${key}`))
   if (!sent) throw new Error(`no text ${key} reached the fake`)
   return sent.sid
+}
+
+/**
+ * Asks for one text whose creation Twilio holds: resolves with its sid once Twilio has it (its
+ * callbacks can be sent), and `answer()` lets Twilio's answer reach the sender and waits for it.
+ */
+async function sendHeld(harness: Harness, userId: string, key: string): Promise<{ sid: string; answer: () => Promise<void> }> {
+  const held = harness.twilio.holdNextCreate()
+  await harness.app.services.texts.sendText({ userId, kind: 'weekly_report', dedupeKey: `${key}:${userId}`, content: `Text ${key}` })
+  const sending = harness.settle()
+  const sid = await held.created
+  return {
+    sid,
+    answer: async () => {
+      held.release()
+      await sending
+    },
+  }
+}
+
+/** The claim's lease runs out and the release run gives up on its answer (as when its sender died). */
+async function giveUp(harness: Harness): Promise<void> {
+  harness.clock.set(new Date(harness.clock.now().getTime() + SEND_LEASE_MS + 1_000))
+  await harness.app.services.texts.release()
 }
 
 async function consentView(harness: Harness, userId: string) {
@@ -144,10 +169,7 @@ describe('the status callback', () => {
   it('that overtakes Twilio\'s answer finds its text by the id in its URL; the answer then keeps the verdict', async () => {
     const harness = await start()
     const { user, phone } = await harness.person()
-    const held = harness.twilio.holdNextCreate()
-    await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `overtaken:${user.id}`, content: 'Text overtaken' })
-    const sending = harness.settle()
-    const sid = await held.created
+    const { sid, answer } = await sendHeld(harness, user.id, 'overtaken')
     expect(await textsOf(user.id)).toMatchObject([{ status: 'sending', providerSid: null }])
 
     // Twilio's callbacks come before its answer: "sent" names the text, "undelivered" is its verdict.
@@ -157,43 +179,28 @@ describe('the status callback', () => {
     expect(await textsOf(user.id)).toMatchObject([{ status: 'undelivered', errorCode: 30006, providerSid: sid }])
     expect(await suppressionsOf(user.id)).toMatchObject([{ toNumber: phone, errorCode: 30006 }])
 
-    held.release()
-    await sending
+    await answer()
     expect(await textsOf(user.id)).toMatchObject([{ status: 'undelivered', errorCode: 30006, providerSid: sid, sentAt: harness.clock.now() }])
   })
 
   it("tells what became of a text whose answer from Twilio never came (marked failed, 'unknown')", async () => {
     const harness = await start()
     const { user, phone } = await harness.person()
-    const held = harness.twilio.holdNextCreate()
-    await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `unanswered:${user.id}`, content: 'Text unanswered' })
-    const sending = harness.settle()
-    const sid = await held.created
-    // The sender gave up on the answer (its process stopped; the sweep marks the claim).
-    await database.db
-      .update(textMessages)
-      .set({ status: 'failed', skipReason: 'unknown: the sender stopped before Twilio answered', leaseUntil: null })
-      .where(eq(textMessages.userId, user.id))
+    const { sid, answer } = await sendHeld(harness, user.id, 'unanswered')
+    await giveUp(harness)
+    expect(await textsOf(user.id)).toMatchObject([{ status: 'failed', skipReason: expect.stringMatching(/^unknown:/) }])
     expect((await harness.twilio.status(sid, 'delivered')).status).toBe(204)
     expect(await textsOf(user.id)).toMatchObject([{ status: 'delivered', providerSid: sid, skipReason: null, toNumber: phone }])
-    held.release()
-    await sending
+    await answer()
     expect(await textsOf(user.id)).toMatchObject([{ status: 'delivered', providerSid: sid }])
   })
 
   it('an answer from Twilio that comes after the sweep gave up on it makes the text sent after all', async () => {
     const harness = await start()
     const { user } = await harness.person()
-    const held = harness.twilio.holdNextCreate()
-    await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `slow:${user.id}`, content: 'Text slow' })
-    const sending = harness.settle()
-    const sid = await held.created
-    await database.db
-      .update(textMessages)
-      .set({ status: 'failed', skipReason: 'unknown: the sender stopped before Twilio answered', leaseUntil: null })
-      .where(eq(textMessages.userId, user.id))
-    held.release()
-    await sending
+    const { sid, answer } = await sendHeld(harness, user.id, 'slow')
+    await giveUp(harness)
+    await answer()
     expect(await textsOf(user.id)).toMatchObject([{ status: 'sent', skipReason: null, providerSid: sid }])
   })
 

@@ -16,7 +16,7 @@ import { coachingCalls, courseEnrollments, courses, profiles, retainedBillingRec
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Accounts, JobQueue } from '#server/services/accounts'
-import { claimTrial, hadTrial, type Billing, type CancelledSubscription } from '#server/services/billing'
+import { keepTrialClaim, type Billing, type CancelledSubscription } from '#server/services/billing'
 import { CANCEL_DELETED_CALLS_JOB, localDateOf, PLACE_CALL_JOB, placeCallJobId, REVOKED_RECHECK_MS, testCallJobId, type DeletedCall } from '#server/services/calls'
 import { REPORT_DELIVERY_JOB, reportDeliveryJobId } from '#server/services/reports'
 import { SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
@@ -127,7 +127,7 @@ async function deleteRows(db: Db, userId: string, cancelled: readonly CancelledS
 
     const retained = await retainBilling(tx, userId, cancelled, now)
     // An address that had the free trial keeps having had it (a trial from before trials were claimed).
-    if (await hadTrial(tx, userId)) await claimTrial(tx, userId, now)
+    await keepTrialClaim(tx, userId, now)
     // The rows no foreign key reaches (found through the person's calls and numbers), then the
     // person: every table with a foreign key to users cascades (the consent ledger's trigger lets
     // only that cascade delete its rows).

@@ -37,10 +37,11 @@ export async function activateTestingPlan(
       .where(eq(subscribers.userId, userId))
       .limit(1)
       .for('update')
-    const firstTrial = !current?.trialEnd && !(await hadTrial(tx, userId))
+    const trial = current?.trialEnd ? null : await trialOf(tx, userId)
+    const firstTrial = trial !== null && !trial.had
     const trialEnd = current?.trialEnd ?? (firstTrial ? trialEndFrom(now) : null)
     const status = trialEnd && trialEnd.getTime() > now.getTime() ? ('trialing' as const) : ('active' as const)
-    if (firstTrial) await claimTrial(tx, userId, now)
+    if (trial && !trial.had) await recordClaim(tx, trial.digest, now)
     const values = {
       subscribed: true,
       tier: plan,
@@ -66,27 +67,41 @@ export async function activateTestingPlan(
 export const emailDigest = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex')
 
 /**
- * Whether the member has had a free trial already: one per member, and one per email address (an
- * account deleted after its trial leaves its address's digest behind; docs/decisions/056).
+ * The member's free trial: whether they had one (one per member, and one per email address: an
+ * account deleted after its trial leaves its address's digest behind; docs/decisions/056), and
+ * their address's digest. Null for no such member.
  */
-export async function hadTrial(db: DbExecutor, userId: string): Promise<boolean> {
+async function trialOf(db: DbExecutor, userId: string): Promise<{ had: boolean; digest: string } | null> {
   const [row] = await db
     .select({ trialEnd: subscribers.trialEnd, email: users.email })
     .from(users)
     .leftJoin(subscribers, eq(subscribers.userId, users.id))
     .where(eq(users.id, userId))
     .limit(1)
-  if (!row) return false
-  if (row.trialEnd) return true
-  const [claim] = await db.select({ at: trialClaims.claimedAt }).from(trialClaims).where(eq(trialClaims.emailDigest, emailDigest(row.email))).limit(1)
-  return Boolean(claim)
+  if (!row) return null
+  const digest = emailDigest(row.email)
+  if (row.trialEnd) return { had: true, digest }
+  const [claim] = await db.select({ at: trialClaims.claimedAt }).from(trialClaims).where(eq(trialClaims.emailDigest, digest)).limit(1)
+  return { had: Boolean(claim), digest }
 }
 
-/** A free trial started (or an account that had one is deleted): its email address has had it. */
+/** Whether the member has had a free trial already (`trialOf`). */
+export async function hadTrial(db: DbExecutor, userId: string): Promise<boolean> {
+  return (await trialOf(db, userId))?.had ?? false
+}
+
+const recordClaim = (db: DbExecutor, digest: string, at: Date) => db.insert(trialClaims).values({ emailDigest: digest, claimedAt: at }).onConflictDoNothing()
+
+/** A free trial started in Stripe: the member's email address has had it. */
 export async function claimTrial(db: DbExecutor, userId: string, at: Date): Promise<void> {
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1)
-  if (!user) return
-  await db.insert(trialClaims).values({ emailDigest: emailDigest(user.email), claimedAt: at }).onConflictDoNothing()
+  if (user) await recordClaim(db, emailDigest(user.email), at)
+}
+
+/** An account is deleted: if it had the free trial (perhaps from before trials were claimed), its address keeps having had it. */
+export async function keepTrialClaim(db: DbExecutor, userId: string, at: Date): Promise<void> {
+  const trial = await trialOf(db, userId)
+  if (trial?.had) await recordClaim(db, trial.digest, at)
 }
 
 /** The subscription answer of check-subscription, from the same decision as the guards. */

@@ -9,7 +9,9 @@
  * - START family: texts granted again (calls stay as they are); a START while the person is on the
  *   opt-in screen also completes that step; the number, which has just sent a text, is no longer
  *   taken for one that cannot take texts;
- * - HELP family: what the service is and where to get help.
+ * - HELP family: what the service is and where to get help;
+ * - words about suicide or self-harm (`isCrisisMessage`): where help is, at most hourly
+ *   (docs/decisions/058).
  * A text from a number no account uses is answered with nothing and not stored.
  */
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
@@ -64,6 +66,16 @@ export async function accountsByNumber(db: DbExecutor, digits: string): Promise<
     .where(or(eq(profiles.phoneNumber, digits), and(isNull(profiles.phoneNumber), eq(users.phoneNumber, digits))))
     .limit(50)
   return rows.map((row) => row.id)
+}
+
+/** Whether a text from `from` received since `since` was answered with `reply`. */
+async function answeredWithin(tx: DbExecutor, from: string, reply: string, since: Date): Promise<boolean> {
+  const [row] = await tx
+    .select({ at: inboundTexts.receivedAt })
+    .from(inboundTexts)
+    .where(and(eq(inboundTexts.fromNumber, from), eq(inboundTexts.reply, reply), gt(inboundTexts.receivedAt, since)))
+    .limit(1)
+  return Boolean(row)
 }
 
 export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: string }, message: InboundText, now: Date): Promise<InboundResult> {
@@ -126,20 +138,10 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
     } else if (crisis) {
       // Where help is, whatever the person's consent (an answer to their own text): at most once an
       // hour, so a conversation in distress is not flooded with the same text.
-      const [answered] = await tx
-        .select({ at: inboundTexts.receivedAt })
-        .from(inboundTexts)
-        .where(and(eq(inboundTexts.fromNumber, message.from), eq(inboundTexts.reply, CRISIS_REPLY), gt(inboundTexts.receivedAt, new Date(now.getTime() - CRISIS_REPLY_EVERY_MS))))
-        .limit(1)
-      if (!answered) reply = CRISIS_REPLY
+      if (!(await answeredWithin(tx, message.from, CRISIS_REPLY, new Date(now.getTime() - CRISIS_REPLY_EVERY_MS)))) reply = CRISIS_REPLY
     } else if (inWords === 'unclear' && userIds.some((userId) => states.get(userId)!.texts.granted || states.get(userId)!.calls.granted)) {
       // Asked at most once a day: a person who talks about quitting sugar is not asked every time.
-      const [asked] = await tx
-        .select({ at: inboundTexts.receivedAt })
-        .from(inboundTexts)
-        .where(and(eq(inboundTexts.fromNumber, message.from), eq(inboundTexts.reply, OPT_OUT_QUESTION), gt(inboundTexts.receivedAt, new Date(now.getTime() - OPT_OUT_QUESTION_EVERY_MS))))
-        .limit(1)
-      if (!asked) reply = OPT_OUT_QUESTION
+      if (!(await answeredWithin(tx, message.from, OPT_OUT_QUESTION, new Date(now.getTime() - OPT_OUT_QUESTION_EVERY_MS)))) reply = OPT_OUT_QUESTION
     }
     if (reply) await tx.update(inboundTexts).set({ reply }).where(eq(inboundTexts.messageSid, message.messageSid))
     return { ...result, reply }

@@ -25,7 +25,7 @@ import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOut
 
 export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
 export { accountDigits } from './inbound'
-export { DAILY_TEXT_CAP, STATUS_TEXT_PARAM, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
+export { DAILY_TEXT_CAP, SEND_LEASE_MS, STATUS_TEXT_PARAM, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
 
 export const SEND_TEXT_JOB = 'send-text'
 /** The send-text job id of a text (one run per text while it waits). */
