@@ -260,11 +260,11 @@ export type Product = { name: string; child: ChildProcess; log: string; ready: P
  * output straight into a log file (not through this process, which serves the fake);
  * `ready` resolves when a line of it matches `readyPattern`.
  */
-export function spawnProduct(name: string, entry: string, env: Record<string, string>, readyPattern: RegExp): Product {
+export function spawnProduct(name: string, entry: string, env: Record<string, string>, readyPattern: RegExp, extraNodeArgs: readonly string[] = []): Product {
   const log = join(LOG_DIR, `${name}.log`)
   const fd = openSync(log, 'a')
   // BENCH_CALLS_NODE_ARGS: node flags for the product's processes (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
-  const nodeArgs = (process.env.BENCH_CALLS_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const nodeArgs = [...(process.env.BENCH_CALLS_NODE_ARGS ?? '').split(' ').filter(Boolean), ...extraNodeArgs]
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },

@@ -11,7 +11,8 @@
  * - **Capacity**: the same at rising numbers of sessions; held means every frame sent came back and
  *   the added p99 (median of the pairs) stayed within its goal. Memory per session: the server's
  *   RSS growth from before the sessions opened to while they are held, divided by their number
- *   (the median over the pairs; each RSS the median of samples a tenth of a second apart).
+ *   (the median over the rounds); each RSS is read right after a full garbage collection in every
+ *   server process (bench/inspector.ts), so it counts what the sessions hold, not garbage.
  * - **The floor**: every round also streams through a bare relay (bench/voice-relay.ts: the same
  *   `ws`, the same process count, nothing else), so each figure comes with what the barest Node
  *   relay costs on the same machine in the same run: what the gateway adds beyond it is its own,
@@ -36,6 +37,7 @@ import { coachingCalls } from '#server/db/schema'
 import { systemClock } from '#server/lib/clock'
 import { activateTestingPlan } from '#server/services/billing'
 import { insertUser } from '../test/helpers/factories'
+import { collectGarbage, inspectFlag, inspectorPorts } from './inspector'
 import { cpuSecondsOf, envNumber, machineTicks, processTree, treeCpuSecondsOf, freePort, LOG_DIR, ok, percentile, postgresDatabase, quantile, ROOT, sleep, spawnProduct, startRedis, type Product } from './calls-setup'
 
 /** Frames a session keeps the send time of (a frame not back after this many is counted lost). */
@@ -48,8 +50,12 @@ type FakeProcess = Helper<{ url: string; apiKey: string }>
 type RelayProcess = Helper<{ url: string }>
 
 /** A bench helper process (`entry`) that prints one JSON line once it serves; SIGTERM stops it. */
-async function startHelper<H extends Helper<object>>(entry: string, env: Record<string, string> = {}): Promise<H> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+async function startHelper<H extends Helper<object>>(entry: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<H> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Its errors pass through; the inspector's greetings (bench/inspector.ts) do not.
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    if (!/^(Debugger (listening on|ending on|attached)|For help, see)/.test(line)) console.error(line)
+  })
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)))
@@ -74,15 +80,21 @@ function rssKiB(pid: number | undefined): number {
   }, 0)
 }
 
-/** The median of the process's RSS sampled every 100 ms for `ms` (KiB). */
-async function rssOver(pid: number | undefined, ms: number): Promise<number> {
-  const samples: number[] = []
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    samples.push(rssKiB(pid))
+/**
+ * The resident memory of a process and its cluster (KiB) right after a full garbage collection in
+ * each of them (on their inspectors' `ports`): what they hold, not the garbage a round left behind.
+ * The pages a collection frees go back to the system over the next moments, on a helper thread:
+ * the least of samples a tenth of a second apart over the second after it.
+ */
+async function settledRssKiB(pid: number | undefined, ports: readonly number[]): Promise<number> {
+  if (pid === undefined) return 0
+  await collectGarbage(ports)
+  let least = Number.POSITIVE_INFINITY
+  for (let i = 0; i < 10; i++) {
     await sleep(100)
+    least = Math.min(least, rssKiB(pid))
   }
-  samples.sort((a, b) => a - b)
-  return samples[Math.floor(samples.length / 2)] ?? rssKiB(pid)
+  return least
 }
 
 /** Paid people with a live session each, written straight to the database (no password hashing). */
@@ -189,6 +201,8 @@ type Stack = {
   /** The bare relay, when the bench measures the floor (the gateway benchmarks). */
   relay: RelayProcess | undefined
   server: Product
+  /** The inspectors' ports of the server's processes and of the bare relay's. */
+  inspectors: { server: number[]; relay: number[] }
   base: string
   port: number
   people: Array<{ userId: string; cookie: string }>
@@ -311,7 +325,8 @@ type Phase = { path: Path; sessions: number; latencies: number[]; sent: number; 
 /** Opens `sessions` streams on one path, streams (warm-up, then measured), stops, counts, closes. */
 async function phase(stack: Stack, path: Path, sessions: number, measureMs: number): Promise<Phase> {
   const middle = path === 'gateway' ? stack.server.child.pid : path === 'relay' ? stack.relay!.child.pid : undefined
-  const rssBefore = await rssOver(middle, 1000)
+  const inspectors = path === 'gateway' ? stack.inspectors.server : stack.inspectors.relay
+  const rssBefore = await settledRssKiB(middle, inspectors)
   const sink = { measuring: false, latencies: [] as number[] }
   const streams: Stream[] = []
   for (let i = 0; i < sessions; i += 20) {
@@ -327,11 +342,12 @@ async function phase(stack: Stack, path: Path, sessions: number, measureMs: numb
   const cpuBefore = cpu()
   const ticksBefore = machineTicks()
   sink.measuring = true
-  await sleep(Math.max(0, measureMs - 2000))
-  const rssHeld = await rssOver(middle, Math.min(2000, measureMs))
+  await sleep(measureMs)
   sink.measuring = false
   const cpuAfter = cpu()
   const ticksAfter = machineTicks()
+  // Read while every session still streams, after the measuring (a collection pauses the process).
+  const rssHeld = await settledRssKiB(middle, inspectors)
   stop()
   // Every frame sent while measuring has its echo back, or two seconds pass.
   const deadline = Date.now() + 2000
@@ -364,13 +380,14 @@ async function startStack(people: number, servers: number, processes = 1, withRe
   if (!bench) throw new Error('the voice benchmarks need PostgreSQL')
   const redis = await startRedis()
   const fake = await startHelper<FakeProcess>('bench/voice-fake.ts')
+  // The relay is a supervisor and its processes; a server is one too when it has more than one.
+  const relayInspectors = withRelay ? await inspectorPorts(processes + 1) : []
   const relay = withRelay
-    ? await startHelper<RelayProcess>('bench/voice-relay.ts', {
-        BENCH_RELAY_PORT: String(await freePort()),
-        BENCH_RELAY_PROCESSES: String(processes),
-        VAPI_API_URL: fake.url,
-        VAPI_API_KEY: fake.apiKey,
-      })
+    ? await startHelper<RelayProcess>(
+        'bench/voice-relay.ts',
+        { BENCH_RELAY_PORT: String(await freePort()), BENCH_RELAY_PROCESSES: String(processes), VAPI_API_URL: fake.url, VAPI_API_KEY: fake.apiKey },
+        [inspectFlag(relayInspectors)],
+      )
     : undefined
   const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000 })
   const seeded = await seedPeople(bench.database, people)
@@ -381,6 +398,7 @@ async function startStack(people: number, servers: number, processes = 1, withRe
     for (let n = 1; n <= servers; n++) {
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
+      const inspectors = await inspectorPorts(processes > 1 ? processes + 1 : 1)
       const server = spawnProduct(`voice-${stackCount}-server-${n}`, 'server/index.ts', {
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -393,9 +411,9 @@ async function startStack(people: number, servers: number, processes = 1, withRe
         VAPI_PHONE_NUMBER_ID: 'pn_bench_voice',
         VAPI_WEBHOOK_SECRET: WEBHOOK_SECRET,
         WEB_CONCURRENCY: String(processes),
-      }, /Momentum Coach is ready/)
+      }, /Momentum Coach is ready/, [inspectFlag(inspectors)])
       products.push(server)
-      stacks.push({ fake, relay, server, base, port, people: seeded, agent })
+      stacks.push({ fake, relay, server, inspectors: { server: inspectors, relay: relayInspectors }, base, port, people: seeded, agent })
     }
     await Promise.all(products.map((product) => product.ready))
   } catch (error) {
