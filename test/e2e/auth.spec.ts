@@ -3,6 +3,7 @@ import type { Locator, Page } from '@playwright/test'
 import { CONSENT_TEXT, TERMS_TEXT } from '#common/auth-constants'
 import { expect, gotoReady, test, uniqueEmail } from './support/fixtures'
 import { holdRequests } from './support/hold'
+import { CLOCK_STEP_MS, pausePageClock } from './support/page-clock'
 import { linkIn, tokenOf, waitForEmail } from './support/mail'
 import { signUpViaApi } from './support/users'
 
@@ -553,32 +554,19 @@ test.describe('protected routes', () => {
   test("while verifying: 'Verifying access...', 'Checking subscription...' on paid screens, a spinner after 500 ms", async ({ page }) => {
     await signUpViaApi(page, { paid: 'premium' })
     const release = await holdSessionCheck(page)
-    // The page's clock moves only when the test moves it, so the 500 ms are the page's, not the machine's.
-    await page.clock.install({ time: new Date('2026-03-02T09:00:00Z') })
-    await page.clock.pauseAt(new Date('2026-03-02T09:01:00Z'))
-    let elapsed = 0
-    const advance = async (ms: number) => {
-      await page.clock.runFor(ms)
-      elapsed += ms
-    }
-    const verifying = page.getByText('Verifying access...')
+    // The 500 ms are the page's, not the machine's.
+    const clock = await pausePageClock(page)
 
     await page.goto('/dashboard')
-    // Starting the app and showing a pending route wait on the page's own timers: move its clock in
-    // small steps until the view shows (within 3 s of the page's time).
-    while (!(await verifying.isVisible())) {
-      if (elapsed >= 3000) throw new Error("'Verifying access...' did not show within 3 s of the page's clock")
-      await advance(10)
-    }
+    await clock.stepUntilVisible(page.getByText('Verifying access...'))
     await expect(page.getByText('Checking subscription...')).toBeVisible()
     const spinner = page.locator('[data-slot="spinner"]')
-    // It mounted during the last 10 ms step: 489 ms later no spinner yet, 500 ms later the spinner.
-    await advance(SPINNER_DELAY_MS - 11)
+    // It mounted during the last step: just under 500 ms later no spinner yet, 500 ms later the spinner.
+    await clock.advance(SPINNER_DELAY_MS - CLOCK_STEP_MS - 1)
     await expect(spinner).toHaveCount(0)
-    await advance(11)
+    await clock.advance(CLOCK_STEP_MS + 1)
     await expect(spinner).toBeVisible()
-    // Axe and the rest of the page need time to flow again.
-    await page.clock.resume()
+    await clock.resume()
     expect(await seriousA11yViolations(page)).toEqual([])
 
     release()

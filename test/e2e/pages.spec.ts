@@ -3,6 +3,7 @@ import type { Page } from '@playwright/test'
 import { BROWSER_ROUTES } from '#common/routes'
 // Each test speaks from its own client address: the server's per-IP limits cover the assets too.
 import { expect, gotoReady, test } from './support/fixtures'
+import { pausePageClock } from './support/page-clock'
 
 /**
  * The public pages and the route map (spec 1 §2, spec 2 §2), driven the way a visitor would:
@@ -118,28 +119,20 @@ test.describe('landing page', () => {
 test.describe('splash', () => {
   test('welcomes the visitor, then moves on to sign in after 2 seconds on its clock', async ({ page }) => {
     // The page's clock moves only when the test moves it, and the test counts every millisecond.
-    await page.clock.install({ time: new Date('2026-03-02T09:00:00Z') })
-    await page.clock.pauseAt(new Date('2026-03-02T09:01:00Z'))
-    let elapsed = 0
-    const advance = async (ms: number) => {
-      await page.clock.runFor(ms)
-      elapsed += ms
-    }
+    const clock = await pausePageClock(page)
     const heading = page.getByRole('heading', { level: 1, name: 'Welcome to Momentum Coach' })
 
     await page.goto('/splash')
-    // Starting the app waits on its own short timers: move the clock in small steps until the splash shows.
-    await expect.poll(async () => (await heading.isVisible()) || (await advance(10), false)).toBe(true)
+    const shownBy = await clock.stepUntilVisible(heading)
     await expect(page.getByRole('status')).toBeVisible()
-    const shownBy = elapsed
 
     // Its 2 s count from when it mounted, between 0 and `shownBy` ms in: 1,999 ms in, it is still there...
-    await advance(2_000 - shownBy - 1)
+    await clock.advance(2_000 - shownBy - 1)
     await expect(page).toHaveURL(/\/splash$/)
     await expect(heading).toBeVisible()
 
     // ...and 2 s after the latest it could have mounted, it has gone to sign in.
-    await advance(shownBy + 1)
+    await clock.advance(shownBy + 1)
     await expect(page).toHaveURL(/\/auth$/)
     await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
     await expect(heading).toHaveCount(0)
