@@ -96,7 +96,7 @@ export async function chatFirstToken(databaseUrl: string | undefined): Promise<b
         body: JSON.stringify({
           fullName: 'Bench Chatter',
           email: `bench-chat-${process.pid}-${n}@example.com`,
-          phoneNumber: '5551234567',
+          phoneNumber: '2025234567',
           password,
           confirmPassword: password,
           communicationConsent: true,

@@ -36,13 +36,13 @@ await app.listen({ port: 0, host: '127.0.0.1' })
 // A user with a session, for the authenticated benchmarks.
 const password = 'bench-lantern-harbor-velvet'
 const { user, session } = await app.services.accounts.signUp(
-  { fullName: 'Bench User', email: `bench-${process.pid}@example.com`, phoneNumber: '5551234567', password },
+  { fullName: 'Bench User', email: `bench-${process.pid}@example.com`, phoneNumber: '2025234567', password },
   { ip: '10.9.9.9' },
 )
 
 // The dashboard benchmark's user: paid, full goals (10 records) and 5 coaching calls.
 const dashboardUser = await app.services.accounts.signUp(
-  { fullName: 'Dashboard Bench', email: `bench-dashboard-${process.pid}@example.com`, phoneNumber: '5551234567', password },
+  { fullName: 'Dashboard Bench', email: `bench-dashboard-${process.pid}@example.com`, phoneNumber: '2025234567', password },
   { ip: '10.9.9.10' },
 )
 {

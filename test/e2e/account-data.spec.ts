@@ -155,7 +155,7 @@ test.describe('delete my account (Stripe mode)', () => {
     // The email signs up again.
     const again = await page.request.post(`${base}/api/auth/signup`, {
       headers: { origin: base },
-      data: { fullName: 'Sam Returning', email: user.email, phoneNumber: '5551234567', password: user.password, confirmPassword: user.password, communicationConsent: true, termsAccepted: true },
+      data: { fullName: 'Sam Returning', email: user.email, phoneNumber: '2025234567', password: user.password, confirmPassword: user.password, communicationConsent: true, termsAccepted: true },
     })
     expect(again.status(), await again.text()).toBe(201)
   })

@@ -161,10 +161,10 @@ test.describe('the account page', () => {
     // The phone change's code step, open.
     const profile = page.getByRole('region', { name: 'Profile' })
     await profile.getByRole('button', { name: 'Change phone number' }).click()
-    await profile.getByLabel('New Phone Number').fill('5552223333')
+    await profile.getByLabel('New Phone Number').fill('2025223333')
     await profile.getByRole('button', { name: 'Text me a code' }).click()
     await expect(profile.getByTestId('pending-phone')).toContainText("written to the server's log")
-    await expect(profile.getByTestId('account-phone')).toHaveText('(555) 123-4567')
+    await expect(profile.getByTestId('account-phone')).toHaveText('(202) 523-4567')
     expect(await seriousA11yViolations(page)).toEqual([])
 
     await page.goto('/chat')

@@ -119,8 +119,8 @@ test.describe('sign-up', () => {
     await fullName.fill('Jordan Rivera')
     await expect(form.getByText('Full name is required')).toHaveCount(0)
     await expect(fullName).not.toHaveAttribute('aria-invalid', 'true')
-    await form.getByLabel('Phone Number').fill('5551234567')
-    await expect(form.getByLabel('Phone Number')).toHaveValue('(555) 123-4567')
+    await form.getByLabel('Phone Number').fill('2025234567')
+    await expect(form.getByLabel('Phone Number')).toHaveValue('(202) 523-4567')
     await expect(form.getByText('Please enter a valid 10-digit phone number')).toHaveCount(0)
     await form.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await expect(form.getByText('Password must be at least 8 characters')).toHaveCount(0)
@@ -143,11 +143,11 @@ test.describe('sign-up', () => {
     await fillSignup(page, {
       fullName: '  Jordan Rivera ',
       email: `  ${email.toUpperCase()}  `,
-      phone: '555 123 4567',
+      phone: '202 523 4567',
       password: PASSWORD,
       confirmPassword: PASSWORD,
     })
-    await expect(signupPanel(page).getByLabel('Phone Number')).toHaveValue('(555) 123-4567')
+    await expect(signupPanel(page).getByLabel('Phone Number')).toHaveValue('(202) 523-4567')
     await signupPanel(page).getByRole('button', { name: 'Create Account' }).click()
 
     await expect(page).toHaveURL('/payment')
@@ -160,7 +160,7 @@ test.describe('sign-up', () => {
     const me = await page.request.get('/api/me')
     expect(me.status()).toBe(200)
     const { user } = (await me.json()) as { user: Record<string, unknown> }
-    expect(user).toMatchObject({ email, fullName: 'Jordan Rivera', phoneNumber: '5551234567', partnerProgram: 'GENERAL', emailConfirmed: false })
+    expect(user).toMatchObject({ email, fullName: 'Jordan Rivera', phoneNumber: '2025234567', partnerProgram: 'GENERAL', emailConfirmed: false })
     await waitForEmail(email, CONFIRM_SUBJECT)
   })
 
@@ -170,7 +170,7 @@ test.describe('sign-up', () => {
 
     await expect(page.getByRole('tab', { name: 'Create Account' })).toHaveAttribute('aria-selected', 'true')
     await expect(signupPanel(page)).toContainText('NORTHWIND')
-    await fillSignup(page, { fullName: 'Avery Chen', email, phone: '5559876543', password: PASSWORD, confirmPassword: PASSWORD })
+    await fillSignup(page, { fullName: 'Avery Chen', email, phone: '2025876543', password: PASSWORD, confirmPassword: PASSWORD })
     await signupPanel(page).getByRole('button', { name: 'Create Account' }).click()
 
     await expect(page).toHaveURL('/payment')
@@ -183,7 +183,7 @@ test.describe('sign-up', () => {
     await page.context().clearCookies()
     await gotoReady(page, '/auth?tab=signup')
 
-    await fillSignup(page, { fullName: 'Sam Lee', email: taken.email, phone: '5550001111', password: PASSWORD, confirmPassword: PASSWORD })
+    await fillSignup(page, { fullName: 'Sam Lee', email: taken.email, phone: '2025001111', password: PASSWORD, confirmPassword: PASSWORD })
     await signupPanel(page).getByRole('button', { name: 'Create Account' }).click()
 
     await expect(toast(page, 'Signup failed')).toContainText(
@@ -209,7 +209,7 @@ test.describe('sign-up', () => {
     await page.route('**/api/auth/signup', (route) => route.abort('connectionrefused'))
     await gotoReady(page, '/auth?tab=signup')
 
-    await fillSignup(page, { fullName: 'Sam Lee', email: uniqueEmail(), phone: '5550001111', password: PASSWORD, confirmPassword: PASSWORD })
+    await fillSignup(page, { fullName: 'Sam Lee', email: uniqueEmail(), phone: '2025001111', password: PASSWORD, confirmPassword: PASSWORD })
     await signupPanel(page).getByRole('button', { name: 'Create Account' }).click()
 
     await expect(toast(page, 'Signup failed')).toContainText(

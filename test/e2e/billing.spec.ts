@@ -174,7 +174,7 @@ test.describe('diagnostics', () => {
     await expect(page.getByRole('heading', { level: 1, name: 'Edge Functions Diagnostics' })).toBeVisible()
     const panel = page.getByRole('definition')
     await expect(panel.filter({ hasText: user.email })).toHaveCount(1)
-    await expect(page.getByText('(555) 123-4567')).toBeVisible()
+    await expect(page.getByText('(202) 523-4567')).toBeVisible()
 
     const expectations = {
       'check-subscription': { status: 'Success', text: '"subscribed": true' },
@@ -226,7 +226,7 @@ test.describe('payment in Stripe mode', () => {
       data: {
         fullName: 'Avery Stripe',
         email: account.email,
-        phoneNumber: '5559876543',
+        phoneNumber: '2025876543',
         password: account.password,
         confirmPassword: account.password,
         communicationConsent: true,

@@ -260,7 +260,7 @@ async function signUpOn(page: Page, fullName: string) {
   const email = uniqueEmail('chat')
   const signup = await page.request.post(`${base}/api/auth/signup`, {
     headers: { origin: base },
-    data: { fullName, email, phoneNumber: '5551234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true },
+    data: { fullName, email, phoneNumber: '2025234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true },
   })
   expect(signup.status(), await signup.text()).toBe(201)
   await confirmEmailViaApi(page, email, base)

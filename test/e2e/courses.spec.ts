@@ -256,7 +256,7 @@ test.describe('premium course in Stripe mode', () => {
       data: {
         fullName: 'Morgan Buyer',
         email,
-        phoneNumber: '5551234567',
+        phoneNumber: '2025234567',
         password: 'steady-maple-lantern-42',
         confirmPassword: 'steady-maple-lantern-42',
         communicationConsent: true,

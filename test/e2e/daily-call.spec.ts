@@ -100,7 +100,7 @@ test.describe('the daily coaching call', () => {
     expect(dial).toMatchObject({
       assistantId: ASSISTANT_ID,
       phoneNumberId: PHONE_NUMBER_ID,
-      customer: { number: '+15551234567', name: 'Avery' },
+      customer: { number: '+12025234567', name: 'Avery' },
     })
     const callId = String(dial.assistantOverrides?.metadata?.callId)
     expect(dial.name).toBe(`mc ${callId}`)

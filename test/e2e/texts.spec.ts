@@ -29,7 +29,7 @@ test.describe('texts', () => {
   })
 
   test('the opt-in screen moves on by itself when the START text from the person’s phone arrives', async ({ page }) => {
-    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '5558675309' })
+    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '2025675309' })
     // The screen listens once its event stream answers.
     const listening = page.waitForResponse((response) => response.url().endsWith('/api/opt-in/events') && response.status() === 200)
     await page.goto(`${server.baseUrl}/opt-in`)
@@ -37,19 +37,19 @@ test.describe('texts', () => {
     await listening
     expect(await seriousA11yViolations(page)).toEqual([])
 
-    const delivery = await fake.inbound({ from: '+15558675309', body: 'Start' })
+    const delivery = await fake.inbound({ from: '+12025675309', body: 'Start' })
     expect(delivery.status).toBe(200)
     await expect(page.getByRole('status').filter({ hasText: 'Your START text arrived' })).toBeVisible()
     await expect(page.getByRole('button', { name: "I've completed this step" })).toBeDisabled()
     expect(await seriousA11yViolations(page)).toEqual([])
     await expect(page).toHaveURL(`${server.baseUrl}/goal-intake`, { timeout: 10_000 })
     // The server answered the START with its confirmation, by text.
-    expect(fake.repliesTo('+15558675309').map((message) => message.body).join(' ')).toContain('You will now get coaching texts')
+    expect(fake.repliesTo('+12025675309').map((message) => message.body).join(' ')).toContain('You will now get coaching texts')
   })
 
   test('a STOP text turns calls and texts off in the app’s settings and in the consent history', async ({ page }) => {
-    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '5552340001' })
-    await fake.inbound({ from: '+15552340001', body: 'START' })
+    await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '2025340001' })
+    await fake.inbound({ from: '+12025340001', body: 'START' })
     // A call time, so that the calls switch can be used.
     const saved = await page.request.put(`${server.baseUrl}/api/calls/schedule`, {
       headers: { origin: server.baseUrl },
@@ -60,7 +60,7 @@ test.describe('texts', () => {
     const consent = page.getByRole('region', { name: 'Texts and consent' })
     await expect(consent.getByTestId('texts-state')).toHaveText('On')
 
-    const stop = await fake.inbound({ from: '+15552340001', body: 'STOP' })
+    const stop = await fake.inbound({ from: '+12025340001', body: 'STOP' })
     expect(stop.reply).toContain('no more texts or coaching calls')
     await page.reload()
     await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).not.toBeChecked()

@@ -94,7 +94,7 @@ export async function startTextsHarness(database: TestDatabase, options: { start
 
   /** A paid, onboarded person with a daily call time, consent to calls (sign-up) and, unless `texts: false`, to texts. */
   async function person(options: PersonOptions = {}) {
-    const digits = options.phone ?? `555${String(phoneCounter++).padStart(7, '0')}`
+    const digits = options.phone ?? `2025${String(phoneCounter++).padStart(6, "0")}`
     const user = await insertUser(database.db, { phoneNumber: digits })
     await database.db
       .update(profiles)

@@ -354,7 +354,7 @@ describe('POST /api/account/delete', () => {
     const signup = await request(app, {
       method: 'POST',
       url: '/api/auth/signup',
-      payload: { fullName: 'Grace Again', email: grace.user.email, phoneNumber: '5550001234', password: PASSWORD, confirmPassword: PASSWORD, communicationConsent: true, termsAccepted: true },
+      payload: { fullName: 'Grace Again', email: grace.user.email, phoneNumber: '2025001234', password: PASSWORD, confirmPassword: PASSWORD, communicationConsent: true, termsAccepted: true },
     })
     expect(signup.statusCode, signup.body).toBe(201)
   })

@@ -56,7 +56,7 @@ function signupBody(overrides: Record<string, unknown> = {}) {
   return {
     fullName: 'Ada Lovelace',
     email: uniqueEmail(),
-    phoneNumber: '(555) 123-4567',
+    phoneNumber: '(202) 523-4567',
     password: 'velvet-harbor-lantern',
     confirmPassword: 'velvet-harbor-lantern',
     communicationConsent: true,
@@ -111,7 +111,7 @@ describe('sign-up', () => {
     const email = `  New.Person+${randomBytes(3).toString('hex')}@Example.COM `
     const { user, response } = await signUp({ email, partnerProgram: ' NORTHWIND ' })
     expect(user.email).toBe(email.trim().toLowerCase())
-    expect(user.phoneNumber).toBe('5551234567')
+    expect(user.phoneNumber).toBe('2025234567')
     expect(user.emailConfirmed).toBe(false)
     expect(user.partnerProgram).toBe('NORTHWIND')
     expect(user.hasSubscription).toBe(false)

@@ -45,7 +45,7 @@ describe('the calls loop on PGlite', () => {
         },
       },
     )
-    const user = await insertUser(database.db, { phoneNumber: '5550001111' })
+    const user = await insertUser(database.db, { phoneNumber: '2025001111' })
     await database.db.update(profiles).set({ onboardingCompleted: true, dailyCallTime: '10:00', timezone: 'America/New_York' }).where(eq(profiles.id, user.id))
     await activateTestingPlan(database.db, user.id, 'basic', clock.now())
     const [call] = await database.db

@@ -150,7 +150,7 @@ describe('IPv6 clients', () => {
         payload: {
           fullName: 'Rotating Person',
           email: `rotating-${i}-${Date.now()}@example.com`,
-          phoneNumber: '5551234567',
+          phoneNumber: '2025234567',
           password: 'lantern-harbor-velvet-42',
           confirmPassword: 'lantern-harbor-velvet-42',
           communicationConsent: true,

@@ -88,7 +88,7 @@ describe('the ledger', () => {
         method: 'POST',
         url: '/api/auth/signup',
         headers: { origin: app.config.appOrigin, 'user-agent': 'ConsentTest/1.0', 'x-forwarded-for': '203.0.113.7' },
-        payload: { fullName: 'Ada Lovelace', email: `ada-${Date.now()}@example.com`, phoneNumber: '(555) 123-4567', password: 'velvet-harbor-lantern', confirmPassword: 'velvet-harbor-lantern', communicationConsent: true, termsAccepted: true },
+        payload: { fullName: 'Ada Lovelace', email: `ada-${Date.now()}@example.com`, phoneNumber: '(202) 523-4567', password: 'velvet-harbor-lantern', confirmPassword: 'velvet-harbor-lantern', communicationConsent: true, termsAccepted: true },
       })
       expect(response.statusCode, response.body).toBe(201)
       const userId = response.json().user.id as string
@@ -164,8 +164,8 @@ describe('migration 0007', () => {
 
       await client.exec(`
         insert into users (id, email, password_hash, full_name, phone_number, communication_consent_version, communication_consent_at, terms_accepted_at) values
-          ('00000000-0000-4000-8000-000000000001', 'a@example.com', 'x', 'A', '5550000001', '2026-11-01', '2026-11-02T10:00:00Z', '2026-11-02T10:00:00Z'),
-          ('00000000-0000-4000-8000-000000000002', 'b@example.com', 'x', 'B', '5550000002', '2026-11-01', '2026-11-03T10:00:00Z', '2026-11-03T10:00:00Z');
+          ('00000000-0000-4000-8000-000000000001', 'a@example.com', 'x', 'A', '2025000001', '2026-11-01', '2026-11-02T10:00:00Z', '2026-11-02T10:00:00Z'),
+          ('00000000-0000-4000-8000-000000000002', 'b@example.com', 'x', 'B', '2025000002', '2026-11-01', '2026-11-03T10:00:00Z', '2026-11-03T10:00:00Z');
         insert into profiles (id, sms_opted_in_at, sms_opt_in_consent_text, calls_consent_revoked_at) values
           ('00000000-0000-4000-8000-000000000001', '2026-11-02T10:05:00Z', 'Text START to (555) 555-0123 ...', null),
           ('00000000-0000-4000-8000-000000000002', null, null, '2026-11-04T08:00:00Z');`)

@@ -49,7 +49,7 @@ const CASES: Case[] = [
     body: {
       fullName: 'Text Person',
       email: 'text.person@example.com',
-      phoneNumber: '(555) 123-4567',
+      phoneNumber: '(202) 523-4567',
       password,
       confirmPassword: password,
       communicationConsent: true,
@@ -115,7 +115,7 @@ const CASES: Case[] = [
   { operation: 'POST /api/account/password', signedIn: true, body: { currentPassword: password, newPassword: 'copper-meadow-whistle-9', confirmPassword: 'copper-meadow-whistle-9' } },
   { operation: 'POST /api/account/delete', signedIn: true, body: { password, email: 'text.person@example.com' } },
   { operation: 'DELETE /api/account/sessions/{id}', signedIn: true, params: { id: 'abcdefghijklmnopqrstuvwxyz234567' } },
-  { operation: 'POST /api/webhooks/sms', body: { From: '+15555550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
+  { operation: 'POST /api/webhooks/sms', body: { From: '+12025550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
   { operation: 'POST /api/webhooks/sms/status', body: { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'undelivered', ErrorCode: '30006' }, form: true },
 ]
 

@@ -28,7 +28,7 @@ beforeEach(() => fake.reset())
 
 const dial = (callId = randomUUID()): DialRequest => ({
   callId,
-  customerNumber: '+15550001234',
+  customerNumber: '+12025001234',
   customerName: 'Dana',
   variableValues: { firstName: 'Dana', goalsSummary: 'Run a 5k' },
   maxDurationSeconds: 300,

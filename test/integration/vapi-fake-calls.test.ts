@@ -70,7 +70,7 @@ afterEach(async () => {
   clock.set(START)
 })
 
-const NUMBER = '+15551230001'
+const NUMBER = '+12025230001'
 
 /** A dial request shaped like the app's (issue 13 design). */
 function dialBody(overrides: Record<string, unknown> = {}, assistantOverrides: Record<string, unknown> = {}): Vapi.CreateCallDto {
@@ -145,7 +145,7 @@ describe('POST /call', () => {
     ['a name over 40 characters', { name: 'x'.repeat(41) }, {}, 'name must be shorter than or equal to 40 characters'],
     ['no phone number', { phoneNumberId: undefined }, {}, 'Need Either `phoneNumberId` or `phoneNumber`.'],
     ['no customer', { customer: undefined }, {}, 'Need Either `customer`, `customerId` or `customers`.'],
-    ['a number not in E.164', { customer: { number: '5551230001' } }, {}, 'customer.number must be a valid phone number in the E.164 format'],
+    ['a number not in E.164', { customer: { number: '2025230001' } }, {}, 'customer.number must be a valid phone number in the E.164 format'],
     ['an unknown customer property', { customer: { number: NUMBER, phone: '1' } }, {}, 'customer.property phone should not exist'],
     ['maxDurationSeconds under 10', {}, { maxDurationSeconds: 5 }, 'assistantOverrides.maxDurationSeconds must not be less than 10'],
     ['maxDurationSeconds over 43200', {}, { maxDurationSeconds: 43201 }, 'assistantOverrides.maxDurationSeconds must not be greater than 43200'],
@@ -161,7 +161,7 @@ describe('POST /call', () => {
   })
 
   it('accepts a number outside E.164 when numberE164CheckEnabled is false, and the boundary durations', async () => {
-    await dial({ customer: { number: '5551230001', numberE164CheckEnabled: false } })
+    await dial({ customer: { number: '2025230001', numberE164CheckEnabled: false } })
     await dial({}, { maxDurationSeconds: 10 })
     await dial({ name: 'x'.repeat(40) }, { maxDurationSeconds: 43200 })
     expect(fake.calls.list()).toHaveLength(3)
@@ -176,7 +176,7 @@ describe('POST /call', () => {
   })
 
   it('makes one call per entry of customers[] and answers the batch shape', async () => {
-    const numbers = ['+15551230011', '+15551230012']
+    const numbers = ['+12025230011', '+12025230012']
     const batch = (await client.calls.create(dialBody({ customer: undefined, customers: numbers.map((number) => ({ number })) }))) as Vapi.CallBatchResponse
     expect(batch.errors).toEqual([])
     expect(batch.subscriptionLimits).toMatchObject({ concurrencyLimit: 10, remainingConcurrentCalls: 8 })
@@ -455,8 +455,8 @@ describe('the webhook emitter', () => {
     ['voicemail', 'voicemail', ['status-update:queued', 'status-update:ringing', 'status-update:in-progress', 'status-update:ended', 'end-of-call-report']],
     ['start-error', 'call.start.error-subscription-concurrency-limit-reached', ['status-update:ended']],
   ] as const)('plays %s for the number it is set on', async (scenario, endedReason, types) => {
-    fake.calls.setScenario('+15551230099', scenario)
-    const call = await dial({ customer: { number: '+15551230099' } })
+    fake.calls.setScenario('+12025230099', scenario)
+    const call = await dial({ customer: { number: '+12025230099' } })
     await fake.settled()
     expect(receivedTypes()).toEqual(types)
     expect(receiver.received.find(({ message }) => message.status === 'ended')?.message.endedReason).toBe(endedReason)
@@ -588,13 +588,13 @@ describe('the /__fake control API (for another process)', () => {
   }
 
   it('sets scenarios, auth, knobs and pacing; reads calls and deliveries; plays; resets', async () => {
-    await control('POST', 'scenarios', { scenarios: { '+15551230077': 'busy' } })
+    await control('POST', 'scenarios', { scenarios: { '+12025230077': 'busy' } })
     await control('POST', 'webhooks/auth', { mode: 'secret', secret: 'over-http' })
     await control('POST', 'webhooks', { pacing: 'manual', duplicates: 1 })
     await control('POST', 'faults', { route: 'POST /call', sequence: [503, 201] })
 
     expect((await failure(dial())).statusCode).toBe(503)
-    const call = await dial({ customer: { number: '+15551230077' } })
+    const call = await dial({ customer: { number: '+12025230077' } })
     expect(await control('POST', 'advance')).toEqual({ step: { callId: call.id, label: 'status-update:queued', at: START.toISOString() } })
     expect(((await control('GET', `calls/${call.id}`)) as { status: string }).status).toBe('queued')
     await control('POST', `calls/${call.id}/play`)
@@ -613,6 +613,6 @@ describe('the /__fake control API (for another process)', () => {
     expect(await control('GET', 'calls')).toEqual({ calls: [] })
     expect(await control('GET', 'deliveries')).toEqual({ deliveries: [] })
     expect(fake.calls.pacing).toBe('auto')
-    expect(fake.calls.scenarioFor('+15551230077')).toEqual({ name: 'answered' })
+    expect(fake.calls.scenarioFor('+12025230077')).toEqual({ name: 'answered' })
   })
 })

@@ -231,8 +231,8 @@ describe('POST /call with the WebSocket transport', () => {
 
   it.each([
     ['a phoneNumberId', { phoneNumberId: 'pn_1' }, 'phoneNumberId should not be provided with transport.provider vapi.websocket'],
-    ['a phoneNumber', { phoneNumber: { twilioPhoneNumber: '+15550000000' } }, 'phoneNumber should not be provided with transport.provider vapi.websocket'],
-    ['customers[]', { customers: [{ number: '+15551230001' }] }, 'customers should not be provided with transport.provider vapi.websocket'],
+    ['a phoneNumber', { phoneNumber: { twilioPhoneNumber: '+12025000000' } }, 'phoneNumber should not be provided with transport.provider vapi.websocket'],
+    ['customers[]', { customers: [{ number: '+12025230001' }] }, 'customers should not be provided with transport.provider vapi.websocket'],
     ['another provider', { transport: { provider: 'vapi.sip' } }, 'transport.provider must be one of the following values: vapi.websocket'],
     ['an unknown format', { transport: { provider: 'vapi.websocket', audioFormat: { format: 'opus' } } }, 'transport.audioFormat.format must be one of the following values: pcm_s16le, mulaw'],
     ['a container other than raw', { transport: { provider: 'vapi.websocket', audioFormat: { container: 'wav' } } }, 'transport.audioFormat.container must be one of the following values: raw'],
@@ -469,12 +469,12 @@ describe('messages on the socket', () => {
   it('records unknown types and text that is not JSON, and carries on', async () => {
     const call = await createCall()
     const socket = await connectGreeted(call)
-    socket.send({ type: 'transfer', destination: { type: 'number', number: '+15550000000' } })
+    socket.send({ type: 'transfer', destination: { type: 'number', number: '+12025000000' } })
     socket.ws.send('not json')
     socket.send({ type: 'say', content: 'still here' })
     await socket.untilJson({ type: 'transcript', transcriptType: 'final', transcript: 'still here' })
     const stats = fake.transport.stats(call.id)!
-    expect(stats.ignored).toEqual([{ type: 'transfer', destination: { type: 'number', number: '+15550000000' } }])
+    expect(stats.ignored).toEqual([{ type: 'transfer', destination: { type: 'number', number: '+12025000000' } }])
     expect(stats.invalidText).toBe(1)
     expect(stats.received.map(({ via }) => via)).toEqual(['socket', 'socket', 'socket'])
   })
@@ -728,7 +728,7 @@ describe('the control URL', () => {
     const call = (await client.calls.create({
       assistantId: 'asst_test_coach',
       phoneNumberId: 'pn_test_line',
-      customer: { number: '+15551230001' },
+      customer: { number: '+12025230001' },
       assistantOverrides: {
         variableValues: { firstName: 'Dana', focusAreas: 'Finance' },
         serverMessages: ['status-update', 'end-of-call-report', 'transcript[transcriptType="final"]'],
@@ -756,7 +756,7 @@ describe('the control URL', () => {
     const call = (await client.calls.create({
       assistantId: 'asst_test_coach',
       phoneNumberId: 'pn_test_line',
-      customer: { number: '+15551230001' },
+      customer: { number: '+12025230001' },
       assistantOverrides: { serverMessages: ['status-update', 'end-of-call-report'] },
     })) as unknown as FakeCall
     await fake.advance()
@@ -779,7 +779,7 @@ describe('live phone transcripts', () => {
     const call = (await client.calls.create({
       assistantId: 'asst_test_coach',
       phoneNumberId: 'pn_test_line',
-      customer: { number: '+15551230001' },
+      customer: { number: '+12025230001' },
       assistantOverrides: { variableValues: { firstName: 'Dana' }, serverMessages: ['status-update', 'transcript'] },
     })) as unknown as FakeCall
     const steps: string[] = []

@@ -48,12 +48,12 @@ afterAll(async () => {
 
 describe('npm run vapi:setup', () => {
   it('creates the call report, the webhook credential and the coaching assistant; a second run changes nothing', async () => {
-    const phone = resources.addPhoneNumber('+15550001111', 'Coaching line')
+    const phone = resources.addPhoneNumber('+12025001111', 'Coaching line')
     const first = await setupVapi(client, options)
     expect(first.structuredOutput).toMatchObject({ created: true, updated: false })
     expect(first.credential).toMatchObject({ created: true, updated: false, name: credentialName('secret', SECRET), unused: [] })
     expect(first.assistant).toMatchObject({ created: true, updated: false })
-    expect(first.phoneNumbers).toEqual([{ id: phone.id, number: '+15550001111', name: 'Coaching line' }])
+    expect(first.phoneNumbers).toEqual([{ id: phone.id, number: '+12025001111', name: 'Coaching line' }])
     expect(first.webhookUrl).toBe('https://coach.example.com/api/webhooks/vapi')
     expect([resources.structuredOutputs.size, resources.credentials.size, resources.assistants.size]).toEqual([1, 1, 1])
 
@@ -188,19 +188,19 @@ describe('npm run vapi:setup', () => {
     expect(noneText).toMatch(/VAPI_PHONE_NUMBER_ID: the account has no phone number yet\. Import one in the Vapi dashboard/)
     expect(noneText).toContain('Warning: Vapi cannot reach localhost')
 
-    const a = resources.addPhoneNumber('+15550001111')
-    const b = resources.addPhoneNumber('+15550002222')
+    const a = resources.addPhoneNumber('+12025001111')
+    const b = resources.addPhoneNumber('+12025002222')
     const several = report(await setupVapi(client, options), options).join('\n')
     expect(several).toContain('the account has several numbers')
-    expect(several).toContain(`${a.id}  +15550001111`)
-    expect(several).toContain(`${b.id}  +15550002222`)
+    expect(several).toContain(`${a.id}  +12025001111`)
+    expect(several).toContain(`${b.id}  +12025002222`)
     expect(several).not.toContain('Warning')
     const chosen = report(await setupVapi(client, options), { ...options, phoneNumberId: b.id }).join('\n')
-    expect(chosen).toContain(`VAPI_PHONE_NUMBER_ID=${b.id}   (already set: +15550002222)`)
+    expect(chosen).toContain(`VAPI_PHONE_NUMBER_ID=${b.id}   (already set: +12025002222)`)
   })
 
   it('runs as a command: prints the ids to put in the environment; refuses without a webhook secret', async () => {
-    const phone = resources.addPhoneNumber('+15550003333')
+    const phone = resources.addPhoneNumber('+12025003333')
     const run = (env: Record<string, string>) =>
       execFileAsync(process.execPath, ['--import', 'tsx', 'scripts/vapi-setup.ts'], {
         env: { ...process.env, APP_URL: 'https://coach.example.com', VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_WEBHOOK_SECRET: SECRET, ...env },
@@ -209,7 +209,7 @@ describe('npm run vapi:setup', () => {
     const assistant = [...resources.assistants.values()][0]!
     expect(stdout).toContain(`Assistant "${COACH_ASSISTANT_NAME}": created ${assistant.id}`)
     expect(stdout).toContain(`VAPI_ASSISTANT_ID=${assistant.id}`)
-    expect(stdout).toContain(`VAPI_PHONE_NUMBER_ID=${phone.id}   (+15550003333)`)
+    expect(stdout).toContain(`VAPI_PHONE_NUMBER_ID=${phone.id}   (+12025003333)`)
     expect(stdout).toContain('VAPI_WEBHOOK_AUTH=secret')
     expect(stdout).toContain('Webhook: https://coach.example.com/api/webhooks/vapi')
     expect(stdout).not.toContain(SECRET)

@@ -899,7 +899,7 @@ describe('the server process', () => {
       const signup = await fetch(`${origin}/api/auth/signup`, {
         method: 'POST',
         headers: { origin, 'content-type': 'application/json' },
-        body: JSON.stringify({ fullName: 'Dana Reyes', email: 'dana@example.com', phoneNumber: '5551234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true }),
+        body: JSON.stringify({ fullName: 'Dana Reyes', email: 'dana@example.com', phoneNumber: '2025234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true }),
       })
       expect(signup.status).toBe(201)
       const cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!

@@ -4,7 +4,7 @@ import { formatPhone, LoginBodySchema, ResetPasswordBodySchema, safeReturnTo, Si
 const valid = {
   fullName: 'Grace Hopper',
   email: 'grace@example.com',
-  phoneNumber: '(555) 123-4567',
+  phoneNumber: '(202) 523-4567',
   password: 'compiler-rainbow-kettle',
   confirmPassword: 'compiler-rainbow-kettle',
   communicationConsent: true,
@@ -97,7 +97,7 @@ describe('sign-up rules (spec 1 §5)', () => {
 
   it('keeps the phone as 10 digits and the email trimmed and lower-case', () => {
     const parsed = SignupBodySchema.parse({ ...valid, email: ' Grace@Example.com ', fullName: '  Grace Hopper ' })
-    expect(parsed.phoneNumber).toBe('5551234567')
+    expect(parsed.phoneNumber).toBe('2025234567')
     expect(parsed.email).toBe('grace@example.com')
     expect(parsed.fullName).toBe('Grace Hopper')
   })
@@ -124,9 +124,9 @@ describe('formatPhone', () => {
     ['5551', '(555) 1'],
     ['555123', '(555) 123'],
     ['5551234', '(555) 123-4'],
-    ['5551234567', '(555) 123-4567'],
-    ['55512345678', '(555) 123-4567'],
-    ['(555) 123-4567', '(555) 123-4567'],
+    ['2025234567', '(202) 523-4567'],
+    ['20252345678', '(202) 523-4567'],
+    ['(202) 523-4567', '(202) 523-4567'],
   ])('%s → %s', (input, output) => {
     expect(formatPhone(input)).toBe(output)
     expect(formatPhone(input).length).toBeLessThanOrEqual(14)

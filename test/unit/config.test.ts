@@ -54,12 +54,12 @@ describe('loadConfig', () => {
     const sid = `AC${'ab12'.repeat(8)}`
     const token = 'f'.repeat(32)
     expect(loadConfig({}).twilio).toBeUndefined()
-    expect(() => loadConfig({ TWILIO_ACCOUNT_SID: sid, SMS_OPT_IN_NUMBER: '+15551234567' })).toThrow(/TWILIO_AUTH_TOKEN/)
-    expect(() => loadConfig({ TWILIO_AUTH_TOKEN: token, SMS_OPT_IN_NUMBER: '+15551234567' })).toThrow(/TWILIO_ACCOUNT_SID/)
+    expect(() => loadConfig({ TWILIO_ACCOUNT_SID: sid, SMS_OPT_IN_NUMBER: '+12025234567' })).toThrow(/TWILIO_AUTH_TOKEN/)
+    expect(() => loadConfig({ TWILIO_AUTH_TOKEN: token, SMS_OPT_IN_NUMBER: '+12025234567' })).toThrow(/TWILIO_ACCOUNT_SID/)
     expect(() => loadConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: token })).toThrow(/SMS_OPT_IN_NUMBER/)
-    const config = loadConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: token, SMS_OPT_IN_NUMBER: '+15551234567', TWILIO_API_URL: 'http://127.0.0.1:9999' })
+    const config = loadConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: token, SMS_OPT_IN_NUMBER: '+12025234567', TWILIO_API_URL: 'http://127.0.0.1:9999' })
     expect(config.twilio).toEqual({ accountSid: sid, authToken: token, apiUrl: 'http://127.0.0.1:9999' })
-    expect(config.smsOptInNumber).toBe('+15551234567')
+    expect(config.smsOptInNumber).toBe('+12025234567')
     // A secret is never echoed in the error.
     expect(() => loadConfig({ TWILIO_AUTH_TOKEN: 'has a space in it', TWILIO_ACCOUNT_SID: sid })).toThrow(/^Invalid configuration: TWILIO_AUTH_TOKEN [^"]*$/)
   })

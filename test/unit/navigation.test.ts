@@ -16,7 +16,7 @@ const user = (overrides: Partial<SessionUser> = {}): SessionUser => ({
   id: 'u1',
   email: 'jordan@example.com',
   fullName: 'Jordan Rivera',
-  phoneNumber: '5551234567',
+  phoneNumber: '2025234567',
   emailConfirmed: true,
   hasSubscription: false,
   hasCompletedPayment: false,

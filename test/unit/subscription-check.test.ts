@@ -18,7 +18,7 @@ const user = (id: string, overrides: Partial<SessionUser> = {}): SessionUser => 
   id,
   email: `${id}@example.com`,
   fullName: 'Jordan Rivera',
-  phoneNumber: '5551234567',
+  phoneNumber: '2025234567',
   emailConfirmed: true,
   hasSubscription: false,
   hasCompletedPayment: false,

@@ -35,7 +35,7 @@ export async function signUpViaApi(
     data: {
       fullName: user.fullName,
       email: user.email,
-      phoneNumber: options.phoneNumber ?? '5551234567',
+      phoneNumber: options.phoneNumber ?? '2025234567',
       password: user.password,
       confirmPassword: user.password,
       communicationConsent: true,
