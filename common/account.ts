@@ -30,8 +30,11 @@ export type ChangeEmailBody = z.input<typeof ChangeEmailBodySchema>
 export const ConfirmEmailChangeBodySchema = z.object({ token: TokenSchema })
 export const ConfirmEmailChangeResponseSchema = z.object({ email: text() })
 
-/** A new phone number: ten digits, as at sign-up; it takes effect once the texted code is entered. */
-export const ChangePhoneBodySchema = z.object({ phoneNumber: PhoneSchema })
+/**
+ * A new phone number: ten digits, as at sign-up; it takes effect once the texted code is entered.
+ * The current password is asked first (a number change redirects every call and text).
+ */
+export const ChangePhoneBodySchema = z.object({ phoneNumber: PhoneSchema, currentPassword: CurrentPasswordSchema })
 export type ChangePhoneBody = z.input<typeof ChangePhoneBodySchema>
 
 export const ConfirmPhoneBodySchema = z.object({
@@ -65,6 +68,17 @@ export const AccountResponseSchema = z.object({
   pendingPhone: z.object({ phoneNumber: text(), expiresAt: text() }).nullable(),
   /** Whether codes are really texted (Twilio configured), or written to the server's log. */
   textsLive: z.boolean(),
+  /**
+   * Whether the current number is proven the person's (a START texted from it, or the code we
+   * texted to it entered): nothing is sent to a number until it is (docs/decisions/060).
+   */
+  phoneVerified: z.boolean(),
+  /** The current number texted STOP: no call or text reaches it until a START comes from it. */
+  phoneStopped: z.boolean(),
+  /** A code texted to the current number to verify it, waiting to be entered. */
+  pendingVerification: z.object({ expiresAt: text() }).nullable(),
+  /** Our number (START and STOP go to it), as shown. */
+  smsDisplayNumber: text(),
 })
 export type AccountResponse = z.infer<typeof AccountResponseSchema>
 

@@ -6,8 +6,11 @@ import { z } from 'zod'
 import { CALL_KINDS, CALL_SLOTS, CALL_STATUSES } from './domain'
 import { text } from './text'
 
-/** Why no call is scheduled (payment, onboarding, phone, consent, paused, no call time), or calls are not set up on this server. */
-export const NO_CALL_REASONS = ['payment', 'onboarding', 'phone', 'consent', 'paused', 'no_call_time', 'not_configured'] as const
+/**
+ * Why no call is scheduled (payment, onboarding, phone, the number texted STOP, the number not
+ * verified yet, consent, paused, no call time), or calls are not set up on this server.
+ */
+export const NO_CALL_REASONS = ['payment', 'onboarding', 'phone', 'stopped', 'unverified', 'consent', 'paused', 'no_call_time', 'not_configured'] as const
 export type NoCallReason = (typeof NO_CALL_REASONS)[number]
 
 /** A 24-hour local time 'HH:MM'. */
@@ -32,6 +35,8 @@ export const NextCallResponseSchema = z.object({
   reason: z.enum(NO_CALL_REASONS).nullable(),
   /** Set while calls are paused: the first local date calls resume (`next` is then the first call after the pause). */
   pausedUntil: text().nullable(),
+  /** Set when the reason is 'stopped': the number to text START to, as shown. */
+  startNumber: text().nullable(),
 })
 export type NextCallResponse = z.infer<typeof NextCallResponseSchema>
 
@@ -83,6 +88,12 @@ export const CallScheduleResponseSchema = z.object({
   pausedUntil: text().nullable(),
   /** Whether the person has daily calls on (consent given and not withdrawn). */
   callsEnabled: z.boolean(),
+  /** Whether the person's number is proven theirs: calls reach it only then (docs/decisions/060). */
+  phoneVerified: z.boolean(),
+  /** The number texted STOP: no switch turns calls back on, only a START texted from it to `startNumber`. */
+  phoneStopped: z.boolean(),
+  /** Our number, as shown: where START goes. */
+  startNumber: text(),
 })
 export type CallScheduleResponse = z.infer<typeof CallScheduleResponseSchema>
 

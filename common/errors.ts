@@ -56,6 +56,10 @@ export const ERRORS = {
   },
   /** Twilio refused to text the code to the new phone number (not a mobile number, opted out of our number...). */
   PHONE_UNREACHABLE: { status: 409, message: 'We could not text a code to this number. Check the number and try again.' },
+  /** The person's number texted STOP (the do-not-contact list): only a START from it brings calls and texts back. */
+  NUMBER_STOPPED: { status: 409, message: 'This number texted STOP. Text START to our number to turn calls and texts back on.' },
+  /** A call or a text needs the person's number proven first (a START from it, or the code we text to it). */
+  NUMBER_NOT_VERIFIED: { status: 409, message: 'Verify your phone number first: we call and text only a number you have proven is yours.' },
   CALLS_NOT_CONFIGURED: { status: 409, message: 'Coaching calls are not set up on this server yet.' },
   CALL_NOT_ELIGIBLE: { status: 409, message: 'We cannot call you right now. Check your plan, phone number and call settings.' },
   CALL_IN_PROGRESS: { status: 409, message: 'A call to you is already under way.' },
@@ -76,6 +80,8 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, message: 'Too many requests. Please try again later.' },
   // 5xx
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
+  /** The service's daily cap on code texts is reached (PHONE_CODES_DAILY_CAP). */
+  CODES_UNAVAILABLE: { status: 503, message: 'We cannot text codes right now. Please try again later.' },
   PAYMENT_PROVIDER_ERROR: { status: 502, message: 'The payment service refused the request. Please try again later.' },
   ASSISTANT_UNAVAILABLE: { status: 502, message: "I'm having trouble processing your message. Please try again." },
   /** The voice provider refused or dropped the call. */

@@ -67,7 +67,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -108,6 +108,16 @@ export const EnvSchema = z.object({
   TWILIO_ACCOUNT_SID: z.preprocess(emptyToUndefined, z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must look like AC followed by 32 hex digits').optional()),
   TWILIO_AUTH_TOKEN: z.preprocess(emptyToUndefined, z.string().regex(/^\S{16,}$/, 'must be the account auth token (at least 16 characters, no spaces)').optional()),
   TWILIO_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
+  /** Code texts (a number proven, a new number confirmed) the whole service sends in a day at most. */
+  PHONE_CODES_DAILY_CAP: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a whole number from 1 to 1000000')
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 1_000_000, 'must be a whole number from 1 to 1000000')
+      .optional(),
+  ),
   TRUST_PROXY: trustProxy,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
   /** Server processes sharing the port (server/cluster.ts); more than 1 needs DATABASE_URL and REDIS_URL. */
@@ -123,6 +133,9 @@ export const EnvSchema = z.object({
 })
 
 export type Env = z.infer<typeof EnvSchema>
+
+/** Code texts a day for the whole service when PHONE_CODES_DAILY_CAP is not set (docs/decisions/060). */
+export const DEFAULT_PHONE_CODES_DAILY_CAP = 1000
 
 export type Config = {
   port: number
@@ -160,6 +173,8 @@ export type Config = {
    * to the log, and the inbound webhook refuses every request (nothing can be verified).
    */
   twilio: { accountSid: string; authToken: string; apiUrl: string | undefined } | undefined
+  /** PHONE_CODES_DAILY_CAP: code texts the whole service sends in a day at most (docs/decisions/060). */
+  phoneCodesDailyCap: number
   /** Whose X-Forwarded-For is believed: a hop count, or proxy addresses (Fastify's trustProxy). */
   trustProxy: number | string[]
   logLevel: (typeof LOG_LEVELS)[number]
@@ -222,6 +237,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.TWILIO_ACCOUNT_SID && !env.SMS_OPT_IN_NUMBER) {
     throw new ConfigError('SMS_OPT_IN_NUMBER', 'is required when Twilio is configured (texts are sent from it)')
   }
+  // A number is called only once proven by a text from it or a code texted to it (docs/decisions/060):
+  // in production, without Twilio, no number could ever be proven (no code is logged there).
+  if (production && env.VAPI_API_KEY && env.VAPI_PHONE_NUMBER_ID && !env.TWILIO_ACCOUNT_SID) {
+    throw new ConfigError(
+      'TWILIO_ACCOUNT_SID',
+      'is required when NODE_ENV=production and VAPI_PHONE_NUMBER_ID is set: a number is called only once proven by a text, and without Twilio none can be',
+    )
+  }
 
   const serverProcesses = env.WEB_CONCURRENCY ?? 1
   if (serverProcesses > 1 && (!env.DATABASE_URL || !env.REDIS_URL)) {
@@ -267,6 +290,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       : undefined,
     smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
     twilio: env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiUrl: env.TWILIO_API_URL } : undefined,
+    phoneCodesDailyCap: env.PHONE_CODES_DAILY_CAP ?? DEFAULT_PHONE_CODES_DAILY_CAP,
     trustProxy: env.TRUST_PROXY ?? ['loopback'],
     logLevel: env.LOG_LEVEL ?? 'info',
     production,

@@ -117,6 +117,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     vapi: vapiCalls,
     webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
     appUrl: config.appUrl,
+    smsNumber: config.smsOptInNumber,
     jobs: deps.jobs ?? noJobQueue,
     live: liveBus,
     // A completed call's recap, a missed call's text.
@@ -127,7 +128,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     db,
     clock,
     log,
-    sender: createTextSender(config.twilio, log),
+    sender: createTextSender(config.twilio, log, { logBodies: !config.production }),
     smsNumber: config.smsOptInNumber,
     appUrl: config.appUrl,
     jobs: deps.jobs ?? noJobQueue,
@@ -163,7 +164,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     jobs: deps.jobs ?? noJobQueue,
     onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended),
     // A new phone number's code goes out as a text (Twilio, or the log without it).
-    phoneCodes: { live: texts.live, send: (phone, code) => texts.sendCode(phone, code) },
+    // In production without Twilio no code could reach anyone (the log never holds one there).
+    phoneCodes: { live: texts.live, canSend: texts.live || !config.production, send: (phone, code, purpose) => texts.sendCode(phone, code, purpose) },
     // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
     onEmailChanged: (userId, email) => billing.customerEmailChanged(userId, email),
   })

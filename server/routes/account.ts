@@ -96,13 +96,55 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['account'],
-        summary: 'Ask to change the phone number: a 6-digit code is texted to it (written to the log without Twilio); calls and texts keep going to the current number until it is entered (one a minute, five an hour)',
+        summary:
+          'Ask to change the phone number (current password required; a US or Canadian number; a confirmed email): a 6-digit code is texted to it (written to the log without Twilio, outside production); calls and texts keep going to the current number until it is entered (one a minute, five an hour per person; three an hour and ten a day per number)',
         body: ChangePhoneBodySchema,
+        response: { 202: AccountResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: PASSWORD_LIMIT },
+    },
+    async (request, reply) => reply.code(202).send(await accounts.requestPhoneChange(request.user, request.body)),
+  )
+
+  app.post(
+    '/api/account/phone/resend',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Text a new code for the phone change waiting for one (the old code stops working; the same limits as the first)',
         response: { 202: AccountResponseSchema, ...errors },
       },
       config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
     },
-    async (request, reply) => reply.code(202).send(await accounts.requestPhoneChange(request.user, request.body.phoneNumber)),
+    async (request, reply) => reply.code(202).send(await accounts.resendPhoneChangeCode(request.user)),
+  )
+
+  app.post(
+    '/api/account/phone/verification',
+    {
+      schema: {
+        tags: ['account'],
+        summary:
+          'Verify the current number: a 6-digit code is texted to it (a confirmed email; never to a number that texted STOP; one a minute, five an hour per person; three an hour and ten a day per number). Nothing is called or texted before the number is proven',
+        response: { 202: AccountResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
+    },
+    async (request, reply) => reply.code(202).send(await accounts.requestPhoneProof(request.user)),
+  )
+
+  app.post(
+    '/api/account/phone/verification/confirm',
+    {
+      schema: {
+        tags: ['account'],
+        summary: 'Enter the code texted to the current number (valid 10 minutes, 5 tries): the number is proven, and calls and texts can reach it',
+        body: ConfirmPhoneBodySchema,
+        response: { 200: AccountResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: CODE_LIMIT },
+    },
+    async (request) => accounts.confirmPhoneProof(request.user.id, request.body.code),
   )
 
   app.post(

@@ -9,6 +9,10 @@ import { SMS_STATUS_PATH, STATUS_TEXT_PARAM, type InboundParams, type SignedWebh
 /** Twilio's inbound message: a few form fields (Twilio adds more without notice; all of them are signed). */
 const BODY_LIMIT = 64 * 1024
 
+/** Posts a minute per address that fail the signature (403); past them, 429. */
+export const UNAUTHENTIC_SMS_PER_MINUTE = 60
+
+
 const escapeXml = (value: string) => value.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
 
 /** What both of Twilio's webhooks send: the signature header and the signed form fields. */
@@ -41,6 +45,15 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     url: appUrl + request.url,
     params: (request.body ?? {}) as InboundParams,
   })
+  // Twilio's deliveries (a STOP among them) are never counted: the signature is checked first, once
+  // the form is read, and only posts that fail it are limited per address. Forged posts cannot
+  // spend the address's allowance and have Twilio's real STOPs refused.
+  const unauthenticLimit = {
+    max: UNAUTHENTIC_SMS_PER_MINUTE,
+    timeWindow: '1 minute',
+    hook: 'preHandler' as const,
+    allowList: (request: FastifyRequest) => texts.authentic(signed(request)),
+  }
 
   app.post(
     '/api/webhooks/sms',
@@ -53,8 +66,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: text().describe('TwiML (text/xml): <Response/>, or <Response><Message>…</Message></Response>'), ...refusals },
       },
       bodyLimit: BODY_LIMIT,
-      // Twilio's delivery of one account's inbound texts; well above any person's typing.
-      config: { auth: 'webhook', rateLimit: { max: 600, timeWindow: '1 minute' } },
+      config: { auth: 'webhook', rateLimit: unauthenticLimit },
     },
     async (request, reply) => {
       const result = await texts.receiveWebhook(signed(request))
@@ -74,8 +86,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 204: z.null().describe('Taken (also for a callback that changes nothing: repeated, late, or for a text we do not know)'), ...refusals },
       },
       bodyLimit: BODY_LIMIT,
-      // A callback or two per text we send: bounded by what we send, well under this.
-      config: { auth: 'webhook', rateLimit: { max: 1_200, timeWindow: '1 minute' } },
+      config: { auth: 'webhook', rateLimit: unauthenticLimit },
     },
     async (request, reply) => {
       await texts.receiveStatus(signed(request), request.query[STATUS_TEXT_PARAM])

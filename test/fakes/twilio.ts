@@ -173,6 +173,11 @@ export class FakeTwilio {
     return this.#blocked.has(`${person}|${ourNumber}`)
   }
 
+  /** The pair is blocked as a STOP texted to Twilio would block it, without our webhook hearing of it (it was down). */
+  block(person: string, ourNumber = [...this.numbers][0]!): void {
+    this.#blocked.add(`${person}|${ourNumber}`)
+  }
+
   /** The next `count` API requests answer with this error (429/20429, 500…). */
   failNext(count: number, fault: Fault = { status: 429, code: 20429, message: 'Too Many Requests' }): void {
     for (let i = 0; i < count; i++) this.#faults.push(fault)

@@ -2,12 +2,16 @@ import { randomBytes } from 'node:crypto'
 import type { Db } from '#server/db/client'
 import { CONSENT_TEXT } from '#common/auth'
 import type { ConsentChannel } from '#common/consent'
-import { consentEvents, profiles, users, type User } from '#server/db/schema'
+import { consentEvents, phoneProofs, profiles, users, type User } from '#server/db/schema'
 
 let counter = 0
 
-/** Inserts a user (with a profile) straight into the database. */
-export async function insertUser(db: Db, overrides: Partial<typeof users.$inferInsert> = {}): Promise<User> {
+/**
+ * Inserts a user (with a profile) straight into the database, with the sign-up's consent to calls
+ * and, unless `proven: false`, their number proven theirs (as a START from it or the texted code
+ * would: docs/decisions/060), so calls and texts can reach it.
+ */
+export async function insertUser(db: Db, overrides: Partial<typeof users.$inferInsert> = {}, options: { proven?: boolean } = {}): Promise<User> {
   counter += 1
   const now = new Date()
   const [user] = await db
@@ -16,7 +20,7 @@ export async function insertUser(db: Db, overrides: Partial<typeof users.$inferI
       email: `user${counter}-${randomBytes(3).toString('hex')}@example.com`,
       passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$placeholderplaceholder$placeholderplaceholderplaceholder',
       fullName: `Test User ${counter}`,
-      phoneNumber: '5551234567',
+      phoneNumber: '2025551234',
       communicationConsentVersion: '2026-11-01',
       communicationConsentAt: now,
       termsAcceptedAt: now,
@@ -26,6 +30,7 @@ export async function insertUser(db: Db, overrides: Partial<typeof users.$inferI
   await db.insert(profiles).values({ id: user!.id, name: user!.fullName, phoneNumber: user!.phoneNumber })
   // As sign-up does: the consent checkbox is the ledger's grant of calls.
   await db.insert(consentEvents).values({ userId: user!.id, channel: 'calls', action: 'granted', source: 'sign_up', text: CONSENT_TEXT, at: user!.communicationConsentAt })
+  if (options.proven !== false) await db.insert(phoneProofs).values({ userId: user!.id, phoneNumber: user!.phoneNumber, method: 'code', provenAt: user!.communicationConsentAt })
   return user!
 }
 

@@ -20,9 +20,11 @@ import {
   courseEnrollments,
   emailTokens,
   goals,
+  inboundTextAccounts,
   inboundTexts,
   lessonProgress,
   lessons,
+  phoneProofs,
   quizAttempts,
   quizzes,
   subscribers,
@@ -211,7 +213,7 @@ export const SEEDERS: readonly Seeder[] = [
     tables: ['contact_changes'],
     async seed({ db, user, clock }) {
       // A phone number change waiting for its texted code (the account page).
-      await db.insert(contactChanges).values({ userId: user.id, kind: 'phone', newValue: '5550009999', secretHash: hashSecret(`${user.id}:123456`), expiresAt: new Date(clock.now().getTime() + 600_000) })
+      await db.insert(contactChanges).values({ userId: user.id, kind: 'phone', newValue: '2025009999', secretHash: hashSecret(`${user.id}:123456`), expiresAt: new Date(clock.now().getTime() + 600_000) })
     },
   },
   {
@@ -222,9 +224,20 @@ export const SEEDERS: readonly Seeder[] = [
     },
   },
   {
-    tables: ['inbound_texts'],
+    tables: ['inbound_texts', 'inbound_text_accounts'],
     async seed({ db, user, clock, marker }) {
-      await db.insert(inboundTexts).values({ messageSid: `SM${randomBytes(16).toString('hex')}`, fromNumber: `+1${user.phoneNumber}`, toNumber: '+15555550123', body: `hello ${marker}`, keyword: null, matchedUsers: 1, receivedAt: clock.now() })
+      const messageSid = `SM${randomBytes(16).toString('hex')}`
+      await db.insert(inboundTexts).values({ messageSid, fromNumber: `+1${user.phoneNumber}`, toNumber: '+15555550123', body: `hello ${marker}`, keyword: null, matchedUsers: 1, receivedAt: clock.now() })
+      await db.insert(inboundTextAccounts).values({ messageSid, userId: user.id })
+    },
+  },
+  {
+    tables: ['phone_proofs'],
+    async seed({ db, user, clock }) {
+      await db
+        .insert(phoneProofs)
+        .values({ userId: user.id, phoneNumber: user.phoneNumber, method: 'code', provenAt: clock.now() })
+        .onConflictDoUpdate({ target: phoneProofs.userId, set: { method: 'code', provenAt: clock.now() } })
     },
   },
 ]

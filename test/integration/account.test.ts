@@ -110,7 +110,10 @@ const OPERATIONS: Array<{ method: InjectOptions['method']; url: string; payload?
   { method: 'PATCH', url: '/api/account/profile', payload: { fullName: 'Someone Else' } },
   { method: 'POST', url: '/api/account/email', payload: { newEmail: 'someone@example.com', currentPassword: PASSWORD } },
   { method: 'DELETE', url: '/api/account/email' },
-  { method: 'POST', url: '/api/account/phone', payload: { phoneNumber: '5550001111' } },
+  { method: 'POST', url: '/api/account/phone', payload: { phoneNumber: '2025001111', currentPassword: PASSWORD } },
+  { method: 'POST', url: '/api/account/phone/resend' },
+  { method: 'POST', url: '/api/account/phone/verification' },
+  { method: 'POST', url: '/api/account/phone/verification/confirm', payload: { code: '123456' } },
   { method: 'POST', url: '/api/account/phone/confirm', payload: { code: '123456' } },
   { method: 'DELETE', url: '/api/account/phone' },
   { method: 'POST', url: '/api/account/password', payload: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD } },
@@ -146,7 +149,7 @@ describe('who may call it', () => {
   })
 
   it('shows the signed-in person their own profile, and marks it no-store', async () => {
-    const { user, cookie } = await person({ phoneNumber: '5553334444' })
+    const { user, cookie } = await person({ phoneNumber: '2025334444' })
     const response = await call({ method: 'GET', url: '/api/account', cookie })
     expect(response.statusCode).toBe(200)
     expect(response.headers['cache-control']).toBe('no-store')
@@ -154,10 +157,14 @@ describe('who may call it', () => {
       fullName: user.fullName,
       email: user.email,
       emailConfirmed: true,
-      phoneNumber: '5553334444',
+      phoneNumber: '2025334444',
       pendingEmail: null,
       pendingPhone: null,
       textsLive: false,
+      phoneVerified: true,
+      phoneStopped: false,
+      pendingVerification: null,
+      smsDisplayNumber: '(555) 555-0123',
     })
   })
 })
@@ -362,14 +369,14 @@ describe('changing the email', () => {
 
 describe('changing the phone number', () => {
   it('texts a code to the new number (the log, without Twilio); calls and texts move only once it is entered', async () => {
-    const { user, cookie } = await person({ phoneNumber: '5551110000' })
-    const asked = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '(555) 222-3333' } })
+    const { user, cookie } = await person({ phoneNumber: '2025110000' })
+    const asked = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '(202) 522-3333', currentPassword: PASSWORD } })
     expect(asked.statusCode).toBe(202)
-    expect(accountOf(asked)).toMatchObject({ phoneNumber: '5551110000', pendingPhone: { phoneNumber: '5552223333' }, textsLive: false })
-    const code = codeTextedTo('5552223333')
+    expect(accountOf(asked)).toMatchObject({ phoneNumber: '2025110000', pendingPhone: { phoneNumber: '2025223333' }, textsLive: false })
+    const code = codeTextedTo('2025223333')
     // Only a hash is kept; the number the calls and texts use is still the old one.
     expect(JSON.stringify(await database.db.select().from(contactChanges).where(eq(contactChanges.userId, user.id)))).not.toContain(code)
-    expect((await userRow(user.id)).phoneNumber).toBe('5551110000')
+    expect((await userRow(user.id)).phoneNumber).toBe('2025110000')
 
     const wrongCode = code === '000000' ? '111111' : '000000'
     const wrong = await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code: wrongCode } })
@@ -378,18 +385,18 @@ describe('changing the phone number', () => {
 
     const confirmed = await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code: ` ${code} ` } })
     expect(confirmed.statusCode).toBe(200)
-    expect(accountOf(confirmed)).toMatchObject({ phoneNumber: '5552223333', pendingPhone: null })
-    expect((await userRow(user.id)).phoneNumber).toBe('5552223333')
+    expect(accountOf(confirmed)).toMatchObject({ phoneNumber: '2025223333', pendingPhone: null })
+    expect((await userRow(user.id)).phoneNumber).toBe('2025223333')
     const [profile] = await database.db.select().from(profiles).where(eq(profiles.id, user.id))
-    expect(profile!.phoneNumber).toBe('5552223333')
+    expect(profile!.phoneNumber).toBe('2025223333')
     // Used once.
     expect((await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code } })).statusCode).toBe(400)
   })
 
   it(`voids the code after ${PHONE_CODE_ATTEMPTS} wrong ones: the right one is refused too`, async () => {
-    const { user, cookie } = await person({ phoneNumber: '5551110001' })
-    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '5552223334' } })
-    const code = codeTextedTo('5552223334')
+    const { user, cookie } = await person({ phoneNumber: '2025110001' })
+    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '2025223334', currentPassword: PASSWORD } })
+    const code = codeTextedTo('2025223334')
     const wrongCode = code === '000000' ? '111111' : '000000'
     const answers = []
     for (let i = 0; i < PHONE_CODE_ATTEMPTS; i++) {
@@ -399,13 +406,13 @@ describe('changing the phone number', () => {
     const right = await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code } })
     expect(right.statusCode).toBe(400)
     expect(errorOf(right).message).toMatch(/expired|replaced/)
-    expect((await userRow(user.id)).phoneNumber).toBe('5551110001')
+    expect((await userRow(user.id)).phoneNumber).toBe('2025110001')
   })
 
   it('counts a burst of wrong codes one at a time', async () => {
-    const { cookie } = await person({ phoneNumber: '5551110002' })
-    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '5552223335' } })
-    const code = codeTextedTo('5552223335')
+    const { cookie } = await person({ phoneNumber: '2025110002' })
+    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '2025223335', currentPassword: PASSWORD } })
+    const code = codeTextedTo('2025223335')
     const wrongCode = code === '000000' ? '111111' : '000000'
     const burst = await Promise.all(Array.from({ length: 8 }, () => call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code: wrongCode } })))
     expect(burst.every((response) => response.statusCode === 400)).toBe(true)
@@ -413,9 +420,9 @@ describe('changing the phone number', () => {
   })
 
   it('refuses a code older than 10 minutes', async () => {
-    const { cookie } = await person({ phoneNumber: '5551110003' })
-    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '5552223336' } })
-    const code = codeTextedTo('5552223336')
+    const { cookie } = await person({ phoneNumber: '2025110003' })
+    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '2025223336', currentPassword: PASSWORD } })
+    const code = codeTextedTo('2025223336')
     clock.advance(10 * MINUTE)
     const late = await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code } })
     expect(late.statusCode).toBe(400)
@@ -423,18 +430,18 @@ describe('changing the phone number', () => {
   })
 
   it('texts at most one code a minute and five an hour per person', async () => {
-    const { cookie } = await person({ phoneNumber: '5551110004' })
-    const ask = async (digits: string) => (await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: digits } })).statusCode
-    expect(await ask('5554440000')).toBe(202)
+    const { cookie } = await person({ phoneNumber: '2025110004' })
+    const ask = async (digits: string) => (await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: digits, currentPassword: PASSWORD } })).statusCode
+    expect(await ask('2025440000')).toBe(202)
     clock.advance(30_000)
-    const early = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '5554440009' } })
+    const early = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '2025440009', currentPassword: PASSWORD } })
     expect(early.statusCode).toBe(429)
     expect(errorOf(early).code).toBe('RATE_LIMITED')
     expect(Number(early.headers['retry-after'])).toBeGreaterThan(0)
     const statuses: number[] = []
     for (let i = 1; i <= 4; i++) {
       clock.advance(MINUTE)
-      statuses.push(await ask(`555444000${i}`))
+      statuses.push(await ask(`202544000${i}`))
     }
     // The refused one counted against the hour too: four more, and the hour is spent.
     expect(statuses).toEqual([202, 202, 202, 429])
@@ -452,8 +459,8 @@ describe('changing the phone number', () => {
   })
 
   it('refuses its own number, and a code that is not six digits', async () => {
-    const { cookie } = await person({ phoneNumber: '5551110005' })
-    const same = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '555-111-0005' } })
+    const { cookie } = await person({ phoneNumber: '2025110005' })
+    const same = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '202-511-0005', currentPassword: PASSWORD } })
     expect(same.statusCode).toBe(400)
     expect(errorOf(same).field).toBe('phoneNumber')
     const badCode = await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code: '12ab' } })
@@ -462,21 +469,21 @@ describe('changing the phone number', () => {
   })
 
   it('never lets one person confirm or cancel another’s change', async () => {
-    const a = await person({ phoneNumber: '5551110006' })
-    const b = await person({ phoneNumber: '5551110007' })
-    await call({ method: 'POST', url: '/api/account/phone', cookie: a.cookie, payload: { phoneNumber: '5552223337' } })
-    const code = codeTextedTo('5552223337')
+    const a = await person({ phoneNumber: '2025110006' })
+    const b = await person({ phoneNumber: '2025110007' })
+    await call({ method: 'POST', url: '/api/account/phone', cookie: a.cookie, payload: { phoneNumber: '2025223337', currentPassword: PASSWORD } })
+    const code = codeTextedTo('2025223337')
     // B has no change waiting: A's code means nothing for B.
     expect((await call({ method: 'POST', url: '/api/account/phone/confirm', cookie: b.cookie, payload: { code } })).statusCode).toBe(400)
     await call({ method: 'DELETE', url: '/api/account/phone', cookie: b.cookie })
-    expect((await userRow(b.user.id)).phoneNumber).toBe('5551110007')
+    expect((await userRow(b.user.id)).phoneNumber).toBe('2025110007')
     expect((await call({ method: 'POST', url: '/api/account/phone/confirm', cookie: a.cookie, payload: { code } })).statusCode).toBe(200)
-    expect((await userRow(a.user.id)).phoneNumber).toBe('5552223337')
+    expect((await userRow(a.user.id)).phoneNumber).toBe('2025223337')
   })
 
   it('leaves unconfirmed changes to the nightly clean-up once expired', async () => {
-    const { user, cookie } = await person({ phoneNumber: '5551110008' })
-    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '5552223338' } })
+    const { user, cookie } = await person({ phoneNumber: '2025110008' })
+    await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '2025223338', currentPassword: PASSWORD } })
     await deleteExpiredRecords(database.db, clock.now())
     expect(await database.db.select().from(contactChanges).where(eq(contactChanges.userId, user.id))).toHaveLength(1)
     clock.advance(11 * MINUTE)
@@ -652,26 +659,31 @@ describe('with Twilio configured', () => {
   const post = async (cookie: string, url: string, payload: Record<string, unknown>) =>
     texting.inject({ method: 'POST', url, payload, remoteAddress: '127.0.0.1', headers: { origin: APP_ORIGIN, cookie, 'x-forwarded-for': newIp() } })
 
-  it('texts the code through Twilio to the new number, from our number', async () => {
-    const user = await insertUser(twilioDb.db, { phoneNumber: '5551112222' })
+  /** A member with a known password and a confirmed email, signed in. */
+  const member = async (phoneNumber: string) => {
+    const user = await insertUser(twilioDb.db, { phoneNumber, passwordHash, emailConfirmedAt: clock.now() })
     const session = await createSession(twilioDb.db, clock, user.id)
-    const cookie = `session=${session.token}`
-    const asked = await post(cookie, '/api/account/phone', { phoneNumber: '5553334444' })
+    return { user, cookie: `session=${session.token}` }
+  }
+
+  it('texts the code through Twilio to the new number, from our number', async () => {
+    const { user, cookie } = await member('2025112222')
+    const asked = await post(cookie, '/api/account/phone', { phoneNumber: '2025334444', currentPassword: PASSWORD })
     expect(asked.statusCode).toBe(202)
     expect(accountOf(asked).textsLive).toBe(true)
-    const [text] = twilio.sentTo('+15553334444')
+    const [text] = twilio.sentTo('+12025334444')
     expect(text).toMatchObject({ from: '+15555550123' })
     const code = /Momentum Coach: (\d{6}) is your code/.exec(text!.body)?.[1]
     expect(code).toBeDefined()
     expect((await post(cookie, '/api/account/phone/confirm', { code: code! })).statusCode).toBe(200)
-    expect((await twilioDb.db.select().from(users).where(eq(users.id, user.id)))[0]!.phoneNumber).toBe('5553334444')
+    expect((await twilioDb.db.select().from(users).where(eq(users.id, user.id)))[0]!.phoneNumber).toBe('2025334444')
   })
 
   it('says so when Twilio refuses the number (409 naming it), and keeps nothing waiting', async () => {
-    const user = await insertUser(twilioDb.db, { phoneNumber: '5551112223' })
-    const session = await createSession(twilioDb.db, clock, user.id)
-    // Twilio's test number for a recipient who opted out (21610).
-    const refused = await post(`session=${session.token}`, '/api/account/phone', { phoneNumber: '5005550004' })
+    const { user, cookie } = await member('2025112223')
+    // The number opted out at Twilio (a STOP our webhook never heard): Twilio refuses with 21610.
+    twilio.block('+12025119004')
+    const refused = await post(cookie, '/api/account/phone', { phoneNumber: '2025119004', currentPassword: PASSWORD })
     expect(refused.statusCode).toBe(409)
     expect(errorOf(refused)).toMatchObject({ code: 'PHONE_UNREACHABLE', field: 'phoneNumber' })
     expect(errorOf(refused).message).toMatch(/START/)
@@ -679,10 +691,9 @@ describe('with Twilio configured', () => {
   })
 
   it('answers 503 when Twilio is busy (nothing sent)', async () => {
-    const user = await insertUser(twilioDb.db, { phoneNumber: '5551112224' })
-    const session = await createSession(twilioDb.db, clock, user.id)
+    const { cookie } = await member('2025112224')
     twilio.failNext(1)
-    const busy = await post(`session=${session.token}`, '/api/account/phone', { phoneNumber: '5553334445' })
+    const busy = await post(cookie, '/api/account/phone', { phoneNumber: '2025334445', currentPassword: PASSWORD })
     expect(busy.statusCode).toBe(503)
     expect(errorOf(busy).code).toBe('TEXT_NOT_SENT')
   })

@@ -9,7 +9,7 @@ import { and, asc, eq } from 'drizzle-orm'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ConsentResponseSchema } from '#common/consent'
 import { createSession } from '#server/auth/session'
-import { consentEvents, consentStates, profiles, textMessages, textSuppressions } from '#server/db/schema'
+import { consentEvents, consentStates, phoneProofs, profiles, textMessages, textSuppressions } from '#server/db/schema'
 import { SEND_LEASE_MS } from '#server/services/texts'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -274,9 +274,11 @@ describe('what a delivery error says', () => {
     const again = harness.twilio.sentTo(phone).at(-1)!.sid
     await harness.twilio.status(again, 'undelivered', { errorCode: 30006 })
     expect((await consentView(harness, user.id)).texts_undeliverable).not.toBeNull()
-    await database.db.update(profiles).set({ phoneNumber: '5550009876' }).where(eq(profiles.id, user.id))
+    await database.db.update(profiles).set({ phoneNumber: '2025009876' }).where(eq(profiles.id, user.id))
+    // Proven the person's, as the phone change's code proves it (an unproven number gets nothing).
+    await database.db.update(phoneProofs).set({ phoneNumber: '2025009876' }).where(eq(phoneProofs.userId, user.id))
     expect((await consentView(harness, user.id)).texts_undeliverable).toBeNull()
-    await textTo(harness, user.id, '+15550009876', 'd')
+    await textTo(harness, user.id, '+12025009876', 'd')
   })
 
   it('a number Twilio refuses at once as not a mobile number (21614) gets no more texts either', async () => {

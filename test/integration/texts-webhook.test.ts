@@ -221,14 +221,14 @@ describe('keywords', () => {
 
   it('a text from a number no account uses gets a 200 and nothing else: no answer, nothing stored', async () => {
     for (const body of ['STOP', 'HELP', 'START', 'hello']) {
-      const delivery = await h.twilio.inbound({ from: '+15559990000', body })
+      const delivery = await h.twilio.inbound({ from: '+12025990000', body })
       expect(delivery.status).toBe(200)
       expect(delivery.body).toBe('<?xml version="1.0" encoding="UTF-8"?><Response/>')
     }
     const foreign = await h.twilio.inbound({ from: '+447700900123', body: 'STOP' })
     expect(foreign.status).toBe(200)
     expect(foreign.reply).toBeNull()
-    expect(await database.db.select().from(inboundTexts).where(inArray(inboundTexts.fromNumber, ['+15559990000', '+447700900123']))).toHaveLength(0)
+    expect(await database.db.select().from(inboundTexts).where(inArray(inboundTexts.fromNumber, ['+12025990000', '+447700900123']))).toHaveLength(0)
   })
 
   it('a redelivered message (same MessageSid) is acted on once', async () => {
@@ -250,8 +250,8 @@ describe('keywords', () => {
   })
 
   it('acts for every account that uses the number', async () => {
-    const a = await h.person({ phone: '5557770001' })
-    const b = await h.person({ phone: '5557770001' })
+    const a = await h.person({ phone: '2025770001' })
+    const b = await h.person({ phone: '2025770001' })
     await h.twilio.inbound({ from: a.phone, body: 'STOP' })
     expect(await stateOf(a.user.id)).toEqual({ calls: false, texts: false })
     expect(await stateOf(b.user.id)).toEqual({ calls: false, texts: false })
@@ -268,11 +268,25 @@ async function setCallsSwitch(userId: string, callsEnabled: boolean): Promise<vo
 
 /** The two ways consent to calls is revoked: a STOP text, and the schedule page's calls switch. */
 const REVOCATIONS = [
-  { by: 'a STOP text', source: 'inbound_text', revoke: (person: { phone: string }) => h.twilio.inbound({ from: person.phone, body: 'STOP' }) },
-  { by: 'the calls switch turned off', source: 'settings', revoke: (person: { user: { id: string } }) => setCallsSwitch(person.user.id, false) },
+  {
+    by: 'a STOP text',
+    source: 'inbound_text',
+    revoke: (person: { phone: string }) => h.twilio.inbound({ from: person.phone, body: 'STOP' }),
+    // The number is on the do-not-contact list: a START from it first, then the switch.
+    restore: async (person: { phone: string; user: { id: string } }) => {
+      await h.twilio.inbound({ from: person.phone, body: 'START' })
+      await setCallsSwitch(person.user.id, true)
+    },
+  },
+  {
+    by: 'the calls switch turned off',
+    source: 'settings',
+    revoke: (person: { user: { id: string } }) => setCallsSwitch(person.user.id, false),
+    restore: (person: { user: { id: string } }) => setCallsSwitch(person.user.id, true),
+  },
 ] as const
 
-describe.each(REVOCATIONS)('calls stop within a minute after $by', ({ source, revoke }) => {
+describe.each(REVOCATIONS)('calls stop within a minute after $by', ({ source, revoke, restore }) => {
   it('a call claimed and waiting for its instant is skipped at once: nobody is dialled, and the ledger says why', async () => {
     const person = await h.person({ time: '10:00' })
     const { user, phone } = person
@@ -333,7 +347,7 @@ describe.each(REVOCATIONS)('calls stop within a minute after $by', ({ source, re
     expect(dial?.status).toBe('ringing')
     // Revoked, then on again a moment later, before the queued cancellations run.
     await revoke(person)
-    await setCallsSwitch(person.user.id, true)
+    await restore(person)
     await h.advanceTo(at('2026-06-15T14:01:00Z'))
     expect(h.vapi.calls.isDeleted(dial!.id)).toBe(false)
     expect((await callsOf(person.user.id))[0]!.completionStatus).toBe('ringing')

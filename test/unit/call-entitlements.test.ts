@@ -5,7 +5,9 @@ const NOW = new Date('2026-06-15T12:00:00Z')
 const eligible: CallEligibilityInput = {
   access: { hasSubscription: true, tier: 'premium' },
   onboardingCompleted: true,
-  phoneNumber: '5551234567',
+  phoneNumber: '2025551234',
+  phoneProven: true,
+  phoneStopped: false,
   callConsent: true,
   pausedUntil: null,
   dailyCallTime: '07:30',
@@ -13,7 +15,7 @@ const eligible: CallEligibilityInput = {
 }
 
 describe('who is called', () => {
-  it('calls a paid, onboarded person with a phone, consent and a call time', () => {
+  it('calls a paid, onboarded person with a proven phone, consent and a call time', () => {
     expect(callEligibility(eligible, NOW)).toMatchObject({ eligible: true, plan: 'premium' })
   })
 
@@ -22,6 +24,10 @@ describe('who is called', () => {
     ['payment', { access: { hasSubscription: true, tier: null } }],
     ['onboarding', { onboardingCompleted: false }],
     ['phone', { phoneNumber: null }],
+    ['unverified', { phoneProven: false }],
+    ['stopped', { phoneStopped: true }],
+    ['stopped', { phoneStopped: true, phoneProven: false }],
+    ['unverified', { phoneProven: false, callConsent: false }],
     ['consent', { callConsent: false }],
     ['paused', { pausedUntil: new Date('2026-06-15T12:00:01Z') }],
     ['no_call_time', { dailyCallTime: null }],

@@ -97,6 +97,26 @@ export const inboundTexts = pgTable(
 )
 
 /**
+ * The accounts an inbound text reached: those whose number it came from when it arrived
+ * (docs/decisions/060). A text belongs to these accounts only, whatever number they have later:
+ * the export and the deletion go by this table, never by an account's current number (which a
+ * stranger could type at sign-up). Deleting an account deletes its rows here, and the text goes
+ * with the last account that held it.
+ */
+export const inboundTextAccounts = pgTable(
+  'inbound_text_accounts',
+  {
+    messageSid: text()
+      .notNull()
+      .references(() => inboundTexts.messageSid, { onDelete: 'cascade' }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.messageSid, t.userId] }), index('inbound_text_accounts_user_idx').on(t.userId)],
+)
+
+/**
  * Twilio's errors that say a number cannot take texts at all: 21211 not a valid number, 21614 not
  * a mobile number (both refused at once), 30004 blocked by the recipient or the carrier, 30005 a
  * number the carrier does not know, 30006 a landline or a carrier that cannot take texts (the last
@@ -132,4 +152,5 @@ export const textMessagesRelations = relations(textMessages, ({ one }) => ({
 
 export type TextMessage = typeof textMessages.$inferSelect
 export type InboundText = typeof inboundTexts.$inferSelect
+export type InboundTextAccount = typeof inboundTextAccounts.$inferSelect
 export type TextSuppression = typeof textSuppressions.$inferSelect

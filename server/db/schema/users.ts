@@ -93,7 +93,8 @@ export const emailTokens = pgTable(
   ],
 )
 
-export const CONTACT_CHANGE_KINDS = ['email', 'phone'] as const
+/** email and phone: a change waiting for its link or code; phone_proof: a code texted to the account's own number, to prove it (docs/decisions/060). */
+export const CONTACT_CHANGE_KINDS = ['email', 'phone', 'phone_proof'] as const
 export type ContactChangeKind = (typeof CONTACT_CHANGE_KINDS)[number]
 
 /**

@@ -20,9 +20,11 @@ import {
   courses,
   emailTokens,
   goals,
+  inboundTextAccounts,
   inboundTexts,
   lessonProgress,
   lessons,
+  phoneProofs,
   profiles,
   quizAttempts,
   quizzes,
@@ -68,12 +70,8 @@ export type ExportFile = {
 
 const userIs = (column: PgColumn) => (userId: string) => eq(column, userId)
 
-/** The person's phone numbers as texts arrive from them (E.164; sign-up's and the profile's). */
-const numbersOf = (userId: string) => sql`(
-  select '+1' || n from (
-    select ${users.phoneNumber} as n from ${users} where ${users.id} = ${userId}
-    union select ${profiles.phoneNumber} from ${profiles} where ${profiles.id} = ${userId} and ${profiles.phoneNumber} is not null
-  ) numbers)`
+/** The inbound texts that reached the person's account when they arrived. */
+const textsHeldBy = (userId: string) => sql`(select ${inboundTextAccounts.messageSid} from ${inboundTextAccounts} where ${inboundTextAccounts.userId} = ${userId})`
 
 /** The person's calls' ids at the provider. */
 const vapiCallsOf = (userId: string) => sql`(select ${coachingCalls.vapiCallId} from ${coachingCalls} where ${coachingCalls.userId} = ${userId} and ${coachingCalls.vapiCallId} is not null)`
@@ -86,6 +84,14 @@ export const EXPORT_FILES: readonly ExportFile[] = [
     parts: [
       { key: 'account', description: 'Your account: name, email, phone, consent version, when you confirmed your email and accepted the terms.', table: users, rowsOf: userIs(users.id), omit: ['passwordHash'], orderBy: [users.id], deletion: 'cascade' },
       { key: 'profile', description: 'Your coaching profile: time zone, daily and evening call times, pause, partner program, onboarding and the text opt-in you confirmed.', table: profiles, rowsOf: userIs(profiles.id), orderBy: [profiles.id], deletion: 'cascade' },
+      {
+        key: 'phoneProof',
+        description: 'The phone number you proved is yours (by a START texted from it, or the code we texted to it) and when: calls and texts reach only a proven number.',
+        table: phoneProofs,
+        rowsOf: userIs(phoneProofs.userId),
+        orderBy: [phoneProofs.userId],
+        deletion: 'cascade',
+      },
       { key: 'activity', description: 'The moments that count toward "Days Active": sign-ins, goal saves, completed calls.', table: userActivity, rowsOf: userIs(userActivity.userId), orderBy: [userActivity.occurredAt, userActivity.id], deletion: 'cascade' },
       { key: 'dataExports', description: 'When you last asked for an export like this one.', table: accountDataExports, rowsOf: userIs(accountDataExports.userId), orderBy: [accountDataExports.userId], deletion: 'cascade' },
     ],
@@ -177,15 +183,25 @@ export const EXPORT_FILES: readonly ExportFile[] = [
       { key: 'sent', description: 'Texts to you: the words, the body as sent, the number, the status and the times.', table: textMessages, rowsOf: userIs(textMessages.userId), orderBy: [textMessages.createdAt, textMessages.id], deletion: 'cascade' },
       {
         key: 'received',
-        description: 'Texts from your number to ours (STOP, START, HELP and anything else), with our answer.',
+        description: 'Texts from your number to ours (STOP, START, HELP and anything else) that reached your account when they arrived, with our answer.',
         table: inboundTexts,
-        rowsOf: (userId) => sql`${inboundTexts.fromNumber} in ${numbersOf(userId)}`,
+        // The texts this account holds (docs/decisions/060): never by the number it has now, which
+        // could be someone else's texts of before.
+        rowsOf: (userId) => sql`${inboundTexts.messageSid} in ${textsHeldBy(userId)}`,
         orderBy: [inboundTexts.receivedAt, inboundTexts.messageSid],
         deletion: 'explicit',
-        // A number another account also uses keeps its texts: they are that account's too.
-        deleteRows: (userId) => sql`${inboundTexts.fromNumber} in ${numbersOf(userId)} and not exists (
-          select 1 from ${users} other left join ${profiles} other_profile on other_profile.id = other.id
-          where other.id <> ${userId} and ${inboundTexts.fromNumber} in ('+1' || other.phone_number, '+1' || other_profile.phone_number))`,
+        // A text another account also holds stays: it is that account's too. Its row for this
+        // account goes with the account (the cascade of inbound_text_accounts).
+        deleteRows: (userId) => sql`${inboundTexts.messageSid} in ${textsHeldBy(userId)} and not exists (
+          select 1 from ${inboundTextAccounts} other where other.message_sid = ${inboundTexts.messageSid} and other.user_id <> ${userId})`,
+      },
+      {
+        key: 'receivedBy',
+        description: 'Which of those texts reached your account (by message id).',
+        table: inboundTextAccounts,
+        rowsOf: userIs(inboundTextAccounts.userId),
+        orderBy: [inboundTextAccounts.messageSid],
+        deletion: 'cascade',
       },
       {
         key: 'unreachable_numbers',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { z } from 'zod'
 import { EMAIL_CHANGE_TTL_HOURS } from '#common/account'
 import { CONSENT_TEXT, CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
+import { formatPhone } from '#common/auth-constants'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
 import { createSession, invalidateUserSessions, type NewSessionCookie } from '#server/auth/session'
@@ -16,6 +17,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { Counters } from '#server/lib/counters'
 import { clientNetwork } from '#server/lib/ip'
+import { isCallableNumber, NOT_CALLABLE_MESSAGE } from '#server/lib/phone-numbers'
 import { recordConsent } from '#server/services/consent'
 
 /**
@@ -77,6 +79,8 @@ export type SignupInput = {
 }
 
 export async function signUp(deps: AccountDeps, input: SignupInput, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+  // Only US and Canadian geographic numbers are ever called or texted (docs/decisions/060).
+  if (!isCallableNumber(input.phoneNumber)) throw new AppError('VALIDATION_FAILED', NOT_CALLABLE_MESSAGE, { field: 'phoneNumber' })
   const now = deps.clock.now()
   const perIp = await deps.counters.hit(`signup-ip:${clientNetwork(meta.ip)}`, HOUR)
   if (perIp.count > SIGNUPS_PER_IP_PER_HOUR) {
@@ -109,7 +113,8 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
         createdAt: now,
         updatedAt: now,
       })
-      // The sign-up checkbox is consent to calls (texts wait for the opt-in screen's START).
+      // The sign-up checkbox is consent to calls (texts wait for the opt-in screen's START). It takes
+      // effect once the number is proven the person's (docs/decisions/060).
       await recordConsent(tx, {
         userId: created!.id,
         channel: 'calls',
@@ -252,6 +257,8 @@ export const AccountEmailSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('email-change-notice'), userId: z.uuid(), oldEmail: z.string().max(EMAIL_MAX), newEmail: z.string().max(EMAIL_MAX) }).strict(),
   /** The person told that their password was changed on the account page. */
   z.object({ kind: z.literal('password-changed'), userId: z.uuid() }).strict(),
+  /** The account's address told that the coaching number changed (to these ten digits). */
+  z.object({ kind: z.literal('phone-changed'), userId: z.uuid(), phoneNumber: z.string().regex(/^[0-9]{10}$/) }).strict(),
   // The last email of a deleted account: its address is all that is left of it.
   z.object({ kind: z.literal('account-deleted'), email: z.string().max(EMAIL_MAX) }).strict(),
 ])
@@ -305,7 +312,7 @@ export async function requestPasswordReset(deps: AccountDeps, email: string): Pr
  * account, nor for a confirmation that is no longer needed.
  */
 export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail, attempt: number): Promise<'sent' | 'skipped'> {
-  if (email.kind === 'change-email' || email.kind === 'email-change-notice' || email.kind === 'password-changed') {
+  if (email.kind === 'change-email' || email.kind === 'email-change-notice' || email.kind === 'password-changed' || email.kind === 'phone-changed') {
     return deliverSettingsEmail(deps, email)
   }
   if (email.kind === 'confirm-email') {
@@ -409,7 +416,7 @@ const emailChangeLink = (appUrl: string, token: string) => `${appUrl}/auth?mode=
  */
 async function deliverSettingsEmail(
   deps: AccountDeps,
-  email: Extract<AccountEmail, { kind: 'change-email' | 'email-change-notice' | 'password-changed' }>,
+  email: Extract<AccountEmail, { kind: 'change-email' | 'email-change-notice' | 'password-changed' | 'phone-changed' }>,
 ): Promise<'sent' | 'skipped'> {
   const now = deps.clock.now()
   if (email.kind === 'change-email') {
@@ -447,6 +454,23 @@ async function deliverSettingsEmail(
         paragraphs: [
           `Someone signed in to your Momentum Coach account asked to change its email to ${email.newEmail}. We sent a confirmation link there. Until it is followed, your email stays ${email.oldEmail}, and you can keep signing in with it.`,
           'If this was not you, reset your password now (Forgot Password? on the sign-in page): that cancels the change and signs out every other device.',
+        ],
+        action: 'Review your account',
+        link: `${deps.config.appUrl}/account`,
+        footer: 'You are receiving this because this address is the email of a Momentum Coach account.',
+      }),
+    )
+    return 'sent'
+  }
+  if (email.kind === 'phone-changed') {
+    await deps.mailer.send(
+      composeEmail({
+        to: user.email,
+        subject: 'Your Momentum Coach phone number was changed',
+        greeting,
+        paragraphs: [
+          `The phone number of your Momentum Coach account was changed to ${formatPhone(email.phoneNumber)} on ${now.toUTCString()}: your coaching calls and texts now go to it.`,
+          'Not you? Reset your password now (Forgot Password? on the sign-in page), which signs out every other device, then change the number back on your account page.',
         ],
         action: 'Review your account',
         link: `${deps.config.appUrl}/account`,

@@ -28,7 +28,10 @@ import {
   cancelChange,
   confirmEmailChange,
   confirmPhoneChange,
+  confirmPhoneProof,
   requestEmailChange,
+  requestPhoneProof,
+  resendPhoneChangeCode,
   requestPhoneChange,
   updateName,
   type SettingsDeps,
@@ -53,6 +56,8 @@ export {
 export { sessionUserFrom, type PostLoginPath } from './session-user'
 
 export type Accounts = ReturnType<typeof createAccounts>
+
+export type { PhoneCodeSender } from './settings'
 
 export function createAccounts(deps: SettingsDeps) {
   const { db, clock } = deps
@@ -95,8 +100,13 @@ export function createAccounts(deps: SettingsDeps) {
     requestEmailChange: (user: User, input: { newEmail: string; currentPassword: string }) => requestEmailChange(deps, user, input),
     /** The link emailed to the new address (no session needed); the person and the address it made theirs. */
     confirmEmailChange: (token: string) => confirmEmailChange(deps, token),
-    requestPhoneChange: (user: User, phoneNumber: string) => requestPhoneChange(deps, user, phoneNumber),
+    requestPhoneChange: (user: User, input: { phoneNumber: string; currentPassword: string }) => requestPhoneChange(deps, user, input),
+    /** A new code for the pending phone change (its password was checked when it was asked). */
+    resendPhoneChangeCode: (user: User) => resendPhoneChangeCode(deps, user),
     confirmPhoneChange: (userId: string, code: string) => confirmPhoneChange(deps, userId, code),
+    /** "Verify your number": a code texted to the current number, then entered (docs/decisions/060). */
+    requestPhoneProof: (user: User) => requestPhoneProof(deps, user),
+    confirmPhoneProof: (userId: string, code: string) => confirmPhoneProof(deps, userId, code),
     cancelChange: (userId: string, kind: 'email' | 'phone') => cancelChange(deps, userId, kind),
     changePassword: (user: User, sessionId: string, input: { currentPassword: string; newPassword: string }) => changePassword(deps, user, sessionId, input),
     listSessions: (userId: string, currentSessionId: string) => listSessions(deps, userId, currentSessionId),

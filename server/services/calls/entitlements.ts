@@ -26,14 +26,21 @@ export const PLAN_CALLS: Readonly<Record<PlanId, PlanCalls>> = {
 /** The evening check-in's local time until the person picks one (inside the 8 AM–9 PM window). */
 export const DEFAULT_EVENING_CALL_TIME = '19:00'
 
-/** What a call may not be placed for, in the order they are checked. */
-export type NotCalledReason = 'payment' | 'onboarding' | 'phone' | 'consent' | 'paused' | 'no_call_time'
+/**
+ * What a call may not be placed for, in the order they are checked: 'stopped', the number texted
+ * STOP (the do-not-contact list); 'unverified', the number is not proven the person's yet.
+ */
+export type NotCalledReason = 'payment' | 'onboarding' | 'phone' | 'stopped' | 'unverified' | 'consent' | 'paused' | 'no_call_time'
 
 export type CallEligibilityInput = {
   /** The person's access by the one paid rule (billing's decideAccess). */
   access: Pick<Access, 'hasSubscription' | 'tier'>
   onboardingCompleted: boolean
   phoneNumber: string | null
+  /** The person proved the number theirs (a START from it, or the code texted to it). */
+  phoneProven: boolean
+  /** The number is on the do-not-contact list (it texted STOP). */
+  phoneStopped: boolean
   /** Whether the person's latest consent-ledger row for calls is a grant. */
   callConsent: boolean
   /** Calls are paused until this instant (exclusive), if set. */
@@ -47,13 +54,16 @@ export type CallEligibility = { eligible: true; plan: PlanId; calls: PlanCalls }
 
 /**
  * Whether a person may be called now: paid by the one paid rule, onboarding completed, a phone
- * number, consent given and not withdrawn, calls not paused, and a call time with its zone. It is
+ * number that is proven theirs and did not text STOP, consent given and not withdrawn, calls not
+ * paused, and a call time with its zone. It is
  * asked when a call is scheduled and again just before it is dialled.
  */
 export function callEligibility(input: CallEligibilityInput, now: Date): CallEligibility {
   if (!input.access.hasSubscription || !input.access.tier) return { eligible: false, reason: 'payment' }
   if (!input.onboardingCompleted) return { eligible: false, reason: 'onboarding' }
   if (!input.phoneNumber) return { eligible: false, reason: 'phone' }
+  if (input.phoneStopped) return { eligible: false, reason: 'stopped' }
+  if (!input.phoneProven) return { eligible: false, reason: 'unverified' }
   if (!input.callConsent) return { eligible: false, reason: 'consent' }
   if (input.pausedUntil && input.pausedUntil.getTime() > now.getTime()) return { eligible: false, reason: 'paused' }
   if (!input.dailyCallTime || !input.timeZone) return { eligible: false, reason: 'no_call_time' }

@@ -14,6 +14,8 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
 import { hasConsent, type ConsentRequestMeta } from '#server/services/consent'
+import { stoppedMessage } from '#server/services/phones'
+import { displayPhoneNumber } from '#common/opt-in'
 import { WEB_CALL_SERVER_MESSAGES } from './assistant'
 import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
@@ -91,6 +93,8 @@ export type CallsDeps = {
   webhookAuth: WebhookAuth | undefined
   /** APP_URL: the webhook's address is APP_URL/api/webhooks/vapi. */
   appUrl: string
+  /** SMS_OPT_IN_NUMBER: where a START goes to bring calls back to a number that texted STOP. */
+  smsNumber: string
   jobs: JobQueue
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
   live?: LivePublisher | undefined
@@ -217,14 +221,14 @@ export function createCalls(deps: CallsDeps) {
     /** One of the user's calls with its timeline (404 for anyone else's). */
     detail: (userId: string, callId: string) => callDetail(db, userId, callId),
     /** The first call the user can expect, or why there is none. */
-    next: (userId: string) => nextCall(db, userId, clock.now(), dialler !== undefined),
-    getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now()),
+    next: (userId: string) => nextCall(db, userId, clock.now(), dialler !== undefined, deps.smsNumber),
+    getSchedule: (userId: string) => getCallScheduleSettings(db, userId, clock.now(), deps.smsNumber),
     /**
      * Saves the schedule. Calls turned off also stop what was on its way (in the same transaction),
      * and the calls Vapi holds unanswered are deleted there by a job, as after a STOP.
      */
     async updateSchedule(userId: string, input: UpdateCallSchedule, meta?: ConsentRequestMeta) {
-      const { schedule, callsRevoked } = await updateCallScheduleSettings(db, userId, input, clock.now(), meta)
+      const { schedule, callsRevoked } = await updateCallScheduleSettings(db, userId, input, clock.now(), meta ?? { ip: null, userAgent: null }, deps.smsNumber)
       if (callsRevoked) await enqueueCallsRevoked(userId, `settings-${clock.now().getTime()}`)
       return schedule
     },
@@ -409,6 +413,9 @@ export function createCalls(deps: CallsDeps) {
       const now = clock.now()
       const person = await loadCallPerson(db, userId, now)
       const eligibility = person ? eligibilityOf(person, now) : null
+      // Never a phone nobody proved, nor one that texted STOP (docs/decisions/060).
+      if (eligibility?.eligible === false && eligibility.reason === 'stopped') throw new AppError('NUMBER_STOPPED', stoppedMessage(displayPhoneNumber(deps.smsNumber)))
+      if (eligibility?.eligible === false && eligibility.reason === 'unverified') throw new AppError('NUMBER_NOT_VERIFIED')
       if (!person || (!eligibility?.eligible && eligibility?.reason !== 'paused' && eligibility?.reason !== 'no_call_time')) {
         throw new AppError('CALL_NOT_ELIGIBLE', undefined, { field: eligibility && !eligibility.eligible ? eligibility.reason : undefined })
       }

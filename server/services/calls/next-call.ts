@@ -1,10 +1,11 @@
 /**
  * The dashboard's "Next call": the first call the person can expect by their plan's slots, in
  * their zone, or why there is none (calls not set up on this server, payment, onboarding, phone,
- * consent, no call time). A paused person is told when calls resume, and the first call after.
+ * the number texted STOP or is not verified yet, consent, no call time). A paused person is told when calls resume, and the first call after.
  */
 import { and, eq, gte, isNotNull, sql } from 'drizzle-orm'
 import type { NextCallResponse } from '#common/calls'
+import { displayPhoneNumber } from '#common/opt-in'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCalls } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
@@ -33,8 +34,8 @@ async function monthsWithGoalSession(db: DbExecutor, userId: string, fromDate: s
   return new Set(rows.map((row) => row.month))
 }
 
-export async function nextCall(db: DbExecutor, userId: string, now: Date, callsConfigured: boolean): Promise<NextCallResponse> {
-  if (!callsConfigured) return { next: null, reason: 'not_configured', pausedUntil: null }
+export async function nextCall(db: DbExecutor, userId: string, now: Date, callsConfigured: boolean, smsNumber: string): Promise<NextCallResponse> {
+  if (!callsConfigured) return { next: null, reason: 'not_configured', pausedUntil: null, startNumber: null }
   const person = await loadCallPerson(db, userId, now)
   if (!person) throw new AppError('NOT_FOUND', 'Your profile could not be found. Please sign in again.')
   const zone = person.timeZone
@@ -43,7 +44,8 @@ export async function nextCall(db: DbExecutor, userId: string, now: Date, callsC
   const planned = nextCallOf(person, now, (localDate) => !held.has(localDate.slice(0, 7)))
   const resume = pauseEnd(person)
   const pausedUntil = resume && resume.getTime() > now.getTime() ? person.pausedUntil : null
-  if (planned.call === null) return { next: null, reason: planned.reason, pausedUntil }
+  // A number that texted STOP comes back by a START texted to our number.
+  if (planned.call === null) return { next: null, reason: planned.reason, pausedUntil, startNumber: planned.reason === 'stopped' ? displayPhoneNumber(smsNumber) : null }
   const { call } = planned
   return {
     next: {
@@ -59,5 +61,6 @@ export async function nextCall(db: DbExecutor, userId: string, now: Date, callsC
     },
     reason: null,
     pausedUntil,
+    startNumber: null,
   }
 }

@@ -1,6 +1,6 @@
 /**
  * What the call scheduler and the dialler read about a person, in one statement: the paid rule's
- * columns, onboarding, the phone number, consent, the pause and the schedule. Read fresh every
+ * columns, onboarding, the phone number (proven, not stopped), consent, the pause and the schedule. Read fresh every
  * time a call is scheduled, shown or dialled.
  */
 import { eq, inArray, sql } from 'drizzle-orm'
@@ -8,6 +8,7 @@ import { accessColumns, type AccessRow } from '#server/db/access'
 import type { DbExecutor } from '#server/db/client'
 import { consentStates, profiles, subscribers, users } from '#server/db/schema'
 import { decideAccess, type Access } from '#server/services/billing'
+import { provenSql, stoppedSql } from '#server/services/phones'
 import { callEligibility, type CallEligibility } from './entitlements'
 import { fireInstant } from './next-fire'
 
@@ -17,6 +18,10 @@ export type CallPerson = {
   onboardingCompleted: boolean
   /** Ten digits (the sign-up number, or the profile's when it has one). */
   phoneNumber: string | null
+  /** The person has proven the number theirs (docs/decisions/060): until then nothing is sent to it. */
+  phoneProven: boolean
+  /** The number texted STOP (the do-not-contact list): nothing is sent to it until a START comes from it. */
+  phoneStopped: boolean
   /** The consent ledger's latest word on calls: granted or not, and since when (null: never asked). */
   callConsent: boolean
   callConsentChangedAt: Date | null
@@ -34,6 +39,9 @@ export const personColumns = {
   ...accessColumns,
   onboardingCompleted: profiles.onboardingCompleted,
   phoneNumber: sql<string | null>`coalesce(${profiles.phoneNumber}, ${users.phoneNumber})`,
+  // One primary-key lookup each: the proof of the number, and the do-not-contact list.
+  phoneProven: provenSql(users.id, sql`coalesce(${profiles.phoneNumber}, ${users.phoneNumber})`),
+  phoneStopped: stoppedSql(sql`coalesce(${profiles.phoneNumber}, ${users.phoneNumber})`),
   // Subqueries (one primary-key lookup each), so every statement selecting these columns reads
   // the ledger's state without a join of its own (the dialler, the instant batches).
   callConsent: sql<boolean | null>`(select ${consentStates.granted} from ${consentStates} where ${consentStates.userId} = ${users.id} and ${consentStates.channel} = 'calls')`,
@@ -48,6 +56,8 @@ export type PersonRow = AccessRow & {
   userId: string
   onboardingCompleted: boolean | null
   phoneNumber: string | null
+  phoneProven: boolean | null
+  phoneStopped: boolean | null
   callConsent: boolean | null
   callConsentChangedAt: Date | null
   timeZone: string | null
@@ -64,6 +74,8 @@ export function toPerson(row: PersonRow, now: Date): CallPerson {
     access: decideAccess(row, now),
     onboardingCompleted: row.onboardingCompleted === true,
     phoneNumber: row.phoneNumber,
+    phoneProven: row.phoneProven === true,
+    phoneStopped: row.phoneStopped === true,
     callConsent: row.callConsent === true,
     callConsentChangedAt: row.callConsentChangedAt,
     timeZone: row.timeZone ?? 'America/New_York',
@@ -106,6 +118,8 @@ export function eligibilityOf(person: CallPerson, at: Date): CallEligibility {
       access: person.access,
       onboardingCompleted: person.onboardingCompleted,
       phoneNumber: person.phoneNumber,
+      phoneProven: person.phoneProven,
+      phoneStopped: person.phoneStopped,
       callConsent: person.callConsent,
       pausedUntil: pauseEnd(person),
       dailyCallTime: person.dailyCallTime,

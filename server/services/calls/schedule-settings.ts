@@ -13,6 +13,8 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { goals, profiles } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
 import { recordConsent, type ConsentRequestMeta } from '#server/services/consent'
+import { stoppedMessage } from '#server/services/phones'
+import { displayPhoneNumber } from '#common/opt-in'
 import { DEFAULT_EVENING_CALL_TIME, PLAN_CALLS } from './entitlements'
 import { localDateOf } from './next-fire'
 import { loadCallPerson, type CallPerson } from './person'
@@ -50,7 +52,7 @@ function isCalendarDate(date: string): boolean {
   }
 }
 
-function scheduleOf(person: CallPerson, now: Date): CallScheduleResponse {
+function scheduleOf(person: CallPerson, now: Date, smsNumber: string): CallScheduleResponse {
   const today = localDateOf(now, person.timeZone)
   return {
     dailyCallTime: person.dailyCallTime,
@@ -61,6 +63,9 @@ function scheduleOf(person: CallPerson, now: Date): CallScheduleResponse {
     // A pause whose day has come is over.
     pausedUntil: person.pausedUntil && person.pausedUntil > today ? person.pausedUntil : null,
     callsEnabled: person.callConsent,
+    phoneVerified: person.phoneProven,
+    phoneStopped: person.phoneStopped,
+    startNumber: displayPhoneNumber(smsNumber),
   }
 }
 
@@ -70,8 +75,8 @@ async function loadPerson(db: DbExecutor, userId: string, now: Date): Promise<Ca
   return person
 }
 
-export async function getCallScheduleSettings(db: DbExecutor, userId: string, now: Date): Promise<CallScheduleResponse> {
-  return scheduleOf(await loadPerson(db, userId, now), now)
+export async function getCallScheduleSettings(db: DbExecutor, userId: string, now: Date, smsNumber: string): Promise<CallScheduleResponse> {
+  return scheduleOf(await loadPerson(db, userId, now), now, smsNumber)
 }
 
 /**
@@ -96,13 +101,18 @@ export async function updateCallScheduleSettings(
   userId: string,
   input: UpdateCallSchedule,
   now: Date,
-  meta: ConsentRequestMeta = { ip: null, userAgent: null },
+  meta: ConsentRequestMeta,
+  smsNumber: string,
 ): Promise<{ schedule: CallScheduleResponse; callsRevoked: boolean }> {
   const timeZone = canonicalTimeZone(input.timeZone)
   if (!timeZone) throw invalid('timeZone', 'Choose a time zone from the list (an IANA zone such as America/New_York)')
   if (!onTheHalfHour(input.dailyCallTime)) throw invalid('dailyCallTime', 'Choose a call time on the hour or the half hour')
 
   const person = await loadPerson(db, userId, now)
+  // A number that texted STOP is off for every account: only a START from it brings calls back.
+  if (input.callsEnabled && !person.callConsent && person.phoneStopped) {
+    throw new AppError('NUMBER_STOPPED', stoppedMessage(displayPhoneNumber(smsNumber)), { field: 'callsEnabled' })
+  }
   const evening = hasEvening(person)
   if (input.eveningCallTime !== null) {
     if (!evening) throw invalid('eveningCallTime', 'The evening check-in comes with the Premium and Elite plans')
@@ -162,6 +172,6 @@ export async function updateCallScheduleSettings(
           updatedAt: now,
         },
       })
-    return { schedule: scheduleOf(await loadPerson(tx, userId, now), now), callsRevoked }
+    return { schedule: scheduleOf(await loadPerson(tx, userId, now), now, smsNumber), callsRevoked }
   })
 }

@@ -5,10 +5,11 @@
  * derived from the claim key. Retries that come due are enqueued the same way. Enqueuing twice is
  * harmless: the job id dedupes in the queue and the claim dedupes in the database.
  */
-import { and, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, gte, inArray, isNotNull, lt, not, or, sql } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCalls, consentStates, profiles, subscribers, users } from '#server/db/schema'
 import { paidUserCondition } from '#server/services/billing'
+import { provenSql, stoppedSql } from '#server/services/phones'
 import type { CallSlot } from './entitlements'
 import { callsBetween } from './planner'
 import { eligibilityOf, loadCallPeople } from './person'
@@ -36,6 +37,7 @@ async function candidateUserIds(db: DbExecutor, now: Date): Promise<string[]> {
   const near = (time: unknown) =>
     sql`(${ahead(time)} <= ${Math.ceil(TICK_LOOKAHEAD_MS / 1000) + PREFILTER_SLACK_S} or ${ahead(time)} >= ${86400 - Math.ceil(TICK_LOOKBACK_MS / 1000) - PREFILTER_SLACK_S})`
   const evening = sql`coalesce(${profiles.eveningCallTime}, '19:00'::time)`
+  const phone = sql`coalesce(${profiles.phoneNumber}, ${users.phoneNumber})`
   const rows = await db
     .select({ id: profiles.id })
     .from(profiles)
@@ -47,6 +49,9 @@ async function candidateUserIds(db: DbExecutor, now: Date): Promise<string[]> {
       and(
         isNotNull(profiles.dailyCallTime),
         eq(profiles.onboardingCompleted, true),
+        // A number the person proved theirs, that did not text STOP (docs/decisions/060).
+        provenSql(profiles.id, phone),
+        not(stoppedSql(phone)),
         paidUserCondition(now),
         or(near(profiles.dailyCallTime), and(inArray(subscribers.tier, ['premium', 'elite']), near(evening))),
       ),

@@ -148,7 +148,12 @@ export function weeklyReportContent(input: { link: string; weekLabel?: string | 
   return `Your weekly progress report${input.weekLabel ? ` for ${toGsmFriendly(input.weekLabel)}` : ''} is ready: ${input.link}`
 }
 
-/** The text with the code that confirms a new phone number (the account page); one segment. */
-export function phoneCodeBody(code: string): string {
-  return finalBody(`${code} is your code to confirm this number for your account. It expires in ${PHONE_CODE_TTL_MINUTES} minutes. If you did not ask for it, ignore this text.`, false)
+/**
+ * The text with a code (one segment): to confirm a new phone number (the account page), or to
+ * prove the account's number ("Verify your number"). No consent is asked for by it, and it says
+ * how to stop any more.
+ */
+export function phoneCodeBody(code: string, purpose: 'change' | 'proof' = 'change'): string {
+  const what = purpose === 'change' ? 'confirm this number for your account' : 'verify this number for your coaching calls'
+  return finalBody(`${code} is your code to ${what}. It expires in ${PHONE_CODE_TTL_MINUTES} minutes. Not you? Ignore this text, or reply STOP.`, false)
 }

@@ -5,8 +5,9 @@
  * - the text's row moves from sent to delivered, undelivered or failed once; a later callback, a
  *   repeated one or one that arrives out of order changes nothing, but for a late "delivered",
  *   which wins over "undelivered" or "failed" (and lifts the suppression that text caused);
- * - 21610 (the person opted out with the carrier while we did not know) is a revocation of texts
- *   in the consent ledger, as when Twilio refuses a text with it at once;
+ * - 21610 (the person opted out with the carrier while we did not know) puts the number on the
+ *   do-not-contact list and is a revocation of texts in the consent ledger, as when Twilio refuses
+ *   a text with it at once;
  * - a number that cannot take texts (UNDELIVERABLE_CODES) is suppressed for that person: no text
  *   goes to it again until their number changes or a START comes from it.
  */
@@ -14,6 +15,7 @@ import { and, eq, inArray, isNull, or } from 'drizzle-orm'
 import type { Db, DbExecutor } from '#server/db/client'
 import { textMessages, textSuppressions, UNDELIVERABLE_CODES, type TextStatus } from '#server/db/schema'
 import { hasConsent, recordConsent } from '#server/services/consent'
+import { stopNumber } from '#server/services/phones'
 
 /** Twilio's final statuses, as the text's own (the others, queued to sent, leave it 'sent'). */
 const FINAL: Record<string, Extract<TextStatus, 'delivered' | 'undelivered' | 'failed'>> = {
@@ -32,7 +34,9 @@ export const isUndeliverable = (code: number | null | undefined): code is (typeo
   typeof code === 'number' && (UNDELIVERABLE_CODES as readonly number[]).includes(code)
 
 /** A 21610 from Twilio: the person opted out with the carrier; the ledger says so (once). */
-export async function recordCarrierOptOut(tx: DbExecutor, input: { userId: string; to: string; textId: string; message: string; at: Date }): Promise<void> {
+export async function recordCarrierOptOut(tx: DbExecutor, input: { userId: string; to: string; textId: string; sid?: string | null; message: string; at: Date }): Promise<void> {
+  // A STOP we did not see (our webhook was down): the number goes on the do-not-contact list too.
+  await stopNumber(tx, { number: input.to, source: 'carrier_opt_out', messageSid: input.sid ?? null, at: input.at })
   if (!(await hasConsent(tx, input.userId, 'texts'))) return
   await recordConsent(tx, {
     userId: input.userId,
@@ -121,7 +125,7 @@ export async function recordDeliveryStatus(db: Db, callback: StatusCallback, now
 /** What an error says beyond the text: 21610 a revocation, a number that cannot take texts none again. */
 async function consequences(tx: DbExecutor, text: { userId: string; to: string; textId: string }, callback: StatusCallback, now: Date): Promise<void> {
   if (callback.errorCode === 21610) {
-    await recordCarrierOptOut(tx, { ...text, message: callback.errorMessage ?? 'Attempt to send to unsubscribed recipient', at: now })
+    await recordCarrierOptOut(tx, { ...text, sid: callback.messageSid, message: callback.errorMessage ?? 'Attempt to send to unsubscribed recipient', at: now })
   }
   if (isUndeliverable(callback.errorCode)) await suppressNumber(tx, { ...text, errorCode: callback.errorCode, at: now })
 }

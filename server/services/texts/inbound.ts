@@ -1,26 +1,31 @@
 /**
  * Inbound texts (POST /api/webhooks/sms, after its signature was checked): matched to the accounts
- * that use the sender's number, stored once per MessageSid, and acted on by keyword in one
- * transaction with the ledger rows they cause (docs/decisions/045):
- * - STOP family, and an opt-out in the person's own words (`optOutOf`: "stop texting me"): texts
- *   and calls revoked, claims not dialled skipped, retries dropped, held texts skipped; the one
- *   answer says what stopped and how each comes back (a repeated STOP that changes nothing is not
- *   answered again); words that may mean it ("I can't stop snacking") get one question back;
- * - START family: texts granted again (calls stay as they are); a START while the person is on the
- *   opt-in screen also completes that step; the number, which has just sent a text, is no longer
- *   taken for one that cannot take texts;
+ * that use the sender's number (every one of them), stored once per MessageSid with the accounts it
+ * reached (inbound_text_accounts: the text is theirs, docs/decisions/060), and acted on by keyword in
+ * one transaction with the ledger rows they cause (docs/decisions/045):
+ * - STOP family, and an opt-out in the person's own words (`optOutOf`: "stop texting me"): the
+ *   number goes on the do-not-contact list (whatever account holds it, now or later), texts and
+ *   calls revoked, claims not dialled skipped, retries dropped, held texts skipped; the one answer
+ *   says what stopped and how each comes back (a repeated STOP that changes nothing is not answered
+ *   again); words that may mean it ("I can't stop snacking") get one question back;
+ * - START family: the number comes off the do-not-contact list, texts granted again (calls stay as
+ *   they are); a START while the person is on the opt-in screen also completes that step; the
+ *   number, which has just sent a text, is no longer taken for one that cannot take texts, and is
+ *   proven the account's when no other account uses it;
  * - HELP family: what the service is and where to get help;
  * - words about suicide or self-harm (`isCrisisMessage`): where help is, at most hourly
  *   (docs/decisions/058).
- * A text from a number no account uses is answered with nothing and not stored.
+ * A text from a number no account uses is answered with nothing and not stored (a STOP or START
+ * from it still puts the number on the list or takes it off).
  */
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
 import { CRISIS_REPLY, helpReply, isCrisisMessage, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
 import type { Db, DbExecutor } from '#server/db/client'
-import { inboundTexts, profiles, users } from '#server/db/schema'
+import { inboundTextAccounts, inboundTexts, profiles, users } from '#server/db/schema'
 import { stopCallsOf } from '#server/services/calls'
 import { getConsentStates, recordConsent, type ConsentChange } from '#server/services/consent'
+import { recordProof, startNumber, stopNumber } from '#server/services/phones'
 import { liftSuppressions } from './delivery'
 import { skipHeldTexts } from './outbox'
 
@@ -57,15 +62,23 @@ export function accountDigits(e164: string): string | null {
   return match ? match[1]! : null
 }
 
-/** The accounts whose number (the profile's, else the sign-up one) is `digits`. */
+/** The accounts whose number (the profile's, else the sign-up one) is `digits`: every one of them (a STOP reaches them all). */
 export async function accountsByNumber(db: DbExecutor, digits: string): Promise<string[]> {
   const rows = await db
     .select({ id: users.id })
     .from(users)
     .leftJoin(profiles, eq(profiles.id, users.id))
     .where(or(eq(profiles.phoneNumber, digits), and(isNull(profiles.phoneNumber), eq(users.phoneNumber, digits))))
-    .limit(50)
   return rows.map((row) => row.id)
+}
+
+/** Statements take the accounts of one number this many at a time (a bound on a statement's parameters). */
+const BATCH = 1000
+
+function batches<T>(list: readonly T[]): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < list.length; i += BATCH) out.push(list.slice(i, i + BATCH))
+  return out
 }
 
 /** Whether a text from `from` received since `since` was answered with `reply`. */
@@ -87,7 +100,14 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
   const digits = accountDigits(message.from)
   const userIds = digits ? await accountsByNumber(deps.db, digits) : []
   const none: InboundResult = { reply: null, keyword, crisis, duplicate: false, userIds, callsRevoked: [], started: [] }
-  if (userIds.length === 0) return none
+  if (userIds.length === 0) {
+    // A STOP belongs to the phone (docs/decisions/060): from a number no account uses yet, it still
+    // puts the number on the do-not-contact list, and a START from it takes it off. Nothing else of
+    // a stranger's text is kept.
+    if (keyword === 'stop') await stopNumber(deps.db, { number: message.from, source: 'inbound_text', messageSid: message.messageSid, at: now })
+    if (keyword === 'start') await startNumber(deps.db, message.from)
+    return none
+  }
 
   return deps.db.transaction(async (tx) => {
     const [stored] = await tx
@@ -96,6 +116,8 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
       .onConflictDoNothing({ target: inboundTexts.messageSid })
       .returning({ messageSid: inboundTexts.messageSid })
     if (!stored) return { ...none, duplicate: true }
+    // The text belongs to the accounts it reached now, whatever number they have later.
+    for (const ids of batches(userIds)) await tx.insert(inboundTextAccounts).values(ids.map((userId) => ({ messageSid: message.messageSid, userId })))
 
     const states = await getConsentStates(tx, userIds)
     const change = (userId: string, channel: ConsentChange['channel'], action: ConsentChange['action']): ConsentChange => ({
@@ -116,23 +138,33 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
         const state = states.get(userId)!
         return [...(state.texts.granted ? [change(userId, 'texts', 'revoked')] : []), ...(state.calls.granted ? [change(userId, 'calls', 'revoked')] : [])]
       })
-      await recordConsent(tx, changes)
+      for (const part of batches(changes)) await recordConsent(tx, part)
+      // The number itself: no account's switch can call or text it again, only a START from it.
+      const listed = await stopNumber(tx, { number: message.from, source: 'inbound_text', messageSid: message.messageSid, at: now })
       // Whatever was already off, nothing may be dialled or texted from now on.
-      await stopCallsOf(tx, userIds, now)
-      await skipHeldTexts(tx, userIds, now)
+      for (const ids of batches(userIds)) {
+        await stopCallsOf(tx, ids, now)
+        await skipHeldTexts(tx, ids, now)
+      }
       result.callsRevoked = userIds
-      reply = changes.length > 0 ? STOP_REPLY : null
+      reply = changes.length > 0 || listed ? STOP_REPLY : null
     } else if (keyword === 'start') {
       const changes = userIds.filter((userId) => !states.get(userId)!.texts.granted).map((userId) => change(userId, 'texts', 'granted'))
-      await recordConsent(tx, changes)
-      await liftSuppressions(tx, userIds, message.from)
-      // A START is also the opt-in screen's step done (the text it shows is what the person answered).
-      await tx
-        .update(profiles)
-        .set({ smsOptedInAt: now, smsOptInConsentText: optInConsentText(deps.smsNumber), updatedAt: now })
-        .where(and(inArray(profiles.id, userIds), isNull(profiles.smsOptedInAt)))
+      for (const part of batches(changes)) await recordConsent(tx, part)
+      const unlisted = await startNumber(tx, message.from)
+      for (const ids of batches(userIds)) {
+        await liftSuppressions(tx, ids, message.from)
+        // A START is also the opt-in screen's step done (the text it shows is what the person answered).
+        await tx
+          .update(profiles)
+          .set({ smsOptedInAt: now, smsOptInConsentText: optInConsentText(deps.smsNumber), updatedAt: now })
+          .where(and(inArray(profiles.id, ids), isNull(profiles.smsOptedInAt)))
+      }
+      // A START proves the number is the account's, when it is the only account with that number:
+      // with several, the text cannot tell whose holder sent it, and each proves it with a code.
+      if (userIds.length === 1) await recordProof(tx, { userId: userIds[0]!, phoneNumber: digits!, method: 'inbound_text', messageSid: message.messageSid, at: now })
       result.started = userIds
-      reply = changes.length > 0 ? START_REPLY : null
+      reply = changes.length > 0 || unlisted ? START_REPLY : null
     } else if (keyword === 'help') {
       reply = helpReply(deps.appUrl)
     } else if (crisis) {

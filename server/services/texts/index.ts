@@ -102,9 +102,13 @@ export function createTexts(deps: TextsDeps) {
    * The signature (against APP_URL + the request's path and query, with every form field), then
    * the message's sid. Twilio signs its status callbacks exactly as its inbound texts.
    */
-  async function verifiedMessageSid(input: SignedWebhook): Promise<string> {
+  async function authentic(input: SignedWebhook): Promise<boolean> {
     const params = Object.fromEntries(Object.entries(input.params).filter((entry): entry is [string, string | string[]] => entry[1] !== undefined))
-    if (!input.signature || !(await deps.sender.validate(input.signature, input.url, params))) {
+    return input.signature !== undefined && (await deps.sender.validate(input.signature, input.url, params))
+  }
+
+  async function verifiedMessageSid(input: SignedWebhook): Promise<string> {
+    if (!(await authentic(input))) {
       throw new AppError('FORBIDDEN', 'The webhook signature is not valid.')
     }
     const messageSid = field(input.params, 'MessageSid') ?? field(input.params, 'SmsSid')
@@ -113,6 +117,9 @@ export function createTexts(deps: TextsDeps) {
   }
 
   return {
+    /** Whether a webhook carries Twilio's valid signature (the rate limit lets those through uncounted). */
+    authentic,
+
     /** Whether texts really leave through Twilio (false: they are written to the log). */
     live: deps.sender.live,
 
@@ -166,13 +173,15 @@ export function createTexts(deps: TextsDeps) {
     },
 
     /**
-     * A code that confirms a new phone number (the account page, docs/decisions/050), sent at once
-     * and to that number only: the person asked for it this moment, so neither the texts consent,
-     * the hours nor the daily cap apply, and it goes around the outbox (no row keeps the code).
-     * Without Twilio it is written to the log, like every text.
+     * A code that confirms a new phone number (the account page, docs/decisions/050) or proves the
+     * account's number (docs/decisions/060), sent at once and to that number only: the person asked
+     * for it this moment, so neither the texts consent, the hours nor the daily cap apply, and it
+     * goes around the outbox (no row keeps the code). The account's code guard (phones' admitCode:
+     * the do-not-contact list, the per-number and daily caps) has let it through. Without Twilio it
+     * is written to the log (outside production), like every text.
      */
-    sendCode(phoneDigits: string, code: string): Promise<TextSendResult> {
-      return deps.sender.send({ to: e164(phoneDigits), from: deps.smsNumber, body: phoneCodeBody(code) })
+    sendCode(phoneDigits: string, code: string, purpose: 'change' | 'proof' = 'change'): Promise<TextSendResult> {
+      return deps.sender.send({ to: e164(phoneDigits), from: deps.smsNumber, body: phoneCodeBody(code, purpose) })
     },
 
     /** The send-text job: one text, if it is due. */
@@ -202,7 +211,10 @@ export function createTexts(deps: TextsDeps) {
       const messageSid = await verifiedMessageSid(input)
       const from = field(input.params, 'From')
       if (!from) throw new AppError('VALIDATION_FAILED', 'From is required.', { field: 'From' })
-      const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, { messageSid, from, to: field(input.params, 'To') ?? '', body: field(input.params, 'Body') ?? '' }, clock.now())
+      // Only texts to our own number: another number of the Twilio account is not this service's.
+      const to = field(input.params, 'To')
+      if (to !== deps.smsNumber) throw new AppError('FORBIDDEN', 'This text was not sent to our number.', { field: 'To' })
+      const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, { messageSid, from, to, body: field(input.params, 'Body') ?? '' }, clock.now())
       if (result.duplicate) return { reply: null, duplicate: true }
       for (const userId of result.callsRevoked) await deps.callsRevoked(userId, messageSid)
       const event: TextOptInEvent = { type: 'text-opt-in', at: clock.now().toISOString() }

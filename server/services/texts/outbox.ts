@@ -1,7 +1,8 @@
 /**
  * The outbound texts' outbox (docs/decisions/045). Asking for a text writes its row (once per
  * dedupe key) as held and due now; a sender then claims it in a transaction that checks, in order:
- * the consent ledger (texts granted), a phone number, the person's 8:00 AM-9:00 PM local window
+ * the consent ledger (texts granted), a phone number that is proven the person's and did not text
+ * STOP (docs/decisions/060), the person's 8:00 AM-9:00 PM local window
  * (else held to the next 8:00 AM), the cap of 3 texts a local day (else held to the next morning),
  * and whether it is the person's first text of the week (the opt-out footer); a number texts cannot
  * reach (delivery.ts) gets none. Claims of one person
@@ -16,6 +17,7 @@ import { profiles, textMessages, TEXT_OUT_STATUSES, users, type TextKind, type T
 import type { TextSender } from '#server/integrations/twilio'
 import { fireInstant, localDateOf, localTimeOf } from '#server/services/calls'
 import { hasConsent } from '#server/services/consent'
+import { isStopped, proofOf } from '#server/services/phones'
 import { finalBody, segmentsOf } from './compose'
 import { isSuppressed, isUndeliverable, recordCarrierOptOut, suppressNumber, UNANSWERED } from './delivery'
 
@@ -129,6 +131,9 @@ async function claim(db: Db, id: string, now: Date): Promise<{ outcome: DeliverO
       .where(eq(users.id, text.userId))
       .limit(1)
     if (!person?.phone) return skip('no_phone')
+    // Never a number that texted STOP, nor one the person has not proven theirs (docs/decisions/060).
+    if (await isStopped(tx, person.phone)) return skip('do_not_contact')
+    if (!(await proofOf(tx, text.userId, person.phone))) return skip('unverified')
     if (await isSuppressed(tx, text.userId, e164(person.phone))) return skip('undeliverable')
     const timeZone = person.timeZone ?? 'America/New_York'
     const window = textWindow(now, timeZone)

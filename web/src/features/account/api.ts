@@ -44,6 +44,11 @@ export const cancelEmailChange = () => api.delete('/api/account/email', AccountR
 export const confirmEmailChange = (token: string) => api.post('/api/account/email/confirm', { token }, ConfirmEmailChangeResponseSchema)
 export const requestPhoneChange = (body: ChangePhoneBody) => api.post('/api/account/phone', body, AccountResponseSchema)
 export const confirmPhoneChange = (body: ConfirmPhoneBody) => api.post('/api/account/phone/confirm', body, AccountResponseSchema)
+/** A new code for the pending phone change. */
+export const resendPhoneChangeCode = () => api.post('/api/account/phone/resend', undefined, AccountResponseSchema)
+/** "Verify your number": a code texted to the current number, then entered. */
+export const requestPhoneVerification = () => api.post('/api/account/phone/verification', undefined, AccountResponseSchema)
+export const confirmPhoneVerification = (body: ConfirmPhoneBody) => api.post('/api/account/phone/verification/confirm', body, AccountResponseSchema)
 export const cancelPhoneChange = () => api.delete('/api/account/phone', AccountResponseSchema)
 export const changePassword = (body: ChangePasswordBody) => api.post('/api/account/password', body, SignedOutResponseSchema)
 export const signOutSession = (id: string) => api.delete(`/api/account/sessions/${encodeURIComponent(id)}`, z.undefined())

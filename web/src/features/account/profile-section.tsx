@@ -22,6 +22,7 @@ import {
   confirmPhoneChange,
   requestEmailChange,
   requestPhoneChange,
+  resendPhoneChangeCode,
   updateProfile,
 } from './api'
 import { FormActions, FormField, useAccountForm } from './account-form'
@@ -275,7 +276,7 @@ function PhoneCodeForm({
     },
   })
   const resend = useMutation({
-    mutationFn: () => requestPhoneChange({ phoneNumber: pending.phoneNumber }),
+    mutationFn: resendPhoneChangeCode,
     onSuccess: (answer) => {
       onSaved(answer)
       void toast({ title: 'New code sent', description: whereTheCodeWent(answer, pending.phoneNumber) })

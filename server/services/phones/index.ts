@@ -1,0 +1,10 @@
+/**
+ * Phones (docs/decisions/060): which number an account has proven it holds, the do-not-contact
+ * list that a STOP puts a number on, and the guard every code text passes. The calls and the texts
+ * read the first two in their own statements (provenSql, stoppedSql), so nothing reaches a number
+ * that is not proven or that texted STOP.
+ */
+export { e164Of, numberDigest, numberDigestSql } from './numbers'
+export { isStopped, startNumber, stopNumber, stoppedSql } from './do-not-contact'
+export { proofOf, provenSql, recordProof, type Proof } from './proofs'
+export { admitCode, CODES_PER_NUMBER_PER_DAY, CODES_PER_NUMBER_PER_HOUR, CODES_WARN_AT, stoppedMessage, type CodeGuardDeps } from './codes'
