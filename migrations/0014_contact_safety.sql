@@ -4,6 +4,16 @@ CREATE TABLE "inbound_text_accounts" (
 	CONSTRAINT "inbound_text_accounts_message_sid_user_id_pk" PRIMARY KEY("message_sid","user_id")
 );
 --> statement-breakpoint
+CREATE TABLE "inbound_text_receipts" (
+	"message_sid" text PRIMARY KEY NOT NULL,
+	"received_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "inbound_text_sweeps" (
+	"to_number" text PRIMARY KEY NOT NULL,
+	"swept_until" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "do_not_contact" (
 	"number_digest" text PRIMARY KEY NOT NULL,
 	"source" text NOT NULL,
@@ -28,6 +38,11 @@ ALTER TABLE "inbound_text_accounts" ADD CONSTRAINT "inbound_text_accounts_user_i
 ALTER TABLE "phone_proofs" ADD CONSTRAINT "phone_proofs_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "inbound_text_accounts_user_idx" ON "inbound_text_accounts" USING btree ("user_id");--> statement-breakpoint
 ALTER TABLE "contact_changes" ADD CONSTRAINT "contact_changes_kind_check" CHECK ("contact_changes"."kind" in ('email', 'phone', 'phone_proof'));--> statement-breakpoint
+-- The texts already taken are not taken again by the first sweep of Twilio's log.
+INSERT INTO "inbound_text_receipts" ("message_sid", "received_at")
+SELECT "message_sid", "received_at" FROM "inbound_texts"
+ON CONFLICT DO NOTHING;
+--> statement-breakpoint
 -- The texts received so far, held by the accounts that used the sender's number when each arrived
 -- (an account made after a text never held it).
 INSERT INTO "inbound_text_accounts" ("message_sid", "user_id")

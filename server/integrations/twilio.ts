@@ -40,7 +40,18 @@ export type TextSender = {
   send(message: { to: string; from: string; body: string; statusCallback?: string | undefined }): Promise<TextSendResult>
   /** X-Twilio-Signature check of an inbound webhook (false when Twilio is not configured). */
   validate(signature: string, url: string, params: Record<string, string | string[]>): Promise<boolean>
+  /**
+   * The texts received on `to` since `since`, from Twilio's message log (none when Twilio is not
+   * configured), oldest first. Throws when Twilio cannot be asked (the caller tries again later).
+   */
+  listInbound(to: string, since: Date): Promise<InboundLogEntry[]>
 }
+
+/** An inbound text as Twilio's message log has it. */
+export type InboundLogEntry = { sid: string; from: string; to: string; body: string; sentAt: Date | null }
+
+/** Texts a sweep reads from the log at most (the newest first: a sweep that reaches it warns). */
+export const INBOUND_LIST_LIMIT = 5000
 
 /** Node's network errors for a request that never reached Twilio: safe to try again. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET_BEFORE_WRITE'])
@@ -98,6 +109,9 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
       async validate() {
         return false
       },
+      async listInbound() {
+        return []
+      },
     }
   }
   let client: ReturnType<typeof twilioClient> | undefined
@@ -122,6 +136,14 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
     async validate(signature, url, params) {
       const twilio = await loadTwilio()
       return twilio.validateRequest(settings.authToken, signature, url, params)
+    },
+    async listInbound(to, since) {
+      client ??= twilioClient(settings)
+      const messages = await (await client).messages.list({ to, dateSentAfter: since, limit: INBOUND_LIST_LIMIT })
+      return messages
+        .filter((message) => message.direction === 'inbound')
+        .map((message) => ({ sid: message.sid, from: message.from, to: message.to, body: message.body ?? '', sentAt: message.dateSent ?? message.dateCreated ?? null }))
+        .sort((a, b) => (a.sentAt?.getTime() ?? 0) - (b.sentAt?.getTime() ?? 0))
     },
   }
 }

@@ -4,7 +4,7 @@ import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
 import { sendEmail } from './send-email'
-import { callsConsentRevoked, sendTextJob, textsRelease } from './texts'
+import { callsConsentRevoked, sendTextJob, textsInboundSweep, textsRelease } from './texts'
 
 export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
 
@@ -19,6 +19,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   callsSweep,
   sendTextJob,
   textsRelease,
+  textsInboundSweep,
   callsConsentRevoked,
   callsCancelDeleted,
   weeklyReportsTick,

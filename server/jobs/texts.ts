@@ -6,7 +6,8 @@ import { defineJob } from './define'
 /**
  * The texts' jobs (docs/decisions/045): send-text sends one text as soon as it is asked for;
  * texts-release sends, every minute, the held texts that came due (the next morning's, a lost
- * send-text's); calls-consent-revoked deletes at Vapi the calls a STOP reached before they rang.
+ * send-text's); texts-inbound-sweep reads Twilio's log every 10 minutes for the inbound texts the
+ * webhook missed (docs/decisions/060); calls-consent-revoked deletes at Vapi the calls a STOP reached before they rang.
  */
 export const sendTextJob = defineJob({
   name: SEND_TEXT_JOB,
@@ -34,6 +35,21 @@ export const textsRelease = defineJob({
   async handler(services, _payload, { log }) {
     const result = await services.texts.release()
     if (result.due + result.abandoned > 0) log.info(result, 'texts released')
+    return result
+  },
+})
+
+export const textsInboundSweep = defineJob({
+  name: 'texts-inbound-sweep',
+  queue: 'texts',
+  // Every 10 minutes, at :45 s of the 7th minute (away from the other jobs' seconds).
+  schedule: { cron: '45 7-59/10 * * * *', tz: 'UTC' },
+  payload: z.object({}).strict(),
+  attempts: 3,
+  backoffMs: 30_000,
+  async handler(services, _payload, { log }) {
+    const result = await services.texts.sweepInbound()
+    if (result.missed > 0) log.warn(result, 'texts: the sweep found inbound texts the webhook missed')
     return result
   },
 })

@@ -233,9 +233,10 @@ export class FakeTwilio {
 
   /**
    * A person texts our number: Twilio's own keyword handling, then the signed webhook to the app
-   * (`signature` replaces the real one: a forgery). Returns the app's answer.
+   * (`signature` replaces the real one: a forgery; `lost`: the webhook never reaches the app).
+   * Returns the app's answer.
    */
-  async inbound(input: { from: string; body: string; to?: string; messageSid?: string; signature?: string | null; url?: string }): Promise<InboundDelivery> {
+  async inbound(input: { from: string; body: string; to?: string; messageSid?: string; signature?: string | null; url?: string; lost?: boolean }): Promise<InboundDelivery> {
     const params = this.inboundParams(input)
     const now = this.#clock.now()
     this.#messages.push(this.#message({ sid: params.MessageSid!, from: params.From!, to: params.To!, body: params.Body!, direction: 'inbound', status: 'received', now }))
@@ -250,6 +251,8 @@ export class FakeTwilio {
     } else if (HELP_WORDS.has(word)) {
       this.#autoReply(params.To!, params.From!, 'Reply STOP to unsubscribe. Msg&Data Rates May Apply.', now)
     }
+    // `lost`: the app's webhook was down: Twilio has the text (its log lists it) but the app never heard it.
+    if (input.lost) return { messageSid: params.MessageSid!, status: 0, body: '', reply: null, params }
     return this.deliver(params, { signature: input.signature, url: input.url })
   }
 
@@ -393,9 +396,18 @@ export class FakeTwilio {
       return message
     })
 
-    app.get<{ Querystring: { To?: string; PageSize?: string } }>('/2010-04-01/Accounts/:sid/Messages.json', async (request) => {
-      const pageSize = Math.min(1000, Number(request.query.PageSize ?? 50) || 50)
-      const messages = this.#messages.filter((item) => !request.query.To || item.to === request.query.To).reverse().slice(0, pageSize)
+    // The message log, newest first, as Twilio lists it: filtered by To, From, and `DateSent>` (the
+    // SDK's dateSentAfter, sent as `DateSent>=<ISO time>`: sent at or after it).
+    app.get<{ Querystring: Record<string, string | undefined> }>('/2010-04-01/Accounts/:sid/Messages.json', async (request) => {
+      const query = request.query
+      const pageSize = Math.min(1000, Number(query.PageSize ?? 50) || 50)
+      const after = query['DateSent>'] ? new Date(query['DateSent>']).getTime() : null
+      const messages = this.#messages
+        .filter((item) => !query.To || item.to === query.To)
+        .filter((item) => !query.From || item.from === query.From)
+        .filter((item) => after === null || (item.date_sent !== null && new Date(item.date_sent).getTime() >= after))
+        .reverse()
+        .slice(0, pageSize)
       const uri = `/2010-04-01/Accounts/${this.accountSid}/Messages.json?PageSize=${pageSize}&Page=0`
       return { messages, end: messages.length - 1, first_page_uri: uri, next_page_uri: null, page: 0, page_size: pageSize, previous_page_uri: null, start: 0, uri }
     })

@@ -16,7 +16,7 @@ import type { UpdateCallSchedule } from '#common/calls'
 import { ErrorBodySchema } from '#common/errors'
 import { hashPassword } from '#server/auth/password'
 import { createSession } from '#server/auth/session'
-import { coachingCalls, doNotContact, inboundTextAccounts, inboundTexts, phoneProofs, profiles, textMessages, users } from '#server/db/schema'
+import { coachingCalls, doNotContact, inboundTextAccounts, inboundTexts, inboundTextSweeps, phoneProofs, profiles, textMessages, users } from '#server/db/schema'
 import { activateTestingPlan } from '#server/services/billing'
 import { numberDigest } from '#server/services/phones'
 import { sessionCookieFrom } from '../helpers/app'
@@ -45,6 +45,9 @@ afterAll(async () => {
 })
 
 beforeEach(async () => {
+  // Each test's clock starts again at the same morning: the last test's sweep of Twilio's log is
+  // forgotten (in real time it is always behind the clock).
+  await database.db.delete(inboundTextSweeps)
   // Monday 15 June 2026, 13:50 UTC = 9:50 AM in New York (EDT).
   h = await startTextsHarness(database, { start: at('2026-06-15T13:50:00Z'), port })
 })
@@ -266,14 +269,14 @@ describe('STOP belongs to the phone', () => {
     expect(dialsTo('+12025550182')).toHaveLength(1)
   })
 
-  it('reaches every account that uses the number, however many (past 50)', async () => {
+  it('reaches every account that uses the number, however many (past 50)', { timeout: 120_000 }, async () => {
     const accounts: string[] = []
-    for (let i = 0; i < 60; i++) accounts.push((await h.person({ phone: '2025550183' })).user.id)
+    for (let i = 0; i < 55; i++) accounts.push((await h.person({ phone: '2025550183' })).user.id)
     expect((await h.twilio.inbound({ from: '+12025550183', body: 'STOP' })).status).toBe(200)
     await h.advanceTo(at('2026-06-15T14:30:00Z'))
     expect(dialsTo('+12025550183')).toHaveLength(0)
     const held = await database.db.select().from(inboundTextAccounts)
-    expect(held.filter((row) => accounts.includes(row.userId))).toHaveLength(60)
+    expect(held.filter((row) => accounts.includes(row.userId))).toHaveLength(55)
   })
 
   it("Twilio's 21610 on a text (a STOP our webhook never heard) lists the number too", async () => {
@@ -353,6 +356,36 @@ describe('codes cannot be pumped', () => {
     expect(asked.statusCode).toBe(409)
     expect(errorOf(asked)).toMatchObject({ code: 'NUMBER_STOPPED', field: 'phoneNumber' })
     expect(h.twilio.sentTo('+12025550204').filter((text) => !text.autoReply)).toEqual([])
+  })
+})
+
+describe("the sweep of Twilio's log", () => {
+  it('a STOP that never reached the webhook (it was down) still stops the calls within 10 minutes', async () => {
+    const { user, phone } = await h.person({ time: '10:00' })
+    // 9:50 AM: the STOP reaches Twilio (which blocks its texts) but not us.
+    const lost = await h.twilio.inbound({ from: phone, body: 'STOP', lost: true })
+    expect(lost.status).toBe(0)
+    expect(await isListed(phone)).toBe(false)
+    // The sweep at 9:57:45 reads it from Twilio's log: the number is listed, the 10:00 call not made.
+    await h.advanceTo(at('2026-06-15T14:30:00Z'))
+    expect(await isListed(phone)).toBe(true)
+    expect(dialsTo(phone)).toHaveLength(0)
+    const [stored] = await database.db.select().from(inboundTexts).where(eq(inboundTexts.messageSid, lost.messageSid))
+    expect(stored).toMatchObject({ keyword: 'stop', fromNumber: phone })
+    expect(await database.db.select().from(inboundTextAccounts).where(eq(inboundTextAccounts.messageSid, lost.messageSid))).toEqual([{ messageSid: lost.messageSid, userId: user.id }])
+  })
+
+  it('reads each text once: a text the webhook took is not taken again, and a crisis text found late still gets the resources', async () => {
+    const { phone } = await h.person()
+    await h.twilio.inbound({ from: phone, body: 'hello coach' })
+    const crisis = await h.twilio.inbound({ from: phone, body: 'I want to end it all', lost: true })
+    await h.advanceTo(at('2026-06-15T14:20:00Z'))
+    const replies = h.twilio.sentTo(phone).filter((text) => text.body.includes('988'))
+    expect(replies).toHaveLength(1)
+    expect((await database.db.select().from(inboundTexts).where(eq(inboundTexts.fromNumber, phone))).map((row) => row.messageSid)).toContain(crisis.messageSid)
+    // Later sweeps (their overlap reads the same texts) send nothing more.
+    await h.advanceTo(at('2026-06-15T15:00:00Z'))
+    expect(h.twilio.sentTo(phone).filter((text) => text.body.includes('988'))).toHaveLength(1)
   })
 })
 

@@ -97,6 +97,27 @@ export const inboundTexts = pgTable(
 )
 
 /**
+ * Every inbound text we have acted on, by its MessageSid alone (nothing that names a person, so it
+ * outlives the account whose text it was): a redelivery, or the sweep of Twilio's log reading a
+ * text again, is taken once, even when the text itself was never kept (a number no account uses)
+ * or was deleted with its account. Kept 30 days (the nightly clean-up).
+ */
+export const inboundTextReceipts = pgTable('inbound_text_receipts', {
+  messageSid: text().primaryKey(),
+  receivedAt: timestamp({ withTimezone: true }).notNull(),
+})
+
+/**
+ * How far the sweep of Twilio's message log has read the inbound texts to our number (one row per
+ * number we receive on): every 10 minutes it reads what came since, so a STOP our webhook missed
+ * (it was down) still stops what it must.
+ */
+export const inboundTextSweeps = pgTable('inbound_text_sweeps', {
+  toNumber: text().primaryKey(),
+  sweptUntil: timestamp({ withTimezone: true }).notNull(),
+})
+
+/**
  * The accounts an inbound text reached: those whose number it came from when it arrived
  * (docs/decisions/060). A text belongs to these accounts only, whatever number they have later:
  * the export and the deletion go by this table, never by an account's current number (which a
@@ -153,4 +174,5 @@ export const textMessagesRelations = relations(textMessages, ({ one }) => ({
 export type TextMessage = typeof textMessages.$inferSelect
 export type InboundText = typeof inboundTexts.$inferSelect
 export type InboundTextAccount = typeof inboundTextAccounts.$inferSelect
+export type InboundTextReceipt = typeof inboundTextReceipts.$inferSelect
 export type TextSuppression = typeof textSuppressions.$inferSelect

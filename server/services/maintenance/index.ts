@@ -2,7 +2,7 @@
 import { and, isNotNull, lt, or } from 'drizzle-orm'
 import { SESSION_IDLE_MS } from '#server/auth/session'
 import type { Db } from '#server/db/client'
-import { contactChanges, emailTokens, processedWebhookEvents, retainedBillingRecords, sessions } from '#server/db/schema'
+import { contactChanges, emailTokens, inboundTextReceipts, processedWebhookEvents, retainedBillingRecords, sessions } from '#server/db/schema'
 import type { Clock } from '#server/lib/clock'
 
 const DAY_MS = 86_400_000
@@ -11,11 +11,11 @@ const WEBHOOK_EVENT_RETENTION_MS = 30 * DAY_MS
 /** How long a used email token is kept after its use. */
 const USED_TOKEN_RETENTION_MS = DAY_MS
 
-export type CleanupResult = { sessions: number; emailTokens: number; contactChanges: number; webhookEvents: number; retainedBillingRecords: number }
+export type CleanupResult = { sessions: number; emailTokens: number; contactChanges: number; webhookEvents: number; inboundTextReceipts: number; retainedBillingRecords: number }
 
 /**
  * Deletes expired sessions, spent or expired email tokens, email and phone changes never confirmed
- * in time, old webhook ids and the billing records of deleted accounts past their retention
+ * in time, old webhook ids and inbound text receipts, and the billing records of deleted accounts past their retention
  * (docs/decisions/051), in one transaction. Idempotent.
  */
 export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupResult> {
@@ -36,6 +36,7 @@ export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupRe
       .delete(processedWebhookEvents)
       .where(lt(processedWebhookEvents.processedAt, webhookCutoff))
       .returning({ id: processedWebhookEvents.eventId })
+    const oldReceipts = await tx.delete(inboundTextReceipts).where(lt(inboundTextReceipts.receivedAt, webhookCutoff)).returning({ sid: inboundTextReceipts.messageSid })
     const retained = await tx
       .delete(retainedBillingRecords)
       .where(lt(retainedBillingRecords.retainUntil, now))
@@ -45,6 +46,7 @@ export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupRe
       emailTokens: deadTokens.length,
       contactChanges: deadChanges.length,
       webhookEvents: oldEvents.length,
+      inboundTextReceipts: oldReceipts.length,
       retainedBillingRecords: retained.length,
     }
   })

@@ -22,7 +22,7 @@ import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
 import { CRISIS_REPLY, helpReply, isCrisisMessage, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
 import type { Db, DbExecutor } from '#server/db/client'
-import { inboundTextAccounts, inboundTexts, profiles, users } from '#server/db/schema'
+import { inboundTextAccounts, inboundTextReceipts, inboundTexts, profiles, users } from '#server/db/schema'
 import { stopCallsOf } from '#server/services/calls'
 import { getConsentStates, recordConsent, type ConsentChange } from '#server/services/consent'
 import { recordProof, startNumber, stopNumber } from '#server/services/phones'
@@ -100,16 +100,24 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
   const digits = accountDigits(message.from)
   const userIds = digits ? await accountsByNumber(deps.db, digits) : []
   const none: InboundResult = { reply: null, keyword, crisis, duplicate: false, userIds, callsRevoked: [], started: [] }
+  // Acted on once per sid, whoever brings it (Twilio's redelivery, the sweep of its log), even
+  // when nothing else of it is kept.
+  const firstTime = async (tx: DbExecutor) =>
+    (await tx.insert(inboundTextReceipts).values({ messageSid: message.messageSid, receivedAt: now }).onConflictDoNothing().returning({ sid: inboundTextReceipts.messageSid })).length > 0
   if (userIds.length === 0) {
     // A STOP belongs to the phone (docs/decisions/060): from a number no account uses yet, it still
     // puts the number on the do-not-contact list, and a START from it takes it off. Nothing else of
     // a stranger's text is kept.
-    if (keyword === 'stop') await stopNumber(deps.db, { number: message.from, source: 'inbound_text', messageSid: message.messageSid, at: now })
-    if (keyword === 'start') await startNumber(deps.db, message.from)
-    return none
+    return deps.db.transaction(async (tx) => {
+      if (!(await firstTime(tx))) return { ...none, duplicate: true }
+      if (keyword === 'stop') await stopNumber(tx, { number: message.from, source: 'inbound_text', messageSid: message.messageSid, at: now })
+      if (keyword === 'start') await startNumber(tx, message.from)
+      return none
+    })
   }
 
   return deps.db.transaction(async (tx) => {
+    if (!(await firstTime(tx))) return { ...none, duplicate: true }
     const [stored] = await tx
       .insert(inboundTexts)
       .values({ messageSid: message.messageSid, fromNumber: message.from, toNumber: message.to, body: message.body, keyword, matchedUsers: userIds.length, receivedAt: now })

@@ -20,7 +20,8 @@ import type { LiveBus } from '#server/services/live'
 import { eq } from 'drizzle-orm'
 import { missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
 import { recordDeliveryStatus, type StatusOutcome } from './delivery'
-import { receiveInbound } from './inbound'
+import { receiveInbound, type InboundResult, type InboundText } from './inbound'
+import { sweepInboundLog, type SweepOutcome } from './sweep'
 import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
 
 export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
@@ -114,6 +115,23 @@ export function createTexts(deps: TextsDeps) {
     const messageSid = field(input.params, 'MessageSid') ?? field(input.params, 'SmsSid')
     if (!messageSid || !MESSAGE_SID.test(messageSid)) throw new AppError('VALIDATION_FAILED', 'MessageSid is required.', { field: 'MessageSid' })
     return messageSid
+  }
+
+  /**
+   * One inbound text, from the webhook or from the sweep of Twilio's log: acted on once (by its
+   * sid), then what follows its commit (Vapi's unanswered calls deleted after a STOP, the open
+   * opt-in screens told of a START).
+   */
+  async function takeInbound(message: InboundText): Promise<InboundResult> {
+    const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, message, clock.now())
+    if (result.duplicate) return result
+    for (const userId of result.callsRevoked) await deps.callsRevoked(userId, message.messageSid)
+    const event: TextOptInEvent = { type: 'text-opt-in', at: clock.now().toISOString() }
+    for (const userId of result.started) await deps.bus.publish(userId, event)
+    if (result.userIds.length > 0) log.info({ messageSid: message.messageSid, keyword: result.keyword, accounts: result.userIds.length }, 'inbound text')
+    // For the people who look after the service: never the words, the message's id.
+    if (result.crisis) log.warn({ messageSid: message.messageSid, accounts: result.userIds.length, resourcesSent: result.reply !== null }, 'texts: a text spoke of suicide or self-harm')
+    return result
   }
 
   return {
@@ -214,16 +232,18 @@ export function createTexts(deps: TextsDeps) {
       // Only texts to our own number: another number of the Twilio account is not this service's.
       const to = field(input.params, 'To')
       if (to !== deps.smsNumber) throw new AppError('FORBIDDEN', 'This text was not sent to our number.', { field: 'To' })
-      const result = await receiveInbound({ db, appUrl, smsNumber: deps.smsNumber }, { messageSid, from, to, body: field(input.params, 'Body') ?? '' }, clock.now())
+      const result = await takeInbound({ messageSid, from, to, body: field(input.params, 'Body') ?? '' })
       if (result.duplicate) return { reply: null, duplicate: true }
-      for (const userId of result.callsRevoked) await deps.callsRevoked(userId, messageSid)
-      const event: TextOptInEvent = { type: 'text-opt-in', at: clock.now().toISOString() }
-      for (const userId of result.started) await deps.bus.publish(userId, event)
-      if (result.userIds.length > 0) log.info({ messageSid, keyword: result.keyword, accounts: result.userIds.length }, 'inbound text')
-      // For the people who look after the service: never the words, the message's id.
-      if (result.crisis) log.warn({ messageSid, accounts: result.userIds.length, resourcesSent: result.reply !== null }, 'texts: a text spoke of suicide or self-harm')
       return { reply: result.reply, duplicate: false }
     },
+
+    /**
+     * The texts-inbound-sweep job (every 10 minutes): the texts Twilio's log has for our number
+     * that no webhook brought (it was down, or Twilio gave up on it), each taken as the webhook
+     * would take it: a STOP lost to an outage still revokes calls. Without Twilio, nothing to read.
+     */
+    sweepInbound: (): Promise<SweepOutcome> =>
+      sweepInboundLog({ db, log, sender: deps.sender, smsNumber: deps.smsNumber, take: takeInbound }, clock.now()),
 
     /**
      * POST /api/webhooks/sms/status: Twilio's status callback for a text we sent (signed like the
