@@ -40,7 +40,16 @@ export type TextSender = {
   send(message: { to: string; from: string; body: string; statusCallback?: string | undefined }): Promise<TextSendResult>
   /** X-Twilio-Signature check of an inbound webhook (false when Twilio is not configured). */
   validate(signature: string, url: string, params: Record<string, string | string[]>): Promise<boolean>
+  /**
+   * Erases a message's body at Twilio (the Message update with an empty `Body`), one we sent or
+   * one we received; Twilio keeps the rest of its record. 'not-found' when Twilio has no such
+   * message; 'kept' with Twilio's reason otherwise (a message still on its way cannot be redacted
+   * yet; a failure): ask again later. Nothing to do without Twilio ('kept' too: `live` is false).
+   */
+  redact(messageSid: string): Promise<RedactResult>
 }
+
+export type RedactResult = { kind: 'redacted' } | { kind: 'not-found' } | { kind: 'kept'; reason: string }
 
 /** Node's network errors for a request that never reached Twilio: safe to try again. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET_BEFORE_WRITE'])
@@ -92,6 +101,9 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
       async validate() {
         return false
       },
+      async redact() {
+        return { kind: 'kept', reason: 'Twilio is not configured' }
+      },
     }
   }
   let client: ReturnType<typeof twilioClient> | undefined
@@ -116,6 +128,17 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
     async validate(signature, url, params) {
       const twilio = await loadTwilio()
       return twilio.validateRequest(settings.authToken, signature, url, params)
+    },
+    async redact(messageSid) {
+      try {
+        client ??= twilioClient(settings)
+        await (await client).messages(messageSid).update({ body: '' })
+        return { kind: 'redacted' }
+      } catch (error) {
+        if ((error as { status?: unknown }).status === 404) return { kind: 'not-found' }
+        const code = (error as { code?: unknown }).code
+        return { kind: 'kept', reason: `${error instanceof Error ? error.message : String(error)}${code === undefined ? '' : ` (${String(code)})`}` }
+      }
     },
   }
 }

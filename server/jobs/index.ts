@@ -1,3 +1,4 @@
+import { processorDeletion } from './account-data'
 import { trialReminders } from './billing'
 import { callsCancelDeleted, callsSweep, callsTick, placeCallJob, vapiEvent } from './calls'
 import type { AnyJobDefinition } from './define'
@@ -21,6 +22,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   textsRelease,
   callsConsentRevoked,
   callsCancelDeleted,
+  processorDeletion,
   weeklyReportsTick,
   weeklyReportDelivery,
   weeklyReportsSweep,
