@@ -77,6 +77,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     : undefined
   // Voice in the browser needs the key and the assistant (no phone number).
   const vapiVoice = config.vapi?.assistantId ? new VapiVoiceClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, apiUrl: config.vapi.apiUrl }) : undefined
+  // Texts: through Twilio with its keys, else written to the log (like mail without SMTP).
+  const textSender = createTextSender(config.twilio, log, { logBodies: !config.production })
   let countersWarnedAt = 0
   const counters = deps.redis
     ? withMemoryFallback(redisCounters(deps.redis, `${prefix}ct:`, now), memoryCounters(now), (error) => {
@@ -123,12 +125,11 @@ export function createServices(config: Config, deps: ServiceDeps) {
     // A completed call's recap, a missed call's text.
     onFinal: (final) => texts.afterCall(final),
   })
-  // Texts: through Twilio with its keys, else written to the log (like mail without SMTP).
   const texts = createTexts({
     db,
     clock,
     log,
-    sender: createTextSender(config.twilio, log, { logBodies: !config.production }),
+    sender: textSender,
     smsNumber: config.smsOptInNumber,
     appUrl: config.appUrl,
     jobs: deps.jobs ?? noJobQueue,
@@ -174,7 +175,22 @@ export function createServices(config: Config, deps: ServiceDeps) {
     clock,
     accounts,
     /** The person's own data: "Export my data" and "Delete my account". */
-    accountData: createAccountData({ db, clock, log, jobs: deps.jobs ?? noJobQueue, accounts, billing }),
+    accountData: createAccountData({
+      db,
+      clock,
+      log,
+      jobs: deps.jobs ?? noJobQueue,
+      accounts,
+      billing,
+      // What a deletion asks of the processors: Vapi's calls and chats, Twilio's text bodies.
+      processors: {
+        vapi:
+          vapiCalls && vapiChat
+            ? { deleteCall: (id) => vapiCalls.deleteCall(id), previousChatOf: (id) => vapiChat.previousChatOf(id), deleteChat: (id) => vapiChat.deleteChat(id) }
+            : undefined,
+        twilio: textSender.live ? textSender : undefined,
+      },
+    }),
     billing,
     goals: createGoals({ db, clock }),
     calls,

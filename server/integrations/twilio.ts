@@ -45,6 +45,13 @@ export type TextSender = {
    * configured), oldest first. Throws when Twilio cannot be asked (the caller tries again later).
    */
   listInbound(to: string, since: Date): Promise<InboundLogEntry[]>
+  /**
+   * Erases a message's body at Twilio (the Message update with an empty `Body`), one we sent or
+   * one we received; Twilio keeps the rest of its record. 'not-found' when Twilio has no such
+   * message; 'kept' with Twilio's reason otherwise (a message still on its way cannot be redacted
+   * yet; a failure): ask again later. Nothing to do without Twilio ('kept' too: `live` is false).
+   */
+  redact(messageSid: string): Promise<RedactResult>
 }
 
 /** An inbound text as Twilio's message log has it. */
@@ -52,6 +59,8 @@ export type InboundLogEntry = { sid: string; from: string; to: string; body: str
 
 /** Texts a sweep reads from the log at most (the newest first: a sweep that reaches it warns). */
 export const INBOUND_LIST_LIMIT = 5000
+
+export type RedactResult = { kind: 'redacted' } | { kind: 'not-found' } | { kind: 'kept'; reason: string }
 
 /** Node's network errors for a request that never reached Twilio: safe to try again. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET_BEFORE_WRITE'])
@@ -112,6 +121,9 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
       async listInbound() {
         return []
       },
+      async redact() {
+        return { kind: 'kept', reason: 'Twilio is not configured' }
+      },
     }
   }
   let client: ReturnType<typeof twilioClient> | undefined
@@ -144,6 +156,17 @@ export function createTextSender(settings: TwilioSettings | undefined, log: Logg
         .filter((message) => message.direction === 'inbound')
         .map((message) => ({ sid: message.sid, from: message.from, to: message.to, body: message.body ?? '', sentAt: message.dateSent ?? message.dateCreated ?? null }))
         .sort((a, b) => (a.sentAt?.getTime() ?? 0) - (b.sentAt?.getTime() ?? 0))
+    },
+    async redact(messageSid) {
+      try {
+        client ??= twilioClient(settings)
+        await (await client).messages(messageSid).update({ body: '' })
+        return { kind: 'redacted' }
+      } catch (error) {
+        if ((error as { status?: unknown }).status === 404) return { kind: 'not-found' }
+        const code = (error as { code?: unknown }).code
+        return { kind: 'kept', reason: `${error instanceof Error ? error.message : String(error)}${code === undefined ? '' : ` (${String(code)})`}` }
+      }
     },
   }
 }

@@ -260,6 +260,24 @@ export class VapiCallsClient {
     return 'cancelled'
   }
 
+  /**
+   * Deletes a call's data at Vapi (`DELETE /call/{id}`: its record, transcript, recording and
+   * analysis), ended calls too: what an account's deletion asks of Vapi. A call in progress is left
+   * to end first ('live': ask again later), as `cancel` leaves it; 'not-found' when Vapi no longer
+   * has it (deleted already). Any other failure throws. No retry here: the caller's job retries.
+   */
+  async deleteCall(vapiCallId: string): Promise<'deleted' | 'live' | 'not-found'> {
+    try {
+      const call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      if (call.status === 'in-progress' || call.status === 'forwarding') return 'live'
+      await this.client.calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      return 'deleted'
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      throw error
+    }
+  }
+
   /** `GET /call/{id}`, or null when Vapi does not know the call. */
   async get(vapiCallId: string): Promise<VapiCallRecord | null> {
     try {

@@ -171,6 +171,32 @@ export class VapiChatClient {
   }
 
   /**
+   * `GET /chat/{id}`: the chat this one was chained on (`previousChatId`, null for the first of a
+   * conversation), or 'not-found' when Vapi no longer has it. A conversation keeps only its newest
+   * chat id: its older chats are found by following this back.
+   */
+  async previousChatOf(chatId: string): Promise<{ previousChatId: string | null } | 'not-found'> {
+    try {
+      const chat = await this.client.chats.get({ id: chatId }, { maxRetries: 0 })
+      return { previousChatId: chat.previousChatId ?? null }
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      throw error
+    }
+  }
+
+  /** `DELETE /chat/{id}`: 'deleted', or 'not-found' when Vapi no longer has it. Other failures throw (the caller retries). */
+  async deleteChat(chatId: string): Promise<'deleted' | 'not-found'> {
+    try {
+      await this.client.chats.delete({ id: chatId }, { maxRetries: 0 })
+      return 'deleted'
+    } catch (error) {
+      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      throw error
+    }
+  }
+
+  /**
    * `POST /chat` with `stream: true`: calls `onDelta` with each piece of the reply as it arrives
    * (`data: {"id","path":"chat.output[0].content","delta"}` events); resolves with the whole text
    * and the chat id (the events' `id`) when the stream ends.

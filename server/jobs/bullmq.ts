@@ -108,7 +108,13 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
         const parsed = job.payload.safeParse(run.data)
         if (!parsed.success) throw new UnrecoverableError(`job ${job.name}: invalid payload: ${parsed.error.message}`)
         const attempt = run.attemptsMade + 1
-        return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil })
+        // The next try reads the job's data again: narrowed here, it does only what is left.
+        const retryWith = async (narrowed: unknown) => {
+          const checked = job.payload.safeParse(narrowed)
+          if (!checked.success) throw new Error(`job ${job.name}: invalid payload: ${checked.error.message}`)
+          await run.updateData(checked.data)
+        }
+        return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil, retryWith })
       },
       { connection, prefix, concurrency: Math.max(1, ...jobs.filter((job) => job.queue === name).map((job) => job.concurrency ?? 1)) },
     )

@@ -3,7 +3,7 @@ import type { z } from 'zod'
 import type { Services } from '../container'
 
 /** What a handler gets besides the services and its payload. */
-export type JobContext = {
+export type JobContext<P = unknown> = {
   log: Logger
   /** The run's id (BullMQ's job id, or the in-process runner's). */
   jobId: string
@@ -15,6 +15,13 @@ export type JobContext = {
    * runner or worker stops first: the run must then give back what it holds and throw.
    */
   waitUntil(at: Date): Promise<void>
+  /**
+   * What the next try of this run gets instead of its payload: the part of the work still to do,
+   * so that a run which did some of its work and then fails is not made to do that part again.
+   * Checked against the job's schema (rejects when it does not fit); BullMQ keeps it with the job
+   * in Redis, the in-process runner in memory. Call it before throwing.
+   */
+  retryWith(payload: P): Promise<void>
 }
 
 /** The runner or worker is stopping: a parked run gives back what it holds and fails (it is retried later). */
@@ -45,7 +52,7 @@ export type JobDefinition<P = unknown> = JobTrigger & {
   /** Tries in all (1: no retry); retries wait `backoffMs`, doubling each time. */
   attempts: number
   backoffMs: number
-  handler(services: Services, payload: P, context: JobContext): Promise<unknown>
+  handler(services: Services, payload: P, context: JobContext<P>): Promise<unknown>
 }
 
 // The registry holds jobs of different payloads; each run parses its payload with the job's own schema.

@@ -105,6 +105,11 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
   /** One try of a run; schedules the next try after a failure while tries are left. */
   function attempt(job: AnyJobDefinition, payload: unknown, jobId: string, tryNumber: number): Promise<void> {
     const runLog = log.child({ job: job.name, jobId, attempt: tryNumber })
+    // The next try's payload: this one, unless the handler narrows it to what is left (retryWith).
+    let nextPayload = payload
+    const retryWith = async (narrowed: unknown) => {
+      nextPayload = parse(job, narrowed)
+    }
     busy++
     const waitUntil = (when: Date) =>
       new Promise<void>((resolve, reject) => {
@@ -131,7 +136,7 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
         return
       }
       try {
-        await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil })
+        await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil, retryWith })
       } catch (error) {
         if (tryNumber < job.attempts && !stopped) {
           const waitMs = job.backoffMs * 2 ** (tryNumber - 1)
@@ -141,7 +146,7 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
           at(new Date(clock.now().getTime() + waitMs), () => {
             if (waiting.get(jobId) !== entry) return
             waiting.delete(jobId)
-            void attempt(job, payload, jobId, tryNumber + 1)
+            void attempt(job, nextPayload, jobId, tryNumber + 1)
           })
         } else if (stopped && error instanceof JobStopping) {
           runLog.info('job given back: the runner stopped while it was parked')

@@ -1,3 +1,4 @@
+import { processorDeletion } from './account-data'
 import { trialReminders } from './billing'
 import { callsCancelDeleted, callsSweep, callsTick, placeCallJob, vapiEvent } from './calls'
 import type { AnyJobDefinition } from './define'
@@ -22,6 +23,7 @@ export const JOBS: readonly AnyJobDefinition[] = [
   textsInboundSweep,
   callsConsentRevoked,
   callsCancelDeleted,
+  processorDeletion,
   weeklyReportsTick,
   weeklyReportDelivery,
   weeklyReportsSweep,

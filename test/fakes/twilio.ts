@@ -10,6 +10,13 @@
  *   numbers (+15005550001 → 21211, +15005550003 → 21408, +15005550004 → 21610, +15005550009 →
  *   21614) and the opt-out block list (21610 after STOP until START); 201 with the message.
  * - `GET …/Messages/{sid}.json` and `GET …/Messages.json?To=…`.
+ * - `POST …/Messages/{sid}.json` with `Body=` (the Message update): redacts the message's body,
+ *   outbound and inbound alike, keeping the rest of the record (numbers, status, dates); 200 with
+ *   the message. A message still on its way (queued, accepted, scheduled, sending, receiving)
+ *   cannot be redacted yet: 400 (Twilio documents redaction for "post-flight" messages only; the
+ *   code and wording of its refusal are UNCONFIRMED: the fake answers 20009). A non-empty Body, or
+ *   Body with Status, is 400/30400; no Body and no Status is 400/30400; Status alone (cancelling a
+ *   scheduled message, which the fake never has) is 400/30409; an unknown sid is 404/20404.
  * - Inbound texts (`inbound`): Twilio's default keyword handling first (STOP family blocks the
  *   sender→number pair and auto-replies, START family unblocks, HELP auto-replies), then the
  *   message is forwarded, still, to the app's webhook, signed exactly as Twilio signs
@@ -17,7 +24,8 @@
  *   and the TwiML <Message> the app answers is recorded as a reply sent to the sender.
  * - Status callbacks (`status`): what became of a text the app sent, posted to the StatusCallback it
  *   gave, signed as Twilio signs (`POST /__fake/status` does the same over HTTP).
- * - Fault injection: the next requests answer 429/20429 or 500.
+ * - Fault injection: the next requests answer 429/20429 or 500 (any request, or only those to one
+ *   method and path).
  */
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
@@ -71,6 +79,11 @@ export type FakeMessage = {
 export type InboundDelivery = { messageSid: string; status: number; body: string; reply: string | null; params: Record<string, string> }
 
 type Fault = { status: number; code: number; message: string }
+/** A fault for the next request to this method and path only (the path without its query). */
+type FaultWhere = { method: string; path: string }
+
+/** Statuses of a message Twilio has not finished with: its body cannot be redacted yet. */
+const IN_FLIGHT = new Set<string>(['queued', 'accepted', 'scheduled', 'sending', 'receiving'])
 
 const GSM = new Set(
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà',
@@ -117,7 +130,7 @@ export class FakeTwilio {
   readonly #messages: FakeMessage[] = []
   /** Blocked (sender → our number) pairs, as `${person}|${ourNumber}`. */
   readonly #blocked = new Set<string>()
-  readonly #faults: Fault[] = []
+  readonly #faults: Array<Fault & { where?: FaultWhere | undefined }> = []
   #holds: Array<{ created: (sid: string) => void; released: Promise<void> }> = []
   readonly #clock: { now(): Date }
   readonly #app = Fastify({ logger: false })
@@ -178,9 +191,28 @@ export class FakeTwilio {
     this.#blocked.add(`${person}|${ourNumber}`)
   }
 
-  /** The next `count` API requests answer with this error (429/20429, 500…). */
-  failNext(count: number, fault: Fault = { status: 429, code: 20429, message: 'Too Many Requests' }): void {
-    for (let i = 0; i < count; i++) this.#faults.push(fault)
+  /** The next `count` API requests (or only those to `where`) answer with this error (429/20429, 500…). */
+  failNext(count: number, fault: Fault = { status: 429, code: 20429, message: 'Too Many Requests' }, where?: FaultWhere): void {
+    for (let i = 0; i < count; i++) this.#faults.push({ ...fault, where })
+  }
+
+  /** The API path of a message (what the SDK requests to fetch or update it). */
+  messagePath(messageSid: string): string {
+    return `/2010-04-01/Accounts/${this.accountSid}/Messages/${messageSid}.json`
+  }
+
+  /** The Message updates the app sent for a message (each redaction attempt, failed ones too). */
+  updatesOf(messageSid: string): number {
+    const path = this.messagePath(messageSid)
+    return this.requests.filter((request) => request.method === 'POST' && request.path === path).length
+  }
+
+  /** Sets what became of a message at Twilio, without a status callback (an inbound text's, or one whose callback is not wanted). */
+  setStatus(messageSid: string, status: FakeMessage['status']): void {
+    const message = this.#messages.find((item) => item.sid === messageSid)
+    if (!message) throw new Error(`FakeTwilio: no message ${messageSid}`)
+    message.status = status
+    message.date_updated = rfc2822(this.#clock.now())
   }
 
   /**
@@ -362,8 +394,12 @@ export class FakeTwilio {
       const user = this.#authenticated(request.headers.authorization, pathSid)
       this.requests.push({ method: request.method, path: request.url.split('?')[0]!, user })
       if (!user) return twilioError(reply, 401, 20003, 'Authenticate')
-      const fault = this.#faults.shift()
-      if (fault) return twilioError(reply, fault.status, fault.code, fault.message)
+      const path = request.url.split('?')[0]!
+      const index = this.#faults.findIndex((fault) => !fault.where || (fault.where.method === request.method && fault.where.path === path))
+      if (index !== -1) {
+        const [fault] = this.#faults.splice(index, 1)
+        return twilioError(reply, fault!.status, fault!.code, fault!.message)
+      }
     })
 
     app.post<{ Params: { sid: string }; Body: Record<string, string> }>('/2010-04-01/Accounts/:sid/Messages.json', async (request, reply) => {
@@ -393,6 +429,22 @@ export class FakeTwilio {
       const wanted = request.params.messageSid.replace(/\.json$/, '')
       const message = this.#messages.find((item) => item.sid === wanted)
       if (!message) return twilioError(reply, 404, 20404, `The requested resource /2010-04-01/Accounts/${this.accountSid}/Messages/${wanted}.json was not found`)
+      return message
+    })
+
+    // The Message update: a redaction (Body=""), or a cancellation (Status=canceled) of a scheduled message.
+    app.post<{ Params: { sid: string; messageSid: string }; Body: Record<string, string> }>('/2010-04-01/Accounts/:sid/Messages/:messageSid', async (request, reply) => {
+      const wanted = request.params.messageSid.replace(/\.json$/, '')
+      const message = this.#messages.find((item) => item.sid === wanted)
+      if (!message) return twilioError(reply, 404, 20404, `The requested resource /2010-04-01/Accounts/${this.accountSid}/Messages/${wanted}.json was not found`)
+      const body = request.body ?? {}
+      if (body.Body !== undefined && body.Status !== undefined) return twilioError(reply, 400, 30400, 'Parameters are not valid: cannot cancel a message and redact its body at once')
+      if (body.Body === undefined && body.Status === undefined) return twilioError(reply, 400, 30400, 'Parameters are not valid: Body or Status is required')
+      if (body.Body === undefined) return twilioError(reply, 400, 30409, 'This message cannot be canceled')
+      if (body.Body !== '') return twilioError(reply, 400, 30400, 'Parameters are not valid: a redaction needs an empty Body')
+      if (IN_FLIGHT.has(message.status)) return twilioError(reply, 400, 20009, `Cannot redact the body of a message that is ${message.status}`)
+      message.body = ''
+      message.date_updated = rfc2822(this.#clock.now())
       return message
     })
 

@@ -883,6 +883,8 @@ export class FakeCalls {
       return entry.record
     })
     app.delete('/call/:id', async (request, reply) => {
+      const fault = this.#host.takeFault('DELETE /call')
+      if (fault && (await this.#host.answerFault(reply, fault))) return reply
       const entry = this.#entries.get((request.params as { id: string }).id)
       if (!entry || entry.deleted) return reply.code(404).send(vapiError(404, 'Call not found'))
       return this.#delete(entry)

@@ -22,7 +22,9 @@
  *   hang or drop; POST /chat: on a status).
  * - Every request is recorded (method, path, headers, body). Time comes from `options.clock`.
  *
- * Chat: `POST /chat` (JSON, or server-sent events with `stream: true`) and `GET /chat/:id`.
+ * Chat: `POST /chat` (JSON, or server-sent events with `stream: true`), `GET /chat/:id` and
+ * `DELETE /chat/:id` (200 with the chat as it was; afterwards GET, DELETE and a `previousChatId`
+ * naming it answer 404; `deletedChats` keeps what was deleted, for assertions; faults: 'DELETE /chat').
  * - Validation: unknown top-level properties; `input` required (a non-empty string or array);
  *   `sessionId` and `previousChatId` are mutually exclusive; `sessionId` with `assistantId` is
  *   refused; one of assistantId, assistant, squadId, squad, sessionId or previousChatId is required.
@@ -49,9 +51,11 @@
  *   Order: newest createdAt first (UNCONFIRMED: the brief does not say; ties newest-created first).
  * - `GET /call/:id`: the current record, moving with the scenario (status, endedReason, startedAt,
  *   endedAt, cost, costs, artifact, analysis, messages); 404 {"message":"Call not found"}.
- * - `DELETE /call/:id`: 200 with the call as deleted; a call not yet ended ends first (scheduled →
+ * - `DELETE /call/:id`: 200 with the call as deleted, ended calls too (Vapi deletes a call's data
+ *   whatever its status); a call not yet ended ends first (scheduled →
  *   scheduled-call-deleted, queued → manually-canceled, ringing/in progress → call-deleted, the last
- *   UNCONFIRMED) with a status-update; afterwards the data is gone (GET 404; `calls.get` keeps it).
+ *   UNCONFIRMED) with a status-update; afterwards the data is gone (GET and DELETE 404; `calls.get`
+ *   keeps it). Faults: 'DELETE /call'.
  * - Scenarios by customer number (default 'answered'): answered (queued → ringing → in-progress →
  *   5 utterances as speech-update/transcript partial+final/conversation-update → ended
  *   customer-ended-call → end-of-call-report with artifact {transcript, messages,
@@ -246,6 +250,8 @@ export class FakeVapi implements FakeVapiHost {
   readonly apiKey: string
   readonly requests: RecordedRequest[] = []
   readonly chats = new Map<string, FakeChat>()
+  /** Chats deleted through `DELETE /chat/:id`, by id (gone from `chats`). */
+  readonly deletedChats = new Map<string, FakeChat>()
   /** Phone calls: records, scenarios, webhook knobs and deliveries (vapi-calls.ts). */
   readonly calls: FakeCalls
   /** WebSocket calls and every call's control URL (vapi-transport.ts). */
@@ -431,6 +437,16 @@ export class FakeVapi implements FakeVapiHost {
     this.app.get('/chat/:id', async (request, reply) => {
       const chat = this.chats.get((request.params as { id: string }).id)
       if (!chat) return reply.code(404).send(vapiError(404, 'Chat not found'))
+      return chat
+    })
+    this.app.delete('/chat/:id', async (request, reply) => {
+      const fault = this.takeFault('DELETE /chat')
+      if (fault && (await this.answerFault(reply, fault))) return reply
+      const id = (request.params as { id: string }).id
+      const chat = this.chats.get(id)
+      if (!chat) return reply.code(404).send(vapiError(404, 'Chat not found'))
+      this.chats.delete(id)
+      this.deletedChats.set(id, chat)
       return chat
     })
   }

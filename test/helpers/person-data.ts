@@ -153,7 +153,7 @@ export const SEEDERS: readonly Seeder[] = [
       await db.insert(commitments).values({ userId: user.id, callId: call!.id, position: 0, text: `commitment ${marker}`, madeAt: now })
       const [text] = await db
         .insert(textMessages)
-        .values({ userId: user.id, kind: 'recap', dedupeKey: `recap:${call!.id}`, callId: call!.id, content: `recap ${marker}`, body: `Momentum Coach: recap ${marker}`, toNumber: `+1${user.phoneNumber}`, status: 'logged', createdAt: now, sentAt: now, updatedAt: now })
+        .values({ userId: user.id, kind: 'recap', dedupeKey: `recap:${call!.id}`, callId: call!.id, content: `recap ${marker}`, body: `Momentum Coach: recap ${marker}`, toNumber: `+1${user.phoneNumber}`, status: 'delivered', providerSid: `SM${randomBytes(16).toString('hex')}`, createdAt: now, sentAt: now, updatedAt: now })
         .returning()
       // Its number turned out to be a landline.
       await db.insert(textSuppressions).values({ userId: user.id, toNumber: `+1${user.phoneNumber}`, errorCode: 30006, textId: text!.id, createdAt: now })
@@ -171,7 +171,8 @@ export const SEEDERS: readonly Seeder[] = [
   {
     tables: ['conversations'],
     async seed({ db, user, clock, marker }) {
-      await db.insert(conversations).values({ userId: user.id, title: `chat ${marker}`, content: [{ id: randomBytes(8).toString('hex'), text: `message ${marker}`, sender: 'user', timestamp: clock.now().toISOString() }] })
+      // A conversation with the assistant at Vapi: the newest chat's id there.
+      await db.insert(conversations).values({ userId: user.id, title: `chat ${marker}`, content: [{ id: randomBytes(8).toString('hex'), text: `message ${marker}`, sender: 'user', timestamp: clock.now().toISOString() }], previousChatId: `chat-${marker}` })
     },
   },
   {

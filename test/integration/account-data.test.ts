@@ -16,12 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ErrorBodySchema } from '#common/errors'
 import { hashPassword } from '#server/auth/password'
 import { createSession } from '#server/auth/session'
-import { retainedBillingRecords, sessions, textMessages, users, type User } from '#server/db/schema'
+import { inboundTexts, retainedBillingRecords, sessions, textMessages, users, type User } from '#server/db/schema'
 import { createStripeClient } from '#server/integrations/stripe'
 import { createBullmqEnqueuer, type RunningWorkers } from '#server/jobs/bullmq'
 import { JOBS } from '#server/jobs/index'
 import type { Db } from '#server/db/client'
-import { EXPORT_FILES, partRows, USER_DATA } from '#server/services/account-data'
+import { EXPORT_FILES, partRows, PROCESSOR_DELETION_JOB, USER_DATA } from '#server/services/account-data'
 import { checkoutUser } from '#server/services/billing'
 import { localDateOf, PLACE_CALL_JOB, placeCallJobId } from '#server/services/calls'
 import { SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
@@ -310,7 +310,8 @@ describe('POST /api/account/delete', () => {
     const enqueuer = createBullmqEnqueuer({ jobs: JOBS, connection: redis.redis, prefix: bullmqPrefix() })
     const callJob = placeCallJobId({ userId: grace.user.id, slot: 'daily', localDate: localDateOf(clock.now(), 'America/New_York'), attempt: 0 })
     await enqueuer.enqueue(PLACE_CALL_JOB, { userId: grace.user.id, slot: 'daily', localDate: localDateOf(clock.now(), 'America/New_York'), attempt: 0, dueAt: new Date(clock.now().getTime() + 3_600_000).toISOString() }, { jobId: callJob, delayMs: 3_600_000 })
-    const [text] = await app.db.select({ id: textMessages.id }).from(textMessages).where(eq(textMessages.userId, grace.user.id))
+    const [text] = await app.db.select({ id: textMessages.id, sid: textMessages.providerSid }).from(textMessages).where(eq(textMessages.userId, grace.user.id))
+    const [inbound] = await app.db.select({ sid: inboundTexts.messageSid }).from(inboundTexts).where(eq(inboundTexts.fromNumber, `+1${grace.user.phoneNumber}`))
     await enqueuer.enqueue(SEND_TEXT_JOB, { id: text!.id }, { jobId: sendTextJobId(text!.id), delayMs: 3_600_000 })
     const queueOf = (name: string) => new Queue(JOBS.find((job) => job.name === name)!.queue, { connection: redis.redis, prefix: bullmqPrefix() })
     const callsQueue = queueOf(PLACE_CALL_JOB)
@@ -340,6 +341,15 @@ describe('POST /api/account/delete', () => {
       expect.objectContaining({ kind: 'subscription', item: 'plan:premium', status: 'canceled', accountDeletedAt: clock.now(), retainUntil: new Date(new Date(clock.now()).setUTCFullYear(clock.now().getUTCFullYear() + 10)) }),
     ])
 
+    // What the processors hold of her is left to a job with their ids only: never a name, number or body.
+    const processorsQueue = queueOf(PROCESSOR_DELETION_JOB)
+    const runs = (await processorsQueue.getJobs(['completed', 'failed', 'active', 'waiting', 'delayed'])).filter((run) => run.name === PROCESSOR_DELETION_JOB && JSON.stringify(run.data).includes(grace.marker))
+    await processorsQueue.close()
+    expect(runs).toHaveLength(1)
+    const ids = runs[0]!.data as { twilioMessages: string[] }
+    expect({ ...ids, twilioMessages: [...ids.twilioMessages].sort() }).toEqual({ vapiCalls: [`vapi-${grace.marker}`], vapiChatChains: [`chat-${grace.marker}`], vapiChats: [], twilioMessages: [text!.sid, inbound!.sid].sort() })
+    for (const personal of [grace.user.email, grace.user.fullName, grace.user.phoneNumber, `recap ${grace.marker}`, `hello ${grace.marker}`]) expect(JSON.stringify(ids)).not.toContain(personal)
+
     // The jobs that were waiting for her are gone from the queues.
     expect(await callsQueue.getJob(callJob)).toBeUndefined()
     expect(await textsQueue.getJob(sendTextJobId(text!.id))).toBeUndefined()
@@ -349,6 +359,12 @@ describe('POST /api/account/delete', () => {
     const mail = await smtp.waitForMail(grace.user.email, /^Your Momentum Coach account has been deleted$/)
     expect(mail.text).toContain('any card saved for it removed')
     expect(mail.text).toContain('no further payment will be taken')
+    // What the processors keep, and for how long.
+    expect(mail.text).toContain('Stripe, our payment processor, keeps your invoices and your customer record')
+    expect(mail.text).toContain('for 10 years')
+    expect(mail.text).toContain('Vapi, which runs our calls and the assistant, has been asked to delete your calls and chats')
+    expect(mail.text).toContain('Twilio, which carries our texts, has been asked to erase the words of the texts between you and us')
+    expect(mail.text).toContain('up to 30 days at Twilio')
 
     // The email can sign up again at once.
     const signup = await request(app, {

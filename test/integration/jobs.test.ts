@@ -131,6 +131,66 @@ describe('the in-process job runner (no REDIS_URL)', () => {
     await runner.stop()
   })
 
+  it('a run that fails after retryWith is tried again with only what was left, not what it did', async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    const done: string[] = []
+    const seen: string[][] = []
+    const batch = defineJob({
+      name: 'batch',
+      queue: 'test',
+      trigger: 'enqueue',
+      payload: z.object({ ids: z.array(z.string()) }).strict(),
+      attempts: 3,
+      backoffMs: 1000,
+      async handler(_services, payload, context) {
+        seen.push(payload.ids)
+        // 'b' fails on the first try; the others are done once.
+        const left = payload.ids.filter((id) => {
+          if (id === 'b' && context.attempt === 1) return true
+          done.push(id)
+          return false
+        })
+        if (left.length === 0) return
+        await context.retryWith({ ids: left })
+        throw new Error(`${left.length} left`)
+      },
+    })
+    const runner = startInProcessRunner({ jobs: [batch], services: servicesOn(clock), log, timers })
+    await runner.enqueue('batch', { ids: ['a', 'b', 'c'] })
+    advanceTo(clock.now())
+    await runner.drain()
+    advanceTo(at('2026-11-21T12:00:01Z'))
+    await runner.drain()
+    expect(seen).toEqual([['a', 'b', 'c'], ['b']])
+    expect(done).toEqual(['a', 'c', 'b'])
+    await runner.stop()
+  })
+
+  it('refuses a retryWith payload its job does not accept', async () => {
+    const clock = fakeClock(at('2026-11-21T12:00:00Z'))
+    const { timers, advanceTo } = manualTimers(clock)
+    const errors: string[] = []
+    const strict = defineJob({
+      name: 'strict',
+      queue: 'test',
+      trigger: 'enqueue',
+      payload: z.object({ ids: z.array(z.string()) }).strict(),
+      attempts: 1,
+      backoffMs: 0,
+      async handler(_services, _payload, context) {
+        // Not what the schema accepts (as a handler's bug would pass it).
+        await context.retryWith({ ids: [1] } as unknown as { ids: string[] }).catch((error: Error) => errors.push(error.message))
+      },
+    })
+    const runner = startInProcessRunner({ jobs: [strict], services: servicesOn(clock), log, timers })
+    await runner.enqueue('strict', { ids: [] })
+    advanceTo(clock.now())
+    await runner.drain()
+    expect(errors).toEqual([expect.stringMatching(/invalid payload/)])
+    await runner.stop()
+  })
+
   it("runs at most the queue's concurrency at once, as a BullMQ worker does", async () => {
     const clock = fakeClock(at('2026-11-21T12:00:00Z'))
     const { timers, advanceTo } = manualTimers(clock)

@@ -118,6 +118,39 @@ describe('the BullMQ worker (REDIS_URL)', () => {
     }
   })
 
+  it('tries a run that failed after retryWith again with only what was left (BullMQ keeps it with the job)', async () => {
+    const seen: string[][] = []
+    const batch = defineJob({
+      name: 'batch',
+      queue: 'test',
+      trigger: 'enqueue',
+      payload: z.object({ ids: z.array(z.string()) }).strict(),
+      attempts: 3,
+      backoffMs: 1,
+      async handler(_services, payload, context) {
+        seen.push(payload.ids)
+        const left = context.attempt === 1 ? payload.ids.filter((id) => id === 'b') : []
+        if (left.length === 0) return payload.ids.length
+        await context.retryWith({ ids: left })
+        throw new Error(`${left.length} left`)
+      },
+    })
+    const services = createServices(testConfig(), { db: database.db, redis: connection, clock: systemClock, log })
+    const workers = await startBullmqWorkers({ jobs: [batch], services, connection, prefix, log })
+    const events = new QueueEvents('test', { connection: connection.duplicate(), prefix })
+    await events.waitUntilReady()
+    const queue = new Queue('test', { connection, prefix })
+    const enqueuer = createBullmqEnqueuer({ jobs: [batch], connection, prefix })
+    try {
+      const run = await queue.getJob(await enqueuer.enqueue('batch', { ids: ['a', 'b', 'c'] }))
+      expect(await run!.waitUntilFinished(events, 15_000)).toBe(1)
+      expect(seen).toEqual([['a', 'b', 'c'], ['b']])
+    } finally {
+      await Promise.all([events.close(), queue.close(), enqueuer.close()])
+      await workers.close()
+    }
+  })
+
   it('runs as `npm run worker`: logs ready, and exits 0 on SIGTERM', async () => {
     const worker = spawnEntry('worker/index.ts', { DATABASE_URL: database.url, REDIS_URL: redis.url })
     await worker.waitFor(/worker ready/)

@@ -5,8 +5,9 @@
  * from the person, into retained_billing_records; the rows no foreign key reaches are deleted;
  * and deleting the users row cascades to every other table (tables.ts lists them all). After the
  * commit: the person's open sockets close, the jobs still waiting for them leave the queue, the
- * calls Vapi may still place are deleted there, and the last email goes out. The email is free
- * to sign up again at once.
+ * calls Vapi may still place are deleted there, what the processors keep of the person (Vapi's
+ * calls and chats, Twilio's text bodies) is left to the processor-deletion job (processors.ts),
+ * and the last email goes out. The email is free to sign up again at once.
  */
 import { and, eq, gt, inArray, isNotNull, or, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
@@ -20,6 +21,7 @@ import { keepTrialClaim, type Billing, type CancelledSubscription } from '#serve
 import { CANCEL_DELETED_CALLS_JOB, localDateOf, PLACE_CALL_JOB, placeCallJobId, REVOKED_RECHECK_MS, testCallJobId, type DeletedCall } from '#server/services/calls'
 import { REPORT_DELIVERY_JOB, reportDeliveryJobId } from '#server/services/reports'
 import { SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
+import { noProcessorIds, PROCESSOR_DELETION_JOB, processorPayloads, type ProcessorIds } from './processors'
 import { USER_DATA } from './tables'
 
 /** How long the billing records of a deleted account are kept: the longest period that applies (10 years). */
@@ -43,6 +45,8 @@ type Deleted = {
   vapiNow: DeletedCall[]
   /** Dials that may be on their way: looked for again once any dial request has ended. */
   vapiLater: DeletedCall[]
+  /** What the processors keep of the person, by their ids (the rows' provider ids). */
+  atProcessors: ProcessorIds
   retained: number
 }
 
@@ -130,12 +134,25 @@ async function deleteRows(db: Db, userId: string, cancelled: readonly CancelledS
     await keepTrialClaim(tx, userId, now)
     // The rows no foreign key reaches (found through the person's calls and numbers), then the
     // person: every table with a foreign key to users cascades (the consent ledger's trigger lets
-    // only that cascade delete its rows).
+    // only that cascade delete its rows). On the way, the ids under which the processors keep
+    // what these rows held, from the very rows that go (an explicit deletion returns them; a
+    // cascade's rows are read first): what stays (a text another account shares) stays there too.
+    const atProcessors = noProcessorIds()
+    const collect = (kind: keyof ProcessorIds, rows: Array<{ id: unknown }>) => {
+      for (const { id } of rows) if (typeof id === 'string' && id !== '') atProcessors[kind].push(id)
+    }
     for (const part of USER_DATA) {
-      if (part.deletion === 'explicit') await tx.delete(part.table).where(part.deleteRows?.(userId) ?? part.rowsOf(userId))
+      const held = part.atProcessor
+      if (part.deletion === 'explicit') {
+        const rows = tx.delete(part.table).where(part.deleteRows?.(userId) ?? part.rowsOf(userId))
+        if (held) collect(held.kind, await rows.returning({ id: held.column }))
+        else await rows
+      } else if (held) {
+        collect(held.kind, await tx.select({ id: held.column }).from(part.table).where(and(part.rowsOf(userId), isNotNull(held.column))))
+      }
     }
     await tx.delete(users).where(eq(users.id, userId))
-    return { email: user.email, jobs, vapiNow, vapiLater, retained }
+    return { email: user.email, jobs, vapiNow, vapiLater, atProcessors, retained }
   })
 }
 
@@ -168,6 +185,12 @@ export async function deleteAccount(deps: DeletionDeps, userId: string, input: {
   if (deleted.vapiNow.length > 0) await jobs.enqueue(CANCEL_DELETED_CALLS_JOB, { calls: deleted.vapiNow }).catch(warn('could not enqueue the cancellation of calls at Vapi'))
   if (deleted.vapiLater.length > 0) {
     await jobs.enqueue(CANCEL_DELETED_CALLS_JOB, { calls: deleted.vapiLater }, { delayMs: REVOKED_RECHECK_MS }).catch(warn('could not enqueue the second look for calls at Vapi'))
+  }
+  // Vapi's calls and chats, Twilio's text bodies: by their ids only, retried until done.
+  const { payloads, malformed } = processorPayloads(deleted.atProcessors)
+  if (malformed > 0) log.warn({ userId, malformed }, 'account deletion: ids of a form no processor uses were left out of the processor deletion')
+  for (const payload of payloads) {
+    await jobs.enqueue(PROCESSOR_DELETION_JOB, payload).catch((error: unknown) => log.warn({ err: error, userId, ids: payload }, 'account deletion: could not enqueue the deletion at the processors'))
   }
   await deps.accounts.sendAccountDeletedEmail(deleted.email).catch(warn('could not queue the last email'))
 }

@@ -1,8 +1,9 @@
 /**
  * The person's own data (issue 16, docs/decisions/051): "Export my data" (a ZIP streamed as it is
  * written, at most once in 10 minutes) and "Delete my account" (re-authentication, Stripe stopped,
- * one transaction, what billing law keeps detached from the person). tables.ts is the one list of
- * where a person's data lives; both read it.
+ * one transaction, what billing law keeps detached from the person, then the processors asked to
+ * delete what they keep: docs/decisions/064). tables.ts is the one list of where a person's data
+ * lives; both read it.
  */
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client'
@@ -10,9 +11,11 @@ import type { Clock } from '#server/lib/clock'
 import type { JobQueue } from '#server/services/accounts'
 import { deleteAccount, type DeletionDeps } from './deletion'
 import { claimExport, exportArchive, exportFileName } from './export'
+import { deleteAtProcessors, type ProcessorClients, type ProcessorIds, type ProcessorRun } from './processors'
 
 export { partRows } from './export'
 export { EXPORT_FILES, USER_DATA } from './tables'
+export { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS, PROCESSOR_DELETION_JOB, ProcessorIdsSchema, type ProcessorClients, type ProcessorIds } from './processors'
 
 export type AccountDataDeps = {
   db: Db
@@ -21,6 +24,8 @@ export type AccountDataDeps = {
   jobs: JobQueue
   accounts: DeletionDeps['accounts']
   billing: DeletionDeps['billing']
+  /** Vapi and Twilio as the deletion asks them (undefined: not configured). */
+  processors: ProcessorClients
 }
 
 export type AccountData = ReturnType<typeof createAccountData>
@@ -40,5 +45,7 @@ export function createAccountData(deps: AccountDataDeps) {
     },
     /** Deletes the person's account (the typed email and the password first: 400 / 401 naming the field). */
     deleteAccount: (userId: string, input: { password: string; email: string }) => deleteAccount(deps, userId, input),
+    /** One run of the processor-deletion job: a deleted account's calls and chats at Vapi, its texts' bodies at Twilio. */
+    deleteAtProcessors: (ids: ProcessorIds, run: ProcessorRun) => deleteAtProcessors(deps.processors, ids, run),
   }
 }

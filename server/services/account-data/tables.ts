@@ -7,6 +7,7 @@
  */
 import { eq, sql, type SQL } from 'drizzle-orm'
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core'
+import type { ProcessorIdKind } from './processors'
 import {
   accountDataExports,
   coachingCallEvents,
@@ -59,6 +60,12 @@ export type UserDataPart = {
   deletion: 'cascade' | 'explicit'
   /** The rows an explicit deletion takes, when not all of `rowsOf` (what others share stays). */
   deleteRows?(userId: string): SQL
+  /**
+   * The column naming what a processor keeps of a row (Vapi's call or chat, Twilio's message):
+   * the deletion collects it from the very rows it deletes, and the processors' job deletes or
+   * redacts it there (processors.ts).
+   */
+  atProcessor?: { kind: ProcessorIdKind; column: PgColumn }
 }
 
 export type ExportFile = {
@@ -107,7 +114,15 @@ export const EXPORT_FILES: readonly ExportFile[] = [
     title: 'Your coaching calls',
     about: 'Every coaching call (daily, evening, test and in-app voice calls): when it was due and placed, how it ended, its length, summary, mood and energy, the life areas discussed, the commitments made and the full transcript; each call\'s timeline of events; and the list of status messages the call provider sent about your calls (their content is what the calls hold; the raw messages also carry our own provider configuration, so only their type and times are listed).',
     parts: [
-      { key: 'calls', description: 'Your calls, oldest first, with summary and transcript.', table: coachingCalls, rowsOf: userIs(coachingCalls.userId), orderBy: [coachingCalls.callDate, coachingCalls.id], deletion: 'cascade' },
+      {
+        key: 'calls',
+        description: 'Your calls, oldest first, with summary and transcript.',
+        table: coachingCalls,
+        rowsOf: userIs(coachingCalls.userId),
+        orderBy: [coachingCalls.callDate, coachingCalls.id],
+        deletion: 'cascade',
+        atProcessor: { kind: 'vapiCalls', column: coachingCalls.vapiCallId },
+      },
       { key: 'timeline', description: "Each call's timeline (scheduled, dialled, ringing, answered, ended, report, retries...), by call_id.", table: coachingCallEvents, rowsOf: userIs(coachingCallEvents.userId), orderBy: [coachingCallEvents.id], deletion: 'cascade' },
       {
         key: 'providerMessages',
@@ -130,7 +145,18 @@ export const EXPORT_FILES: readonly ExportFile[] = [
     name: 'conversations.json',
     title: 'Your conversations with the assistant',
     about: 'Every saved chat with the assistant (typed, and the transcripts of voice chats in the app), each with its messages in order in "content" (id, text, sender: user or ai, timestamp).',
-    parts: [{ key: 'conversations', description: 'Your conversations with their messages.', table: conversations, rowsOf: userIs(conversations.userId), omit: ['previousChatId'], orderBy: [conversations.createdAt, conversations.id], deletion: 'cascade' }],
+    parts: [
+      {
+        key: 'conversations',
+        description: 'Your conversations with their messages.',
+        table: conversations,
+        rowsOf: userIs(conversations.userId),
+        omit: ['previousChatId'],
+        orderBy: [conversations.createdAt, conversations.id],
+        deletion: 'cascade',
+        atProcessor: { kind: 'vapiChatChains', column: conversations.previousChatId },
+      },
+    ],
   },
   {
     name: 'courses.json',
@@ -180,7 +206,15 @@ export const EXPORT_FILES: readonly ExportFile[] = [
     title: 'Your text messages',
     about: 'The texts we sent you or held for you (call recaps, missed-call notices, weekly report links) with what happened to each, the texts you sent to our number, and any number of yours our texts could not reach.',
     parts: [
-      { key: 'sent', description: 'Texts to you: the words, the body as sent, the number, the status and the times.', table: textMessages, rowsOf: userIs(textMessages.userId), orderBy: [textMessages.createdAt, textMessages.id], deletion: 'cascade' },
+      {
+        key: 'sent',
+        description: 'Texts to you: the words, the body as sent, the number, the status and the times.',
+        table: textMessages,
+        rowsOf: userIs(textMessages.userId),
+        orderBy: [textMessages.createdAt, textMessages.id],
+        deletion: 'cascade',
+        atProcessor: { kind: 'twilioMessages', column: textMessages.providerSid },
+      },
       {
         key: 'received',
         description: 'Texts from your number to ours (STOP, START, HELP and anything else) that reached your account when they arrived, with our answer.',
@@ -190,6 +224,8 @@ export const EXPORT_FILES: readonly ExportFile[] = [
         rowsOf: (userId) => sql`${inboundTexts.messageSid} in ${textsHeldBy(userId)}`,
         orderBy: [inboundTexts.receivedAt, inboundTexts.messageSid],
         deletion: 'explicit',
+        // The texts the deletion takes (deleteRows) are redacted at Twilio too; those it keeps are not.
+        atProcessor: { kind: 'twilioMessages', column: inboundTexts.messageSid },
         // A text another account also holds stays: it is that account's too. Its row for this
         // account goes with the account (the cascade of inbound_text_accounts).
         deleteRows: (userId) => sql`${inboundTexts.messageSid} in ${textsHeldBy(userId)} and not exists (

@@ -341,7 +341,12 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
         greeting: 'Hello,',
         paragraphs: [
           'As you asked, your Momentum Coach account has been deleted: your profile, goals, calls, conversations, course progress and settings are gone, your subscription was cancelled and any card saved for it removed, so no further payment will be taken, and every device was signed out.',
-          'Only the payment records that tax and accounting law require us to keep remain, without your name or email, until the end of their legal retention period.',
+          'With us, only the payment records that tax and accounting law require us to keep remain, without your name or email, until the end of their legal retention period.',
+          // What the processors keep, and for how long (docs/decisions/051 and 064).
+          'Stripe, our payment processor, keeps your invoices and your customer record (your name, email and payments) for 10 years, because tax and accounting law requires it.',
+          'Vapi, which runs our calls and the assistant, has been asked to delete your calls and chats, with their recordings and transcripts.',
+          'Twilio, which carries our texts, has been asked to erase the words of the texts between you and us (a text still on its way is erased once it has arrived, within a day). Twilio keeps the record that each text was sent (the two numbers, the time and whether it arrived): by its published defaults, 13 months in its message log and then in its archive.',
+          'Copies can remain in their backups for a while: up to 30 days at Twilio; Vapi does not publish how long.',
         ],
         footer: 'You are welcome back any time: you can sign up again with this email. If you did not ask for this, reply to this email.',
       }),
