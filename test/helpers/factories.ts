@@ -38,3 +38,11 @@ export async function insertUser(db: Db, overrides: Partial<typeof users.$inferI
 export async function setConsent(db: Db, userId: string, channel: ConsentChannel, granted: boolean, at: Date): Promise<void> {
   await db.insert(consentEvents).values({ userId, channel, action: granted ? 'granted' : 'revoked', source: 'settings', text: `test: ${channel} ${granted ? 'on' : 'off'}`, at })
 }
+
+/** Records that the person proved `phoneNumber` theirs (as the code texted to it would: docs/decisions/060). */
+export async function proveNumber(db: Db, userId: string, phoneNumber: string): Promise<void> {
+  await db
+    .insert(phoneProofs)
+    .values({ userId, phoneNumber, method: 'code', provenAt: new Date() })
+    .onConflictDoUpdate({ target: phoneProofs.userId, set: { phoneNumber, method: 'code' } })
+}

@@ -182,6 +182,7 @@ describe('GET /api/calls/next', () => {
       next: { at: '2026-11-21T12:30:00.000Z', slot: 'daily', kind: 'check_in', localDate: '2026-11-21', localTime: '07:30', timeZone: 'America/New_York' },
       reason: null,
       pausedUntil: null,
+      startNumber: null,
     })
     clock.set(new Date('2026-11-21T12:31:00Z'))
     expect((await nextOf(user)).next).toMatchObject({ at: '2026-11-22T12:30:00.000Z', localDate: '2026-11-22' })
@@ -208,7 +209,7 @@ describe('GET /api/calls/next', () => {
   })
 
   it('gives each reason there is no call', async () => {
-    expect(await nextOf(await person(), unconfigured)).toEqual({ next: null, reason: 'not_configured', pausedUntil: null })
+    expect(await nextOf(await person(), unconfigured)).toEqual({ next: null, reason: 'not_configured', pausedUntil: null, startNumber: null })
 
     const unpaid = await signedInUser(app)
     expect(await app.services.calls.next(unpaid.user.id)).toMatchObject({ next: null, reason: 'payment' })
@@ -234,6 +235,7 @@ describe('GET /api/calls/next', () => {
       next: { at: '2026-11-25T12:30:00.000Z', slot: 'daily', kind: 'check_in', localDate: '2026-11-25', localTime: '07:30', timeZone: 'America/New_York' },
       reason: null,
       pausedUntil: '2026-11-25',
+      startNumber: null,
     })
     // Once the day has come, the pause is over.
     clock.set(new Date('2026-11-25T05:00:00Z'))
@@ -281,6 +283,9 @@ describe('GET and PUT /api/calls/schedule', () => {
       eveningAvailable: false,
       pausedUntil: null,
       callsEnabled: true,
+      phoneVerified: true,
+      phoneStopped: false,
+      startNumber: '(555) 555-0123',
     })
     const elite = await person({ plan: 'elite' })
     expect((await get(elite, '/api/calls/schedule')).json()).toMatchObject({ eveningAvailable: true, eveningCallTime: null })
@@ -345,6 +350,9 @@ describe('GET and PUT /api/calls/schedule', () => {
       eveningAvailable: true,
       pausedUntil: null,
       callsEnabled: true,
+      phoneVerified: true,
+      phoneStopped: false,
+      startNumber: '(555) 555-0123',
     })
     // 6:00 AM in Chicago: the daily call at 8:00 is next (14:00Z).
     expect((await nextOf(user)).next).toMatchObject({ at: '2026-11-21T14:00:00.000Z', localTime: '08:00', timeZone: 'America/Chicago', slot: 'daily' })

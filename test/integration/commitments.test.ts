@@ -14,6 +14,7 @@ import type { ScenarioInput } from '../fakes/vapi-calls'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { proveNumber } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
 
@@ -107,9 +108,10 @@ async function jumpTo(to: Date): Promise<void> {
 
 /** A paid person with a 10:00 AM New York call and a session; `scenario` is what their phone does. */
 async function person(scenario?: ScenarioInput) {
-  const phone = `555${String(phoneCounter++).padStart(7, '0')}`
+  const phone = `2025${String(phoneCounter++).padStart(6, '0')}`
   const signedIn = await signedInUser(app, { paid: 'basic' })
   await database.db.update(profiles).set({ onboardingCompleted: true, dailyCallTime: '10:00', timezone: 'America/New_York', phoneNumber: phone }).where(eq(profiles.id, signedIn.user.id))
+  await proveNumber(database.db, signedIn.user.id, phone)
   if (scenario) fake.calls.setScenario(`+1${phone}`, scenario)
   return { ...signedIn, phone: `+1${phone}` }
 }

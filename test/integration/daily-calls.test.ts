@@ -102,7 +102,7 @@ async function advanceTo(to: Date): Promise<void> {
 type PersonOptions = { plan?: PlanId; time?: string; zone?: string; scenario?: ScenarioInput; evening?: string | null }
 
 async function person(options: PersonOptions = {}) {
-  const phone = `555${String(phoneCounter++).padStart(7, '0')}`
+  const phone = `2025${String(phoneCounter++).padStart(6, '0')}`
   const user = await insertUser(database.db, { phoneNumber: phone })
   await database.db
     .update(profiles)
