@@ -174,12 +174,18 @@ describe('chat turns: a monthly budget per plan, in the person’s own month', (
     expect((await send(who, id, 'A new day')).statusCode).toBe(201)
   })
 
-  it('two tabs at once never spend more than is left: exactly the turns left are taken', async () => {
+  it('two tabs at once, on two servers, never spend more than is left: exactly the turns left are taken', async () => {
     const who = await member('basic')
     const month = USAGE_BUDGETS.basic.chatTurns.month
     await turnsOn(who.user.id, '2026-06-02', month - 3)
     const ids = await Promise.all([conversation(who), conversation(who)])
-    const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => send(who, ids[i % 2]!, `Tab ${i % 2} message ${i}`)))
+    // A second server on the same database (as WEB_CONCURRENCY or another machine runs it).
+    const other = await buildTestApp({ database, clock, env: { VAPI_API_KEY: fake.apiKey, VAPI_ASSISTANT_ID: 'asst_test_coach', VAPI_API_URL: fake.url } })
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 === 0 ? app : other).inject({ method: 'POST', url: `/api/conversations/${ids[i % 2]!}/messages`, headers: who.headers, payload: { text: `Tab ${i % 2} message ${i}` } }),
+      ),
+    ).finally(() => other.close())
     const statuses = responses.map((response) => response.statusCode).sort()
     expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429])
     expect(fake.requestsTo('POST', '/chat')).toHaveLength(3)
