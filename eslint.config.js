@@ -6,7 +6,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 /** The server's domains: each is reached from outside its folder through its index.ts only. */
-const DOMAINS = ['accounts', 'account-data', 'billing', 'calls', 'chat', 'commitments', 'consent', 'courses', 'goals', 'live', 'maintenance', 'phones', 'reports', 'texts', 'voice']
+const DOMAINS = ['accounts', 'account-data', 'billing', 'calls', 'chat', 'commitments', 'consent', 'courses', 'goals', 'live', 'maintenance', 'phones', 'reports', 'texts', 'usage', 'voice']
 
 /**
  * The server's layers, lowest first: a folder may import its own layer and those below it, never

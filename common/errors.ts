@@ -78,6 +78,8 @@ export const ERRORS = {
   CONVERSATION_TOO_LARGE: { status: 413, message: 'This conversation has reached its size limit. Please start a new chat.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body has an unsupported media type.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Please try again later.' },
+  /** The plan's in-app budget (voice minutes or chat turns) is spent for the month or the day (common/usage.ts); Retry-After says until when. */
+  USAGE_LIMIT_REACHED: { status: 429, message: "You've used your plan's allowance for now. Your account page shows when it comes back." },
   // 5xx
   INTERNAL: { status: 500, message: 'Something went wrong on our side. Please try again.' },
   /** The service's daily cap on code texts is reached (PHONE_CODES_DAILY_CAP). */

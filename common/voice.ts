@@ -38,11 +38,17 @@ export const VOICE_FORCED_END_MS = 2000
 /** A typed message sent into a voice call. */
 export const VOICE_TEXT_MAX = 4000
 
-/** Why a voice call ended, as the browser is told. */
+/**
+ * Why a voice call ended, as the browser is told. `max-duration`: the ceiling of one call
+ * (common/usage.ts); `monthly-limit` / `daily-limit`: the plan's voice minutes for the month, or
+ * for the day, ran out during the call.
+ */
 export const VOICE_END_REASONS = [
   'user-ended',
   'assistant-ended',
   'max-duration',
+  'monthly-limit',
+  'daily-limit',
   'no-audio',
   'disconnected',
   'signed-out',

@@ -31,6 +31,7 @@ import { createMaintenance } from '#server/services/maintenance'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
 import { createTexts } from '#server/services/texts'
+import { createUsage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
 
 export type ServiceDeps = {
@@ -112,6 +113,9 @@ export function createServices(config: Config, deps: ServiceDeps) {
       })
     : memoryLiveBus(now)
 
+  // The plan's in-app budget: the chat's turns, the voice gateway's minutes, the account page's figures.
+  const usage = createUsage({ db, clock })
+
   const calls = createCalls({
     db,
     clock,
@@ -122,8 +126,11 @@ export function createServices(config: Config, deps: ServiceDeps) {
     smsNumber: config.smsOptInNumber,
     jobs: deps.jobs ?? noJobQueue,
     live: liveBus,
-    // A completed call's recap, a missed call's text.
-    onFinal: (final) => texts.afterCall(final),
+    // A voice call in the app: Vapi's duration raises its count; a completed call's recap, a missed call's text.
+    onFinal: async (final) => {
+      await usage.callBilled(final.call).catch((error: unknown) => log.warn({ err: error, callId: final.call.id }, 'usage: could not count the duration Vapi reported'))
+      await texts.afterCall(final)
+    },
   })
   const texts = createTexts({
     db,
@@ -138,7 +145,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     callsRevoked: (userId, cause) => calls.revoked(userId, cause),
   })
   const live = createLive({ bus: liveBus, log, current: (userId) => calls.liveNow(userId), end: (userId, callId) => calls.endLive(userId, callId) })
-  const chat = createChat({ db, clock, vapiChat, settings: chatSettings })
+  const chat = createChat({ db, clock, vapiChat, settings: chatSettings, turns: { take: (tx, userId) => usage.takeChatTurn(tx, userId) } })
   const voice = createVoice({
     clock,
     timers: deps.timers ?? realTimers,
@@ -146,6 +153,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     vapi: vapiVoice,
     webCalls: calls.webCalls,
     conversations: chat.voice,
+    budget: usage,
     sessionIsLive: (sessionId) => accounts.sessionIsLive(sessionId),
     firstMessage: WEB_CALL_FIRST_MESSAGE,
     redis: deps.redis,
@@ -198,6 +206,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     consent: createConsent({ db, clock, smsNumber: config.smsOptInNumber }),
     /** Texts: the inbound webhook, the outbox (recaps, missed calls, the weekly report's link), the opt-in screen's signal. */
     texts,
+    /** The plan's in-app budget: voice minutes and chat turns used and left (the account page). */
+    usage,
     /** The commitment loop: open commitments, the kept rate, marking one done. */
     commitments: createCommitments({ db, clock }),
     chat,

@@ -14,6 +14,7 @@ import {
   UpdateProfileBodySchema,
 } from '#common/account'
 import { ErrorBodySchema } from '#common/errors'
+import { AccountUsageResponseSchema } from '#common/usage'
 import { perUserLimit } from '../lib/route-hooks'
 import { AUTH_POST_LIMIT } from './auth'
 
@@ -48,6 +49,20 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'session', cache: 'no-store' },
     },
     async (request) => accounts.account(request.user.id),
+  )
+
+  app.get(
+    '/api/account/usage',
+    {
+      schema: {
+        tags: ['account'],
+        summary:
+          "This month's and today's use of the plan's in-app budget (voice minutes in the app, messages to the assistant), the limits, what is left and when each comes back, in the person's time zone",
+        response: { 200: AccountUsageResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
+      },
+      config: { auth: 'session', cache: 'no-store' },
+    },
+    async (request) => app.services.usage.summary(request.user.id),
   )
 
   app.patch(

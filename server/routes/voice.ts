@@ -21,7 +21,8 @@ const DESCRIPTION =
   '640 bytes; at most 4 KB, else close 1009; faster than 1.5x real time closes 1008). Text frames: one JSON message each ' +
   '(at most 8 KB, else close 1009): the browser sends start, end, text, mute, watch-calls, end-phone-call; the server sends ' +
   'hello, status, transcript, speech, interrupted, ended, error, phone-call, phone-transcript (common/voice.ts; README). ' +
-  'Too many frames close 1008; no audio for 60 s ends the call (no-audio), as does the plan\'s call length (max-duration).'
+  'Too many frames close 1008; no audio for 60 s ends the call (no-audio), as do the 30-minute ceiling (max-duration) and the ' +
+  "plan's voice minutes running out (monthly-limit, daily-limit); a start with none left is the error USAGE_LIMIT_REACHED."
 
 /**
  * GET /api/voice: the realtime voice gateway's socket (server/services/voice). WebSocket support is

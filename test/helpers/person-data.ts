@@ -30,6 +30,8 @@ import {
   subscribers,
   textMessages,
   textSuppressions,
+  usageDays,
+  usageVoiceCalls,
   userActivity,
   vapiWebhookEvents,
   weeklyReports,
@@ -166,6 +168,16 @@ export const SEEDERS: readonly Seeder[] = [
         receivedAt: now,
         processedAt: now,
       })
+    },
+  },
+  {
+    tables: ['usage_days', 'usage_voice_calls'],
+    async seed({ db, user, clock }) {
+      // Chat turns taken today, and a voice call in the app that counted 95 seconds.
+      const now = clock.now()
+      await db.insert(usageDays).values({ userId: user.id, localDate: '2026-11-20', chatTurns: 12, updatedAt: now })
+      const [call] = await db.insert(coachingCalls).values({ userId: user.id, callDate: now, slot: 'web', kind: 'web', completionStatus: 'completed', callDuration: 95, timeZone: 'America/New_York' }).returning()
+      await db.insert(usageVoiceCalls).values({ callId: call!.id, userId: user.id, localDate: '2026-11-20', seconds: 95, updatedAt: now })
     },
   },
   {

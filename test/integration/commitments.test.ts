@@ -197,7 +197,7 @@ describe('the commitment loop through the Vapi webhook', () => {
     const who = await person({ name: 'answered', result: { commitments: ['Meditate five minutes', 'Plan meals'] } })
     await advanceTo(at('2026-06-15T14:10:00Z'))
     const open = await commitmentsOf(who.user.id)
-    const web = await app.services.calls.webCalls.open(who.user.id)
+    const web = await app.services.calls.webCalls.open(who.user.id, 600)
     expect(web.variableValues.openCommitments).toBe('1. Meditate five minutes\n2. Plan meals')
     const [row] = await database.db.select().from(coachingCalls).where(eq(coachingCalls.id, web.callId))
     expect(row).toMatchObject({ slot: 'web', askedCommitmentIds: open.map((commitment) => commitment.id) })

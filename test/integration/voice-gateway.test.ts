@@ -12,11 +12,12 @@ import { join } from 'node:path'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { AccountUsageResponseSchema } from '#common/usage'
 import { VOICE_FRAME_BYTES, VOICE_MAX_BINARY_FRAME_BYTES, VOICE_MAX_TEXT_FRAME_BYTES, type VoiceServerMessage } from '#common/voice'
 import { hashPassword } from '#server/auth/password'
 import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
-import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, users, vapiWebhookEvents } from '#server/db/schema'
+import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, subscribers, usageDays, usageVoiceCalls, users, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
 import { redisAddressSlots, redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
@@ -100,6 +101,16 @@ afterEach(async () => {
 
 async function paidUser(plan: 'basic' | 'premium' | 'elite' = 'basic'): Promise<SignedIn> {
   return signedInUser(app, { paid: plan })
+}
+
+/** A member whose plan runs (past its free trial, which has a budget of its own), on the test clock. */
+async function member(plan: 'basic' | 'premium' | 'elite'): Promise<SignedIn> {
+  const who = await signedInUser(app)
+  const now = clock.now()
+  await database.db
+    .insert(subscribers)
+    .values({ userId: who.user.id, subscribed: true, tier: plan, status: 'active', source: 'testing', trialEnd: new Date(now.getTime() - 30 * 86_400_000), createdAt: now, updatedAt: now })
+  return who
 }
 
 async function open(headers: Record<string, string>): Promise<VoiceClient> {
@@ -266,6 +277,7 @@ describe('a voice call', () => {
     expect(body.phoneNumberId).toBeUndefined()
     const overrides = body.assistantOverrides
     expect(Object.keys(overrides.variableValues).sort()).toEqual([...CALL_VARIABLES].sort())
+    // The free trial's 10 voice minutes a day bound the call (docs/decisions/061).
     expect(overrides.variableValues).toMatchObject({ callKind: '', maxMinutes: '10', localDate: '2026-06-15', firstName: 'Test' })
     expect(overrides.firstMessage).toBe(WEB_CALL_FIRST_MESSAGE)
     expect(overrides.maxDurationSeconds).toBe(600)
@@ -337,6 +349,8 @@ describe('a voice call', () => {
       ['user', 'Quietly now'],
       ['ai', 'echo:Quietly now'],
     ])
+    // What was said in the call counts as voice minutes, never as chat turns.
+    expect(await database.db.select().from(usageDays).where(eq(usageDays.userId, user.id))).toEqual([])
 
     // The webhooks (not the socket) complete the call's row: a web call in the call history, never retried.
     await settleWebhooks()
@@ -513,17 +527,166 @@ describe('the caps', () => {
     expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
     expect(client.closed).toBeNull()
   })
+})
 
-  it("the plan's call length ends the call (max-duration), on the test clock", async () => {
+// ---- the plan's budget (docs/decisions/061) ------------------------------------------------------
+
+describe("the plan's budget", () => {
+  /** Voice seconds the person already used on a local date (an earlier call in the app). */
+  async function usedVoice(userId: string, localDate: string, seconds: number): Promise<void> {
+    const [call] = await database.db.insert(coachingCalls).values({ userId, callDate: clock.now(), slot: 'web', kind: 'web', completionStatus: 'completed', callDuration: seconds }).returning()
+    await database.db.insert(usageVoiceCalls).values({ callId: call!.id, userId, localDate, seconds, updatedAt: clock.now() })
+  }
+
+  /** What the gateway counted per call of the person's (seeded ones included), oldest first. */
+  const counted = async (userId: string) =>
+    (await database.db.select({ localDate: usageVoiceCalls.localDate, seconds: usageVoiceCalls.seconds, callDate: coachingCalls.callDate }).from(usageVoiceCalls).innerJoin(coachingCalls, eq(coachingCalls.id, usageVoiceCalls.callId)).where(eq(usageVoiceCalls.userId, userId)).orderBy(asc(coachingCalls.callDate), asc(usageVoiceCalls.updatedAt))).map(({ localDate, seconds }) => ({ localDate, seconds }))
+
+  const askedFor = (index: number) => {
+    const body = fake.requestsTo('POST', '/call')[index]!.body as { assistantOverrides: { maxDurationSeconds: number; variableValues: Record<string, string> } }
+    return { seconds: body.assistantOverrides.maxDurationSeconds, maxMinutes: body.assistantOverrides.variableValues.maxMinutes }
+  }
+
+  /** A script keeping its call billable: a silent frame every 30 s (the no-audio cap never fires), for `ms`. */
+  async function streamSilence(client: VoiceClient, ms: number): Promise<void> {
+    for (let spent = 0; spent < ms; spent += 30_000) {
+      client.sendRaw(audioFrame(false))
+      await client.roundTrip()
+      advance(Math.min(30_000, ms - spent))
+    }
+  }
+
+  it("a call runs past the phone call's length (10 minutes on Premium), until the 30-minute ceiling (max-duration)", async () => {
     app.services.voice.settings.noAudioMs = 3_600_000
-    const { headers } = await paidUser('basic')
+    const { user, headers } = await member('premium')
     const client = await open(headers)
     const callId = await startCall(client)
-    advance(299_000)
+    expect(askedFor(0)).toEqual({ seconds: 1800, maxMinutes: '30' })
+    advance(1_799_000)
     expect(client.messages.some((m) => m.type === 'ended')).toBe(false)
     advance(1_000)
     expect(await endedOf(client)).toMatchObject({ reason: 'max-duration' })
     expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    expect(await counted(user.id)).toEqual([{ localDate: '2026-06-15', seconds: 1800 }])
+  })
+
+  it("the month's minutes end a call (monthly-limit); the next start is refused before Vapi is asked, until the person's 1st", async () => {
+    app.services.voice.settings.noAudioMs = 3_600_000
+    const { user, headers } = await member('basic')
+    // 58 of Basic's 60 minutes used earlier this month: 2 minutes left.
+    await usedVoice(user.id, '2026-06-02', 58 * 60)
+    const client = await open(headers)
+    const callId = await startCall(client)
+    expect(askedFor(0)).toEqual({ seconds: 120, maxMinutes: '2' })
+    advance(119_000)
+    expect(client.messages.some((m) => m.type === 'ended')).toBe(false)
+    advance(1_000)
+    expect(await endedOf(client)).toMatchObject({ reason: 'monthly-limit' })
+    expect(endCallsReceived(fake.transport.stats(callId))).toHaveLength(1)
+    expect(await counted(user.id)).toEqual([
+      { localDate: '2026-06-02', seconds: 3480 },
+      { localDate: '2026-06-15', seconds: 120 },
+    ])
+
+    // Nothing left: `start` is refused with the reason, no `connecting`, no call at Vapi, no row.
+    const from = client.messages.length
+    client.send({ type: 'start', v: 1 })
+    expect(await client.next('error', () => true, from)).toEqual({
+      type: 'error',
+      code: 'USAGE_LIMIT_REACHED',
+      message: "You've used this month's 60 voice minutes. They come back on July 1.",
+    })
+    await client.roundTrip()
+    expect(client.messages.slice(from).map((m) => m.type)).toEqual(['error'])
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(1)
+    expect(await callRows(user.id)).toHaveLength(2)
+    expect(client.closed).toBeNull()
+
+    // 1 July, midnight in New York: the month's minutes are back (signed in again: a session lasts a week idle).
+    await client.close()
+    timers.advanceTo(new Date('2026-07-01T04:00:00Z'))
+    const session = await createSession(app.db, app.services.clock, user.id)
+    const july = await open({ cookie: `session=${session.token}`, origin: app.config.appOrigin })
+    await startCall(july)
+    expect(askedFor(1).seconds).toBe(1800)
+  })
+
+  it('Vapi ending a call at the budget it was given is the budget’s end too', async () => {
+    const { user, headers } = await member('basic')
+    await usedVoice(user.id, '2026-06-01', 55 * 60)
+    const client = await open(headers)
+    const callId = await startCall(client)
+    expect(askedFor(0).seconds).toBe(300)
+    fake.transport.endCall(callId, 'exceeded-max-duration')
+    expect(await endedOf(client)).toMatchObject({ reason: 'monthly-limit' })
+  })
+
+  it('the daily guard stops a script that streams silence call after call; the next local day it may call again', async () => {
+    const { user, headers } = await member('premium')
+    const client = await open(headers)
+    // Each call is kept billable with silence: the first runs to the ceiling...
+    await startCall(client)
+    await streamSilence(client, 1_800_000)
+    expect(await endedOf(client)).toMatchObject({ reason: 'max-duration' })
+    // ...the second to what is left of Premium's 60 minutes a day...
+    let from = client.messages.length
+    await startCall(client)
+    expect(askedFor(1).seconds).toBe(1800)
+    await streamSilence(client, 1_800_000)
+    expect(await endedOf(client, from)).toMatchObject({ reason: 'daily-limit' })
+    // ...and the third is refused, though the month has 180 minutes left.
+    from = client.messages.length
+    client.send({ type: 'start', v: 1 })
+    expect(await client.next('error', () => true, from)).toMatchObject({
+      code: 'USAGE_LIMIT_REACHED',
+      message: "You've used today's 60 voice minutes, the most in one day. You can talk again tomorrow.",
+    })
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(2)
+    expect(await counted(user.id)).toEqual([
+      { localDate: '2026-06-15', seconds: 1800 },
+      { localDate: '2026-06-15', seconds: 1800 },
+    ])
+    // The next day in New York.
+    timers.advanceTo(new Date('2026-06-16T04:00:00Z'))
+    await startCall(client)
+    expect(askedFor(2).seconds).toBe(1800)
+  })
+
+  it('counted while the call lives (the account page shows it), at its end, and raised to the duration Vapi bills; never twice', async () => {
+    const { user, headers } = await member('premium')
+    fake.calls.configureWebhooks({ dropTypes: ['end-of-call-report'] })
+    const usedToday = async () => AccountUsageResponseSchema.parse((await app.inject({ method: 'GET', url: '/api/account/usage', headers })).json()).today.voiceSeconds.used
+    const client = await open(headers)
+    const callId = await startCall(client)
+    // Once Vapi has the call, its shortest length counts at once.
+    await expect.poll(() => counted(user.id)).toEqual([{ localDate: '2026-06-15', seconds: 10 }])
+    for (let i = 0; i < 3; i++) {
+      client.sendRaw(audioFrame(false))
+      await client.roundTrip()
+      advance(30_000)
+    }
+    // A minute in, while it lives.
+    await expect.poll(usedToday).toBe(60)
+    client.send({ type: 'end' })
+    await endedOf(client)
+    expect(await counted(user.id)).toEqual([{ localDate: '2026-06-15', seconds: 90 }])
+    await settleWebhooks()
+    expect(await usedToday()).toBe(90)
+
+    // Vapi's end-of-call report comes late, billing 125 s: the count rises to it, once.
+    const dropped = fake.calls.emitter.deliveries.find((delivery) => delivery.type === 'end-of-call-report' && delivery.callId === callId)
+    const report = JSON.parse(dropped!.body) as { message: Record<string, unknown> }
+    report.message.durationSeconds = 125
+    report.message.durationMs = 125_000
+    for (let i = 0; i < 2; i++) {
+      const posted = await app.inject({ method: 'POST', url: '/api/webhooks/vapi', headers: { 'content-type': 'application/json', 'x-vapi-secret': SECRET }, payload: report })
+      expect(posted.statusCode).toBe(200)
+      await settleWebhooks()
+    }
+    expect(await counted(user.id)).toEqual([{ localDate: '2026-06-15', seconds: 125 }])
+    expect(await usedToday()).toBe(125)
+    // What the gateway saved of the call (its conversation) never counts as chat turns.
+    expect(await database.db.select().from(usageDays).where(eq(usageDays.userId, user.id))).toEqual([])
   })
 })
 
@@ -531,7 +694,8 @@ describe('the caps', () => {
 
 describe('the ends', () => {
   it('Vapi ends the call: the reason is relayed (assistant-ended, max-duration), then a dropped socket (upstream-error)', async () => {
-    const { headers } = await paidUser()
+    // A plan whose call the 30-minute ceiling bounds (a budget that bounds it is the budget's end).
+    const { headers } = await member('premium')
     const client = await open(headers)
     let callId = await startCall(client)
     fake.transport.endCall(callId, 'assistant-said-end-call-phrase')

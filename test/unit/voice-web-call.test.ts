@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { CHAT_ERRORS } from '#common/chat'
 import { ERRORS } from '#common/errors'
+import { USAGE_TEXT } from '#common/usage'
 import {
   IDLE_CALL,
   nextCall,
@@ -70,6 +71,14 @@ describe('starting a voice call (spec 2 §4, §8)', () => {
     expect(run(start, listening, { type: 'start-timeout' }).state.phase).toBe('listening')
   })
 
+  it("the plan's voice minutes used up: a toast of its own with the server's words (never 'Voice Error'), and back to idle", () => {
+    const message = "You've used this month's 60 voice minutes. They come back on July 1."
+    const { state, effects } = run(start, { type: 'server-error', code: 'USAGE_LIMIT_REACHED', message })
+    expect(state).toEqual(IDLE_CALL)
+    expect(effects).toEqual([{ type: 'teardown' }, { type: 'toast', title: USAGE_TEXT.voiceLimitTitle, description: message, destructive: false }])
+    expect(toasts(effects).flat()).not.toContain('Voice Error')
+  })
+
   it('only an idle call starts', () => {
     expect(run(start, listening, start).state.phase).toBe('listening')
   })
@@ -117,6 +126,16 @@ describe('a call ending on its own', () => {
     const { effects } = run(start, listening, final, { type: 'ended', reason: 'assistant-ended', conversationId: CONVERSATION })
     expect(toasts(effects).at(-1)).toEqual(['Call Ended', 'Voice call has been ended.'])
     expect(ended(effects)).toEqual([{ type: 'ended', conversationId: CONVERSATION, reply: { text: VOICE_TEXT.processed, tone: 'info' } }])
+  })
+
+  it("the plan's minutes ran out during the call: 'Call Ended' says so, for the month or the day; the ceiling is a plain 'Call Ended'", () => {
+    const monthly = run(start, listening, final, { type: 'ended', reason: 'monthly-limit', conversationId: CONVERSATION })
+    expect(toasts(monthly.effects)).toEqual([['Voice Active', VOICE_TEXT.active], ['Call Ended', USAGE_TEXT.callEndedMonthly]])
+    expect(ended(monthly.effects)).toEqual([{ type: 'ended', conversationId: CONVERSATION, reply: { text: VOICE_TEXT.processed, tone: 'info' } }])
+    expect(monthly.state).toEqual(IDLE_CALL)
+    const daily = run(start, listening, { type: 'ended', reason: 'daily-limit', conversationId: null })
+    expect(toasts(daily.effects).at(-1)).toEqual(['Call Ended', USAGE_TEXT.callEndedDaily])
+    expect(toasts(run(start, listening, { type: 'ended', reason: 'max-duration', conversationId: null }).effects).at(-1)).toEqual(['Call Ended', 'Voice call has been ended.'])
   })
 
   it("words were said but nothing was saved, or the provider failed: 'Sorry, I couldn't process the voice call. Please try again.'", () => {

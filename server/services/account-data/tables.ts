@@ -33,6 +33,8 @@ import {
   subscribers,
   textMessages,
   textSuppressions,
+  usageDays,
+  usageVoiceCalls,
   userActivity,
   users,
   vapiWebhookEvents,
@@ -254,6 +256,15 @@ export const EXPORT_FILES: readonly ExportFile[] = [
     title: 'Your weekly reports',
     about: 'Each weekly progress report: its week, its figures (calls, minutes, moods, life areas, commitments) and whether its email and text went out.',
     parts: [{ key: 'reports', description: 'Your weekly reports, oldest first.', table: weeklyReports, rowsOf: userIs(weeklyReports.userId), omit: ['unsubscribeTokenHash'], orderBy: [weeklyReports.periodEnd, weeklyReports.id], deletion: 'cascade' }],
+  },
+  {
+    name: 'usage.json',
+    title: 'Your use of the plan in the app',
+    about: "What counted against your plan's monthly budget in the app (the account page shows what is left): the messages you sent the assistant, per day, and the seconds of each voice call in the app, by the day (in your time zone) each counted against.",
+    parts: [
+      { key: 'chatTurns', description: 'Messages sent to the assistant, per local date.', table: usageDays, rowsOf: userIs(usageDays.userId), orderBy: [usageDays.localDate], deletion: 'cascade' },
+      { key: 'voiceCalls', description: 'The seconds each voice call in the app counted (call_id: the call in calls.json).', table: usageVoiceCalls, rowsOf: userIs(usageVoiceCalls.userId), orderBy: [usageVoiceCalls.localDate, usageVoiceCalls.callId], deletion: 'cascade' },
+    ],
   },
   {
     name: 'billing.json',

@@ -352,7 +352,7 @@ export function createCalls(deps: CallsDeps) {
      * Vapi's call id (or the failure); the webhooks keep it from there, as for a phone call.
      */
     webCalls: {
-      open: (userId: string) => openWebCall(db, userId, clock.now()),
+      open: (userId: string, maxDurationSeconds: number) => openWebCall(db, userId, maxDurationSeconds, clock.now()),
       attach: (callId: string, vapiCallId: string) => attachWebCall(db, callId, vapiCallId, clock.now()),
       fail: (callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) => failWebCall(db, callId, status, reason, detail, clock.now()),
       /** The per-call webhook server (secret mode), or undefined: the saved assistant's own (hmac mode). */

@@ -11,7 +11,6 @@ import type { Db } from '#server/db/client'
 import { coachingCalls } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
 import { callVariables, DIAL_LEASE_MS } from './dialler'
-import { PLAN_CALLS } from './entitlements'
 import { localDateOf } from './next-fire'
 import { loadCallPerson } from './person'
 import { addCallEvent } from './record'
@@ -20,19 +19,22 @@ import type { CallVariables } from './assistant'
 export type OpenedWebCall = {
   /** Our call id (coaching_calls.id). */
   callId: string
-  /** The plan's limit on an ordinary call (a web call is never the monthly goal session). */
+  /** How long the call may run: what the voice gateway allowed it (the ceiling, or the plan's budget left). */
   maxDurationSeconds: number
   /** The same variables a daily call sends, for an in-app conversation (no call type). */
   variableValues: CallVariables
 }
 
-/** Writes the web call's row ('dialling') and reads the variables the assistant's prompt uses. */
-export async function openWebCall(db: Db, userId: string, now: Date): Promise<OpenedWebCall> {
+/**
+ * Writes the web call's row ('dialling') and reads the variables the assistant's prompt uses. Its
+ * length is the voice gateway's to decide (the plan's in-app budget, docs/decisions/061), not the
+ * plan's phone-call length.
+ */
+export async function openWebCall(db: Db, userId: string, maxDurationSeconds: number, now: Date): Promise<OpenedWebCall> {
   const person = await loadCallPerson(db, userId, now)
   if (!person) throw new AppError('UNAUTHENTICATED')
   const plan = person.access.hasSubscription ? person.access.tier : null
   if (!plan) throw new AppError('PAYMENT_REQUIRED')
-  const maxDurationSeconds = PLAN_CALLS[plan].maxDurationSeconds
   const call = await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(coachingCalls)

@@ -38,7 +38,13 @@ import { coachContextJson, toCoachContext, type CoachContext } from './coach-con
  * before any merging; reads return one page of messages.
  */
 
-export type ChatDeps = { db: Db; clock: Clock; assistant: Assistant }
+export type ChatDeps = { db: Db; clock: Clock; assistant: Assistant; turns: ChatTurns }
+
+/**
+ * The plan's budget of chat turns (services/usage): one turn is taken inside the transaction that
+ * stores the user's message, or the message is refused (USAGE_LIMIT_REACHED).
+ */
+export type ChatTurns = { take(tx: DbExecutor, userId: string): Promise<void> }
 
 // ---------------------------------------------------------------------------------------------
 // Limits
@@ -261,7 +267,7 @@ type AppendedUserMessage = { message: ChatMessage; previousChatId: string | null
  * rule. The same statement returns what the reply needs: the chat id to chain on, the turn, and the
  * user's coach context. When nothing was written, a second read says why (404, 409 or 413).
  */
-export async function appendUserMessage(db: Db, userId: string, id: string, message: ChatMessage, now: Date): Promise<AppendedUserMessage> {
+export async function appendUserMessage(db: DbExecutor, userId: string, id: string, message: ChatMessage, now: Date): Promise<AppendedUserMessage> {
   const title = titleFromMessages([message])
   const probe = JSON.stringify([{ id: message.id }])
   const hasUserMessage = sql`exists (select 1 from jsonb_array_elements(${conversations.content}) as m where m->>'sender' = 'user')`
@@ -358,8 +364,9 @@ export type SendEvents = {
 }
 
 /**
- * Sends a message: stores the user's message first (committed; paid users only), asks the
- * assistant with the user's current context, then stores the reply. When the assistant fails,
+ * Sends a message: stores the user's message first (committed; paid users only; one turn of the
+ * plan's budget taken with it), asks the assistant with the user's current context, then stores
+ * the reply. When the assistant fails,
  * the user's message stays, nothing else is written, and the AppError (timeout 504, unavailable
  * 502) is thrown.
  */
@@ -372,7 +379,13 @@ export async function sendMessage(
 ): Promise<SendMessageResponse> {
   const now = deps.clock.now()
   const message: ChatMessage = { id: input.id ?? randomUUID(), text: input.text.trim(), sender: 'user', timestamp: now.toISOString() }
-  const stored = await appendUserMessage(deps.db, userId, conversationId, message, now)
+  // The message and the plan's turn it spends are one transaction: a message refused for either
+  // reason is neither stored nor counted (the conversation's reasons come first: 404, 409, 413).
+  const stored = await deps.db.transaction(async (tx) => {
+    const appended = await appendUserMessage(tx, userId, conversationId, message, now)
+    await deps.turns.take(tx, userId)
+    return appended
+  })
   const context = stored.context
   events.onStored?.(stored.message)
   if (!context) throw new AppError('UNAUTHENTICATED')

@@ -20,13 +20,14 @@ import {
   renameConversation,
   saveConversationContent,
   sendMessage,
+  type ChatTurns,
   type SendEvents,
 } from './conversations'
 
 export type { Assistant, AssistantReply, AssistantTurn } from './assistant'
 export { coachContextJson, loadCoachContext, summarizeGoals, toCoachContext, toVariableValues, type CoachContext } from './coach-context'
 export { areaMentioned, composeFallbackReply, createFallbackAssistant } from './coach-fallback'
-export { appendAssistantReply, appendUserMessage } from './conversations'
+export { appendAssistantReply, appendUserMessage, type ChatTurns } from './conversations'
 
 export type ChatSettings = {
   /** The limit on a whole reply (the spec's 15 s). Read on every request: tests shorten it. */
@@ -41,6 +42,8 @@ export type ChatServiceDeps = {
   /** Vapi's chat client when VAPI_API_KEY and VAPI_ASSISTANT_ID are set; else the fallback coach answers. */
   vapiChat: VapiChatClient | undefined
   settings: ChatSettings
+  /** The plan's budget of chat turns: taken as each message sent to the assistant is stored. */
+  turns: ChatTurns
 }
 
 export const defaultChatSettings = (): ChatSettings => ({ replyTimeoutMs: TEXT_REPLY_TIMEOUT_MS, fallbackDelayMs: FALLBACK_REPLY_DELAY_MS })
@@ -63,7 +66,7 @@ export function createChat(deps: ChatServiceDeps) {
     saveContent: (userId: string, id: string, content: SavedMessage[]) => saveConversationContent(db, userId, id, content, clock.now()),
     remove: (userId: string, id: string) => deleteConversation(db, userId, id),
     send: (userId: string, id: string, input: { text: string; id?: string | undefined }, events?: SendEvents) =>
-      sendMessage({ db, clock, assistant }, userId, id, input, events),
+      sendMessage({ db, clock, assistant, turns: deps.turns }, userId, id, input, events),
     /**
      * A voice call's conversation (the voice gateway saves its final transcripts): a new
      * conversation, then the user's messages (titled by the first, as a text chat) and the

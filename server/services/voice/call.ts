@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type WebSocket from 'ws'
 import type { RawData } from 'ws'
+import { VOICE_CALL_MIN_SECONDS } from '#common/usage'
 import { VOICE_END_REASONS, type VoiceEndReason, type VoiceServerMessage } from '#common/voice'
 import type { VapiVoiceClient } from '#server/integrations/vapi-voice'
 import { AppError } from '#server/lib/app-error'
@@ -25,12 +26,31 @@ import { VoiceRecorder, type VoiceConversations } from './recorder'
 
 /** What a call needs of the calls service (its row, kept by the webhooks once Vapi has the call). */
 export type WebCalls = {
-  open(userId: string): Promise<OpenedWebCall>
+  open(userId: string, maxDurationSeconds: number): Promise<OpenedWebCall>
   attach(callId: string, vapiCallId: string): Promise<void>
   fail(callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>): Promise<void>
   server: { url: string; headers?: Record<string, string> } | undefined
   serverMessages: readonly string[]
 }
+
+/** Why a call ends when the time it was allowed is up: the ceiling of one call, or the plan's minutes for the month or the day. */
+export type VoiceLimitReason = Extract<VoiceEndReason, 'max-duration' | 'monthly-limit' | 'daily-limit'>
+
+/** How long a call may run, why it would end then, and the local date its seconds count against. */
+export type VoiceAllowance = { seconds: number; reason: VoiceLimitReason; localDate: string }
+
+/**
+ * The plan's budget of voice minutes in the app (services/usage, docs/decisions/061): asked before
+ * each call (an AppError, USAGE_LIMIT_REACHED, when nothing is left), and told the call's seconds
+ * as it goes (each count raises the call's, never adds to it).
+ */
+export type VoiceBudget = {
+  voiceAllowance(userId: string): Promise<VoiceAllowance>
+  countVoice(input: { callId: string; userId: string; localDate: string; seconds: number }): Promise<void>
+}
+
+/** A call's seconds are counted this often while it lives (what a server that dies mid-call can lose). */
+export const COUNT_EVERY_MS = 60_000
 
 export type VoiceMetrics = {
   callsStarted: number
@@ -59,6 +79,7 @@ export type CallContext = {
   vapi: VapiVoiceClient
   webCalls: WebCalls
   conversations: VoiceConversations
+  budget: VoiceBudget
   locks: VoiceLocks
   settings: VoiceSettings
   firstMessage: string
@@ -101,7 +122,10 @@ export class VoiceCall {
   #lastAudioAt = 0
   #liveAt = 0
   #droppedBefore = 0
-  #maxDurationMs = 0
+  #allowance: VoiceAllowance | null = null
+  /** When Vapi created the call (clock ms): its seconds count from here. */
+  #billedFrom = 0
+  #countTimer: unknown = null
   #endReason: VoiceEndReason | null = null
   #timers = new Set<unknown>()
   #upstreamCut: unknown = null
@@ -132,15 +156,26 @@ export class VoiceCall {
       this.#renewLease()
       if (this.#endReason) return void (await this.#finish())
 
+      // What is left of the plan's minutes, read while the lease is held: no other call of the
+      // person's spends meanwhile, on any server.
+      let allowance: VoiceAllowance
+      try {
+        allowance = await ctx.budget.voiceAllowance(this.#userId)
+      } catch (error) {
+        if (!(error instanceof AppError)) ctx.log.error({ err: error }, 'voice: could not read the budget')
+        return this.#refuse(error instanceof AppError ? error : new AppError('INTERNAL'))
+      }
+      this.#allowance = allowance
+      if (this.#endReason) return void (await this.#finish())
+
       let opened: OpenedWebCall
       try {
-        opened = await ctx.webCalls.open(this.#userId)
+        opened = await ctx.webCalls.open(this.#userId, allowance.seconds)
       } catch (error) {
         if (!(error instanceof AppError)) ctx.log.error({ err: error }, 'voice: could not record the call')
         return this.#refuse(error instanceof AppError ? error : new AppError('INTERNAL'))
       }
       this.#callId = opened.callId
-      this.#maxDurationMs = opened.maxDurationSeconds * 1000
       if (this.#endReason) {
         await this.#failRow('cancelled', 'ended-before-dial', {})
         return void (await this.#finish())
@@ -167,6 +202,10 @@ export class VoiceCall {
       }
       this.#vapiCallId = outcome.vapiCallId
       ctx.metrics.callsStarted++
+      // Vapi has the call: it costs from now, so it counts from now (at once its shortest length).
+      this.#billedFrom = ctx.clock.now().getTime()
+      this.#count()
+      this.#armCount()
       await ctx.webCalls.attach(opened.callId, outcome.vapiCallId).catch((error: unknown) => {
         // The webhooks still find the row by our call id in the call's metadata.
         ctx.log.warn({ err: error, callId: opened.callId, vapiCallId: outcome.vapiCallId }, 'voice: could not record the Vapi call id')
@@ -211,6 +250,31 @@ export class VoiceCall {
     // While starting, start() finishes the end at its next step.
     if (this.#state !== 'starting') void this.#finish()
     return this.#done
+  }
+
+  /**
+   * Counts the call's seconds so far (at least VOICE_CALL_MIN_SECONDS once Vapi has it, so a
+   * script opening call after call spends too). A count that fails is logged: the next one, the
+   * end's, or Vapi's billed duration makes it up.
+   */
+  #count(): Promise<void> {
+    const ctx = this.#ctx
+    if (!this.#billedFrom || !this.#callId || !this.#allowance) return Promise.resolve()
+    const seconds = Math.max(VOICE_CALL_MIN_SECONDS, Math.ceil((ctx.clock.now().getTime() - this.#billedFrom) / 1000))
+    return ctx.budget.countVoice({ callId: this.#callId, userId: this.#userId, localDate: this.#allowance.localDate, seconds }).catch((error: unknown) => {
+      ctx.log.warn({ err: error, callId: this.#callId }, 'voice: could not count the call against the budget')
+    })
+  }
+
+  /** While the call goes, its seconds are counted each COUNT_EVERY_MS (a server that dies loses at most that). */
+  #armCount(): void {
+    const ctx = this.#ctx
+    this.#countTimer = ctx.timers.setTimeout(() => {
+      this.#countTimer = null
+      if (this.#state !== 'connecting' && this.#state !== 'live') return
+      void this.#count()
+      this.#armCount()
+    }, COUNT_EVERY_MS)
   }
 
   /** The lease is renewed a third of its time before it lapses, for as long as the call holds it. */
@@ -274,7 +338,9 @@ export class VoiceCall {
     this.#lastAudioAt = now
     this.#browser.send({ type: 'status', status: 'listening' })
     if (this.#browser.muted) this.muted(true)
-    this.#arm(this.#maxDurationMs, () => void this.end('max-duration'))
+    // The time it was allowed, from when Vapi created it: then it ends for the ceiling or the budget.
+    const allowance = this.#allowance!
+    this.#arm(Math.max(0, allowance.seconds * 1000 - (now - this.#billedFrom)), () => void this.end(allowance.reason))
     this.#armNoAudio(ctx.settings.noAudioMs)
   }
 
@@ -321,7 +387,8 @@ export class VoiceCall {
       case 'ended':
         if (this.#state !== 'live') return
         this.#ctx.log.info({ callId: this.#callId, vapiCallId: this.#vapiCallId, endedReason: event.endedReason }, 'voice: Vapi ended the call')
-        this.#endReason ??= event.reason
+        // Vapi's own limit is the time the call was allowed: the budget's end when the budget set it.
+        this.#endReason ??= event.reason === 'max-duration' && this.#allowance ? this.#allowance.reason : event.reason
         void this.#finish(true)
         return
       case 'relay': {
@@ -390,9 +457,15 @@ export class VoiceCall {
       const ctx = this.#ctx
       for (const handle of this.#timers) ctx.timers.clearTimeout(handle)
       this.#timers.clear()
+      if (this.#countTimer !== null) ctx.timers.clearTimeout(this.#countTimer)
+      this.#countTimer = null
+      // Its seconds up to now (Vapi is told to end it now), counted before the lease goes, so the
+      // person's next call, on any server, reads them.
+      const counted = this.#count()
       this.#closeUpstream(!byVapi)
       if (this.#leaseTimer !== null) ctx.timers.clearTimeout(this.#leaseTimer)
       this.#leaseTimer = null
+      await this.#bounded(counted, ctx.settings.flushTimeoutMs)
       if (this.#locked) {
         this.#locked = false
         await ctx.locks.release(this.#userId, this.#owner).catch(() => {})

@@ -2,7 +2,8 @@
  * The realtime voice gateway (`GET /api/voice`, docs/decisions/042): the browser's sockets, each
  * with at most one voice call relayed to Vapi's WebSocket transport, the caps, backpressure, the
  * ends (the user, Vapi, the browser leaving, a sign-out, the server stopping) and what is saved
- * (the conversation's finals; the call's row, which the webhooks keep). The route checks who may
+ * (the conversation's finals; the call's row, which the webhooks keep; its seconds against the
+ * plan's budget, which also sets how long it may run). The route checks who may
  * connect before the upgrade and hands the socket to `accept`.
  */
 import { randomUUID } from 'node:crypto'
@@ -13,7 +14,7 @@ import type { VapiVoiceClient } from '#server/integrations/vapi-voice'
 import type { Clock, Timers } from '#server/lib/clock'
 import type { SessionsEnded } from '#server/services/accounts'
 import type { LiveBus, LiveSubscription } from '#server/services/live'
-import { emptyMetrics, type CallContext, type VoiceMetrics, type WebCalls } from './call'
+import { emptyMetrics, type CallContext, type VoiceBudget, type VoiceMetrics, type WebCalls } from './call'
 import { CLOSE, VoiceConnection, type PhoneCallWatch, type Who } from './connection'
 import { defaultVoiceSettings } from './limits'
 import { withMemoryFallback } from '#server/lib/memory-fallback'
@@ -28,7 +29,7 @@ export { AudioPump, type AudioSink } from './pump'
 export { TranscriptRules, VoiceRecorder, type VoiceConversations } from './recorder'
 export { memoryLocks, redisLocks, type VoiceLocks } from './locks'
 export { memoryAddressSlots, redisAddressSlots, type AddressSlots } from './address-slots'
-export type { VoiceMetrics } from './call'
+export type { VoiceAllowance, VoiceBudget, VoiceLimitReason, VoiceMetrics } from './call'
 
 export type VoiceDeps = {
   clock: Clock
@@ -38,6 +39,8 @@ export type VoiceDeps = {
   vapi: VapiVoiceClient | undefined
   webCalls: WebCalls
   conversations: VoiceConversations
+  /** The plan's voice minutes in the app: how long each call may run, and its seconds as it goes. */
+  budget: VoiceBudget
   sessionIsLive(sessionId: string): Promise<boolean>
   /** The call's first line (an in-app conversation, not the daily call's greeting). */
   firstMessage: string
@@ -72,7 +75,7 @@ export function createVoice(deps: VoiceDeps) {
   /** Slots taken before an upgrade that has not completed yet: released if it never does. */
   const reserved = new Map<string, unknown>()
   const calls: CallContext | undefined = deps.vapi
-    ? { clock, timers, log, vapi: deps.vapi, webCalls: deps.webCalls, conversations: deps.conversations, locks, settings, firstMessage: deps.firstMessage, metrics }
+    ? { clock, timers, log, vapi: deps.vapi, webCalls: deps.webCalls, conversations: deps.conversations, budget: deps.budget, locks, settings, firstMessage: deps.firstMessage, metrics }
     : undefined
 
   const connections = new Set<VoiceConnection>()

@@ -2,8 +2,9 @@
  * /account (issue 16, docs/decisions/050): everything a person can do about their account without
  * asking support, for anyone signed in, paid or not. In order: the profile (name, email, phone),
  * the password and where they are signed in, the call schedule and the channels with the consent
- * history (paid members: the call schedule page's own sections), billing, and last the data
- * rights (export, deletion).
+ * history (paid members: the call schedule page's own sections), what is left this month of the
+ * plan's voice minutes and messages in the app (paid members), billing, and last the data rights
+ * (export, deletion).
  */
 import { useQuery } from '@tanstack/react-query'
 import { RefreshCwIcon } from 'lucide-react'
@@ -20,6 +21,7 @@ import { BillingSection } from './billing-section'
 import { AccountDataSection } from './data-section'
 import { ProfileSection } from './profile-section'
 import { PasswordSection, SessionsSection } from './security-section'
+import { UsageSection } from './usage-section'
 
 export function AccountPage() {
   useDocumentTitle('Account')
@@ -60,6 +62,7 @@ export function AccountPage() {
           <>
             <CallScheduleSettings />
             <ConsentSection />
+            <UsageSection />
           </>
         ) : null}
 

@@ -15,12 +15,14 @@ import {
   type ConfirmPhoneBody,
   type UpdateProfileBody,
 } from '#common/account'
+import { AccountUsageResponseSchema } from '#common/usage'
 import { api } from '../../lib/api-client'
 
 export const accountKeys = {
   all: ['account'] as const,
   profile: ['account', 'profile'] as const,
   sessions: ['account', 'sessions'] as const,
+  usage: ['account', 'usage'] as const,
 }
 
 export const accountQueryOptions = () =>
@@ -34,6 +36,14 @@ export const sessionsQueryOptions = () =>
   queryOptions({
     queryKey: accountKeys.sessions,
     queryFn: async ({ signal }) => (await api.get('/api/account/sessions', SessionsResponseSchema, { signal })).sessions,
+    staleTime: 0,
+  })
+
+/** This month's and today's use of the plan's in-app budget (docs/decisions/061). */
+export const usageQueryOptions = () =>
+  queryOptions({
+    queryKey: accountKeys.usage,
+    queryFn: ({ signal }) => api.get('/api/account/usage', AccountUsageResponseSchema, { signal }),
     staleTime: 0,
   })
 

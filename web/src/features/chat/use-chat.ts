@@ -12,9 +12,9 @@ import {
   type ReplyOutcome,
   type SavedMessage,
 } from '#common/chat'
-import { isApiError } from '../../lib/api-error'
 import { toast } from '../../lib/toast'
 import { chatKeys, createConversation, fetchConversation, saveConversationContent, streamMessage } from './api'
+import { sendFailure } from './send-failure'
 import { applyTranscript, initialTranscriptState, type LiveTranscripts, type TranscriptEvent, type TranscriptState } from './voice/transcripts'
 
 /**
@@ -58,23 +58,6 @@ const unsavedOf = (messages: readonly LocalMessage[], saved: ReadonlySet<string>
   savable(messages).filter((message) => !saved.has(message.id) && !pending.has(message.id))
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
-/**
- * What the chat shows when a message could not be answered (spec 2 §8), by cause: the assistant's
- * own failures as its text reply in the chat ('Timeout waiting for assistant response', "I'm having
- * trouble processing your message. Please try again."); a network failure as the toast 'Error' -
- * 'Failed to send message. Please try again.' plus the connection-trouble reply; any other refusal
- * (a full conversation, too many requests) as the toast 'Error' with the server's own message.
- * Replies shown here are never saved.
- */
-export function sendFailure(error: unknown): { reply: string | null; toast: string | null } {
-  if (isApiError(error) && !error.isNetworkError) {
-    if (error.is('ASSISTANT_TIMEOUT')) return { reply: CHAT_ERRORS.timeout, toast: null }
-    if (error.is('ASSISTANT_UNAVAILABLE')) return { reply: CHAT_ERRORS.processingTrouble, toast: null }
-    return { reply: null, toast: error.message }
-  }
-  return { reply: CHAT_ERRORS.connectionTrouble, toast: CHAT_ERRORS.sendFailed }
-}
 
 /**
  * The chat's state and its saving:
@@ -398,7 +381,7 @@ export function useChat({ greeting }: { greeting: string }) {
       } catch (error) {
         console.error('Assistant error:', errorMessage(error))
         const failure = sendFailure(error)
-        if (failure.toast) void toast({ title: CHAT_ERRORS.sendFailedTitle, description: failure.toast, variant: 'destructive' })
+        if (failure.toast) void toast({ ...failure.toast, variant: 'destructive' })
         if (failure.reply && current()) {
           const notice: LocalMessage = { id: `notice-${crypto.randomUUID()}`, text: failure.reply, sender: 'ai', timestamp: now(), ephemeral: true }
           setMessages((list) => [...list, notice])

@@ -5,9 +5,12 @@
  *
  * idle → starting (the mic button) → listening (the server says so) → ending (the button again) →
  * idle. Any state ends on the server's `ended`, on an error that says the call ended, on the
- * socket closing, or (while ending) when no confirmation came within VOICE_FORCED_END_MS.
+ * socket closing, or (while ending) when no confirmation came within VOICE_FORCED_END_MS. The
+ * plan's voice minutes (docs/decisions/061) have their own words: a start refused for them, and
+ * 'Call Ended' saying they ran out.
  */
 import { CHAT_ERRORS } from '#common/chat'
+import { USAGE_TEXT } from '#common/usage'
 import type { VoiceEndReason } from '#common/voice'
 
 /** The spec's voice texts (spec 2 §8). */
@@ -77,9 +80,13 @@ export type Transition = { state: CallState; effects: CallEffect[] }
 const toast = (title: string, description: string, destructive = false): CallEffect => ({ type: 'toast', title, description, destructive })
 const callEnded = toast(VOICE_TEXT.endedTitle, VOICE_TEXT.ended)
 
+/** 'Call Ended' with why, when the plan's voice minutes ran out (the spec's text otherwise). */
+const endedFor = (reason: VoiceEndReason | null): CallEffect =>
+  reason === 'monthly-limit' ? toast(VOICE_TEXT.endedTitle, USAGE_TEXT.callEndedMonthly) : reason === 'daily-limit' ? toast(VOICE_TEXT.endedTitle, USAGE_TEXT.callEndedDaily) : callEnded
+
 /** The end of a call that was going: teardown, 'Call Ended', and the chat told. */
-function over(conversationId: string | null, reply: ChatReply | null, before: CallEffect[] = []): Transition {
-  return { state: IDLE_CALL, effects: [...before, { type: 'teardown' }, callEnded, { type: 'ended', conversationId, reply }] }
+function over(conversationId: string | null, reply: ChatReply | null, before: CallEffect[] = [], reason: VoiceEndReason | null = null): Transition {
+  return { state: IDLE_CALL, effects: [...before, { type: 'teardown' }, endedFor(reason), { type: 'ended', conversationId, reply }] }
 }
 
 /** A start that did not get as far as a call: teardown and one toast. */
@@ -111,6 +118,8 @@ export function nextCall(state: CallState, event: CallEvent): Transition {
       return over(
         event.conversationId,
         event.conversationId ? { text: VOICE_TEXT.processed, tone: 'info' } : replyAfter(state, event.reason === 'upstream-error'),
+        [],
+        event.reason,
       )
     case 'server-error': {
       if (phase === 'idle') return unchanged(state)
@@ -122,7 +131,10 @@ export function nextCall(state: CallState, event: CallEvent): Transition {
       const said =
         event.code === 'VOICE_NOT_CONFIGURED'
           ? toast(CHAT_ERRORS.voiceUnavailableTitle, CHAT_ERRORS.voiceUnavailable)
-          : toast(VOICE_TEXT.assistantErrorTitle, event.message, true)
+          : event.code === 'USAGE_LIMIT_REACHED'
+            ? // The plan's minutes are spent: the server says how many and when they come back.
+              toast(USAGE_TEXT.voiceLimitTitle, event.message)
+            : toast(VOICE_TEXT.assistantErrorTitle, event.message, true)
       // The call cannot go on: it never started, or the error says it ended (spec 2 §4).
       if (phase === 'starting') return abandoned(said)
       if (/ended/i.test(event.message)) return over(null, replyAfter(state, false), [said])
