@@ -3,20 +3,20 @@
  *
  * A pattern is built from phrases ("do not", "don't", "text messages") with `oneOf`, `seq`,
  * `optional`, `repeat`, `ANY_WORD` and `notFollowedBy`, and compiled once into a small automaton
- * whose transitions read one word each (a Thompson NFA). A text is read once, word by word, keeping
- * the SET of automaton states it may be in (never one path at a time, so nothing backtracks): per
- * word, each state enters the set at most once and the word is looked up once from each state of
- * the set (and from the start's, where a match may begin), so the work is at most a constant times
- * the words, the constant being the automaton's size, however the text is crafted. `Steps` counts
- * that work so tests can bound it without a clock.
+ * whose moves read one word each (a Thompson NFA). A text is read once, word by word, keeping the
+ * SET of automaton states it may be in, never one path at a time, so nothing backtracks. Each set
+ * met is remembered with the set each word leads to (a DFA built as it is needed, as RE2 does):
+ * a word costs one look-up, or, the first time a set meets that word, one pass over the
+ * automaton. Either way the work per word is bounded by the automaton's size, however the text is
+ * crafted. `Steps` counts that work so tests can bound it without a clock.
  *
- * The words of a text are read the way the old regular expressions read `wordsOf(body)`: NFKC, lower
- * case, curly apostrophes straight; a word is a run of a-z and 0-9, and what separates two words is
- * kept as one of: a single space ("text messages"), a single apostrophe ("don't" is the words don
- * and t), or anything else (" ' ", "''": never part of a phrase).
+ * The words of a text are read the way the old regular expressions read `wordsOf(body)`: NFKC,
+ * lower case, curly apostrophes straight; a word is a run of a-z and 0-9, and what separates two
+ * words is kept as one of: a single space ("text messages"), a single apostrophe ("don't" is the
+ * words don and t), or anything else (" ' ", "''": never part of a phrase).
  */
 
-/** Counts the work of reading a text: one step per character read, per state visited, per lookup. */
+/** Counts the work of reading a text: one step per character read, per state visited, per look-up. */
 export type Steps = { steps: number }
 
 export type Pattern =
@@ -45,9 +45,15 @@ export const repeat = (p: Part): Pattern => ({ kind: 'repeat', pattern: part(p) 
 export const ANY_WORD: Pattern = { kind: 'any-word' }
 /**
  * `pattern`, where the words after it (after a space) are not `next` ("hurt myself", but not "hurt
- * myself at the gym"). `next` is a bounded phrase (no `repeat`), so the look costs a constant.
+ * myself at the gym"). `next` is bounded (no `repeat`), so the look costs at most a constant.
  */
 export const notFollowedBy = (p: Part, next: Part): Pattern => ({ kind: 'not-followed-by', pattern: part(p), next: part(next) })
+
+// ---------------------------------------------------------------------------------------------
+// Words. Every word of every pattern gets a number (from 1; 0 is any other word), and a text's
+// words are numbered as they are read, by walking a tree of the patterns' words letter by letter:
+// nothing is cut out of the text.
+// ---------------------------------------------------------------------------------------------
 
 /** What separates a word from the one before it. */
 const NOTHING = 0 // the first word, with nothing before it
@@ -56,73 +62,176 @@ const APOSTROPHE = 2
 const OTHER = 3 // anything else: "' ", "''", an apostrophe before the first word
 type Gap = typeof NOTHING | typeof SPACE | typeof APOSTROPHE | typeof OTHER
 
-/** The words of a text and what separates them. */
+/** A word that is in no pattern. */
+const UNKNOWN = 0
+const LETTERS = 36 // a-z, 0-9
+const letterOf = (c: number) => (c >= 0x61 ? c - 0x61 : c - 0x30 + 26)
+const isWordChar = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) // a-z, 0-9
+
+/**
+ * What each UTF-16 code unit of a normalised text is to the word splitter, in lower case: a letter
+ * (a-z, 0-9: its number, 0 to 35), an apostrophe (' and the curly ones), "İ" (which lower case
+ * makes "i" and a combining dot: a letter that ends its word), or anything else (a space). After
+ * NFKC, the only characters other than A-Z that String.prototype.toLowerCase turns into a-z, 0-9
+ * or an apostrophe are the curly apostrophes and "İ" (test/unit/texts-matcher.test.ts checks every
+ * code unit).
+ */
+const SEPARATOR = 0xff
+const APOSTROPHE_CHAR = 0xfe
+const DOTTED_I = 0xfd
+const CLASS_OF = new Uint8Array(0x10000).fill(SEPARATOR)
+for (let c = 0x61; c <= 0x7a; c++) CLASS_OF[c] = CLASS_OF[c - 0x20] = letterOf(c) // a-z and A-Z
+for (let c = 0x30; c <= 0x39; c++) CLASS_OF[c] = letterOf(c)
+for (const c of [0x27, 0x2018, 0x2019]) CLASS_OF[c] = APOSTROPHE_CHAR
+CLASS_OF[0x130] = DOTTED_I
+
+/** The tree of the patterns' words: node n's child for letter l is tree[n * LETTERS + l] (0: none); node 1 is the root. */
+let tree = new Int32Array(LETTERS * 2)
+let nodes = 2
+/** The number of the word that ends at node n, or UNKNOWN. */
+let wordAt = new Int32Array(2)
+const numbers = new Map<string, number>()
+
+/** The number of a pattern's word (given one the first time it is seen). */
+function numberOf(word: string): number {
+  let id = numbers.get(word)
+  if (id !== undefined) return id
+  id = numbers.size + 1
+  numbers.set(word, id)
+  let node = 1
+  for (let i = 0; i < word.length; i++) {
+    const slot = node * LETTERS + letterOf(word.charCodeAt(i))
+    if (tree[slot] === 0) {
+      if (nodes * LETTERS >= tree.length) {
+        const bigger = new Int32Array(tree.length * 2)
+        bigger.set(tree)
+        tree = bigger
+        const more = new Int32Array(wordAt.length * 2)
+        more.set(wordAt)
+        wordAt = more
+      }
+      tree[slot] = nodes++
+    }
+    node = tree[slot]!
+  }
+  wordAt[node] = id
+  return id
+}
+
+/** The number of a word as a text's words are numbered: UNKNOWN when no pattern has it. */
+export function wordNumber(word: string): number {
+  return numbers.get(word) ?? UNKNOWN
+}
+
+/** The words of a text, numbered, and what separates them. */
 export type Words = {
-  readonly words: readonly string[]
+  /** The words' numbers (wordNumber), UNKNOWN for a word no pattern has. */
+  readonly words: readonly number[]
   /** gaps[i]: what comes before words[i]. */
   readonly gaps: readonly Gap[]
   /** Whether anything (an apostrophe) comes after the last word. */
   readonly trailing: boolean
 }
 
-const isWordChar = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) // a-z, 0-9
-const isApostrophe = (c: number) => c === 0x27 || c === 0x2018 || c === 0x2019 // ' and the curly ones
+// The webhook reads one text three times in a row (keyword, opt-out, crisis words): the last
+// text's NFKC form and words are kept, so that it is normalised and split once.
+let lastBody: string | null = null
+let lastNormal = ''
+let lastWords: { body: string; vocabulary: number; words: Words } | null = null
 
-/**
- * The words of a message, in one pass over its characters. Everything that is not a-z, 0-9 or an
- * apostrophe separates words as a space does, and runs of them count as one.
- */
-export function wordsIn(body: string, counter?: Steps): Words {
-  const text = body.normalize('NFKC').toLowerCase()
-  const words: string[] = []
-  const gaps: Gap[] = []
-  let start = -1 // where the word being read began, or -1 between words
-  let apostrophes = 0 // since the last word
-  let spaced = false // whether something else came since the last word
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (isWordChar(c)) {
-      if (start < 0) {
-        start = i
-        if (words.length === 0) gaps.push(apostrophes === 0 ? NOTHING : OTHER)
-        else gaps.push(apostrophes === 0 ? SPACE : apostrophes === 1 && !spaced ? APOSTROPHE : OTHER)
-      }
-      continue
-    }
-    if (start >= 0) {
-      words.push(text.slice(start, i))
-      start = -1
-      apostrophes = 0
-      spaced = false
-    }
-    if (isApostrophe(c)) apostrophes++
-    else spaced = true
+/** `body` in NFKC (the form every reading starts from). */
+export function normalized(body: string, counter?: Steps): string {
+  if (body !== lastBody) {
+    lastNormal = body.normalize('NFKC')
+    lastBody = body
+    if (counter) counter.steps += body.length
   }
-  if (start >= 0) words.push(text.slice(start))
-  if (counter) counter.steps += text.length
-  return { words, gaps, trailing: start < 0 && apostrophes > 0 }
+  return lastNormal
 }
 
-/** One state of the automaton. Moves read a word (after a space, or after an apostrophe) or nothing. */
+/** The next reading starts from scratch (the bench reads each message as if it were new). */
+export function forgetLastText(): void {
+  lastBody = null
+  lastWords = null
+}
+
+/**
+ * The words of a message, in one pass over its characters (lower case done on the way, CLASS_OF).
+ * Everything that is not a-z, 0-9 or an apostrophe separates words as a space does, and runs of
+ * them count as one.
+ */
+export function wordsIn(body: string, counter?: Steps): Words {
+  if (lastWords && lastWords.body === body && lastWords.vocabulary === numbers.size) return lastWords.words
+  const text = normalized(body, counter)
+  const length = text.length
+  const letters = tree
+  const wordEndingAt = wordAt
+  const words: number[] = []
+  const gaps: Gap[] = []
+  let apostrophes = 0 // since the last word
+  let spaced = false // whether something else came since the last word
+  let i = 0
+  while (i < length) {
+    let kind = CLASS_OF[text.charCodeAt(i)]!
+    if (kind >= LETTERS && kind !== DOTTED_I) {
+      // Between words.
+      if (kind === APOSTROPHE_CHAR) apostrophes++
+      else spaced = true
+      i++
+      continue
+    }
+    // A word: what came before it, then its letters, walking the tree of the patterns' words.
+    if (words.length === 0) gaps.push(apostrophes === 0 ? NOTHING : OTHER)
+    else gaps.push(apostrophes === 0 ? SPACE : apostrophes === 1 && !spaced ? APOSTROPHE : OTHER)
+    apostrophes = 0
+    spaced = false
+    let node = 1
+    for (;;) {
+      const dotted = kind === DOTTED_I // "i", then a combining dot that ends the word
+      if (node !== 0) node = letters[node * LETTERS + (dotted ? letterOf(0x69) : kind)]!
+      i++
+      if (dotted) {
+        spaced = true
+        break
+      }
+      if (i === length) break
+      kind = CLASS_OF[text.charCodeAt(i)]!
+      if (kind >= LETTERS && kind !== DOTTED_I) break
+    }
+    words.push(node === 0 ? UNKNOWN : wordEndingAt[node]!)
+  }
+  if (counter) counter.steps += length
+  const result = { words, gaps, trailing: words.length > 0 && apostrophes > 0 }
+  lastWords = { body, vocabulary: numbers.size, words: result }
+  return result
+}
+
+// ---------------------------------------------------------------------------------------------
+// The automaton (NFA): states whose moves read a word (after a space, or right after an
+// apostrophe) or nothing.
+// ---------------------------------------------------------------------------------------------
+
 type State = {
-  /** word -> next states, for a word after a space. */
-  afterSpace: Map<string, number[]> | null
-  /** word -> next states, for a word right after an apostrophe (the "t" of "don't"). */
-  afterApostrophe: Map<string, number[]> | null
+  /** word number -> next states, for a word after a space. */
+  afterSpace: Map<number, number[]> | null
+  /** word number -> next states, for a word right after an apostrophe (the "t" of "don't"). */
+  afterApostrophe: Map<number, number[]> | null
   /** next states for any word after a space. */
   anyWord: number[] | null
   /** next states reached without reading. */
   free: number[]
   /** A look ahead: the state is passed only if the words from here are not this. */
-  unless: Machine | null
+  unless: Nfa | null
   accept: boolean
 }
 
-type Machine = {
+type Nfa = {
   states: State[]
   /** The states the start reaches without reading (those that read the first word). */
   first: number[]
 }
+
+const reads = (state: State) => state.afterSpace !== null || state.afterApostrophe !== null || state.anyWord !== null
 
 function newState(states: State[]): number {
   states.push({ afterSpace: null, afterApostrophe: null, anyWord: null, free: [], unless: null, accept: false })
@@ -130,18 +239,18 @@ function newState(states: State[]): number {
 }
 
 /** The words of a phrase as the matcher reads them: "don't stop" is don, 't, stop. */
-function phraseWords(text: string): { word: string; gap: Gap }[] {
-  const out: { word: string; gap: Gap }[] = []
+function phraseWords(text: string): { word: number; gap: Gap }[] {
+  const out: { word: number; gap: Gap }[] = []
   for (const spaced of text.split(' ')) {
     spaced.split("'").forEach((word, i) => {
       if (word === '' || ![...word].every((c) => isWordChar(c.charCodeAt(0)))) throw new Error(`phrase ${JSON.stringify(text)}: only lower-case letters, digits, single spaces and apostrophes`)
-      out.push({ word, gap: i === 0 ? SPACE : APOSTROPHE })
+      out.push({ word: numberOf(word), gap: i === 0 ? SPACE : APOSTROPHE })
     })
   }
   return out
 }
 
-function addMove(map: Map<string, number[]>, word: string, to: number) {
+function addMove(map: Map<number, number[]>, word: number, to: number) {
   const targets = map.get(word)
   if (!targets) map.set(word, [to])
   else if (!targets.includes(to)) targets.push(to)
@@ -180,7 +289,7 @@ function compile(states: State[], pattern: Pattern, next: number): number {
           const state = states[at]!
           const map = gap === SPACE ? (state.afterSpace ??= new Map()) : (state.afterApostrophe ??= new Map())
           if (i === words.length - 1) return addMove(map, word, next)
-          const key = `${gap}${word}`
+          const key = `${gap}:${word}`
           let kids = children.get(at)
           if (!kids) children.set(at, (kids = new Map()))
           let child = kids.get(key)
@@ -237,7 +346,7 @@ function unbounded(pattern: Pattern): boolean {
   }
 }
 
-function build(pattern: Pattern): Machine {
+function build(pattern: Pattern): Nfa {
   const states: State[] = []
   const accept = newState(states)
   states[accept]!.accept = true
@@ -252,83 +361,181 @@ function build(pattern: Pattern): Machine {
     seen.add(s)
     const state = states[s]!
     if (state.accept || state.unless) throw new Error('a pattern must read a word before it matches or looks ahead')
-    if (state.afterSpace || state.afterApostrophe || state.anyWord) first.push(s)
+    if (reads(state)) first.push(s)
     stack.push(...state.free)
   }
-  return { states, first }
+  return { states, first: first.sort((a, b) => a - b) }
 }
 
-/** One reading: the set of states after each word, and what it cost. */
-class Run {
-  private readonly machine: Machine
-  private readonly text: Words
-  private readonly counter: Steps
-  /** seen[s] === stamp: state s is in the set being built. */
-  private readonly seen: Int32Array
+/** The next states of `state` for `word` after `gap`. */
+function movesOf(state: State, gap: Gap, word: number): readonly number[] | null {
+  if (gap === APOSTROPHE) return state.afterApostrophe?.get(word) ?? null
+  if (gap !== SPACE) return null
+  const moves = state.afterSpace?.get(word)
+  if (moves && state.anyWord) return [...moves, ...state.anyWord]
+  return moves ?? state.anyWord
+}
+
+/**
+ * Whether the words from `position` on (the first after a space) begin with a match of `nfa`, a
+ * look-ahead: read as a set of states, word by word, for as many words as it can take (a few).
+ */
+function startsWith(nfa: Nfa, text: Words, position: number, counter: Steps): boolean {
+  let current: readonly number[] = nfa.first
+  for (let i = position; i < text.words.length && current.length > 0; i++) {
+    const stack: number[] = []
+    for (const s of current) {
+      counter.steps++
+      const moves = movesOf(nfa.states[s]!, text.gaps[i]!, text.words[i]!)
+      if (moves) stack.push(...moves)
+    }
+    const seen = new Set<number>()
+    const next: number[] = []
+    while (stack.length > 0) {
+      const s = stack.pop()!
+      if (seen.has(s)) continue
+      seen.add(s)
+      counter.steps++
+      const state = nfa.states[s]!
+      if (state.unless && startsWith(state.unless, text, i + 1, counter)) continue
+      if (state.accept) return true
+      if (reads(state)) next.push(s)
+      stack.push(...state.free)
+    }
+    current = next
+  }
+  return false
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sets of states (the DFA), built as texts meet them.
+// ---------------------------------------------------------------------------------------------
+
+type StateSet = {
+  /** The states in the set that read a word, in order. */
+  readonly reading: readonly number[]
+  /** Look-ahead states reached here and not yet passed: whether they pass depends on the words that follow. */
+  readonly guards: readonly number[]
+  /** Whether a match ends here. */
+  readonly accept: boolean
+  /** The set each word leads to, as met: next[gap][word number]. */
+  readonly next: (StateSet | undefined)[][]
+  /** The set once a guard passed. */
+  readonly passed: Map<number, StateSet>
+}
+
+/** The most sets one automaton remembers; past it, it forgets them all and starts again (memory stays bounded). */
+const MAX_SETS = 2000
+
+class Automaton {
+  readonly nfa: Nfa
+  /** Whether a match may begin at any word (anywhere), or only at the first (wholeMessage). */
+  private readonly unanchored: boolean
+  private sets = new Map<string, StateSet>()
+  private seen: Int32Array
   private stamp = 0
+  start: StateSet
 
-  constructor(machine: Machine, text: Words, counter: Steps) {
-    this.machine = machine
-    this.text = text
-    this.counter = counter
-    this.seen = new Int32Array(machine.states.length)
+  constructor(nfa: Nfa, unanchored: boolean) {
+    this.nfa = nfa
+    this.unanchored = unanchored
+    this.seen = new Int32Array(nfa.states.length)
+    this.start = this.initial()
   }
 
-  /** A new, empty set of states (the states already in a set are not added twice). */
-  newSet(): number[] {
-    this.stamp++
-    return []
+  private initial(): StateSet {
+    return this.remember(this.unanchored ? [] : [...this.nfa.first], [], false)
   }
 
-  /**
-   * Adds `from` and what it reaches without reading to `into`, the set of states after the first
-   * `position` words. Returns whether a match ended there (the accepting state was reached).
-   */
-  close(from: number, position: number, into: number[]): boolean {
-    const { states } = this.machine
-    const stack = [from]
-    let accepted = false
+  private remember(reading: number[], guards: number[], accept: boolean): StateSet {
+    reading.sort((a, b) => a - b)
+    guards.sort((a, b) => a - b)
+    const key = `${reading.join(',')}|${guards.join(',')}|${accept ? 1 : 0}`
+    let set = this.sets.get(key)
+    if (set) return set
+    if (this.sets.size >= MAX_SETS) {
+      this.sets = new Map()
+      this.start = this.initial()
+    }
+    set = { reading, guards, accept, next: [[], [], [], []], passed: new Map() }
+    this.sets.set(key, set)
+    return set
+  }
+
+  /** Adds `from` and what it reaches without reading to the set being built. */
+  private close(from: readonly number[], reading: number[], guards: number[], counter: Steps): boolean {
+    const { states } = this.nfa
+    const stack = [...from]
+    let accept = false
     while (stack.length > 0) {
       const s = stack.pop()!
       if (this.seen[s] === this.stamp) continue
       this.seen[s] = this.stamp
-      this.counter.steps++
+      counter.steps++
       const state = states[s]!
-      if (state.unless && startsWith(state.unless, this.text, position, this.counter)) continue
-      if (state.accept) accepted = true
-      if (state.afterSpace || state.afterApostrophe || state.anyWord) into.push(s)
+      if (state.unless) {
+        guards.push(s)
+        continue
+      }
+      if (state.accept) accept = true
+      if (reads(state)) reading.push(s)
       for (const f of state.free) stack.push(f)
     }
-    return accepted
+    return accept
   }
 
-  /** Reads word `position` from each state of `from` (as if after `gap`) into `into`. */
-  step(from: readonly number[], gap: Gap, position: number, into: number[]): boolean {
-    const { states } = this.machine
-    const word = this.text.words[position]!
-    let accepted = false
-    for (const s of from) {
-      this.counter.steps++
-      const state = states[s]!
-      const map = gap === SPACE ? state.afterSpace : gap === APOSTROPHE ? state.afterApostrophe : null
-      const targets = map?.get(word)
-      if (targets) for (const t of targets) accepted = this.close(t, position + 1, into) || accepted
-      if (gap === SPACE && state.anyWord) for (const t of state.anyWord) accepted = this.close(t, position + 1, into) || accepted
+  /** The set after reading `word` (after `gap`) from `set`. */
+  move(set: StateSet, gap: Gap, word: number, counter: Steps): StateSet {
+    counter.steps++
+    const known = set.next[gap]![word]
+    if (known) return known
+    this.stamp++
+    const reading: number[] = []
+    const guards: number[] = []
+    let accept = false
+    const { states } = this.nfa
+    for (const s of set.reading) {
+      counter.steps++
+      const moves = movesOf(states[s]!, gap, word)
+      if (moves) accept = this.close(moves, reading, guards, counter) || accept
     }
-    return accepted
+    // Where a match may begin at any word, it begins here too, whatever came before the word.
+    if (this.unanchored) {
+      for (const s of this.nfa.first) {
+        counter.steps++
+        const moves = movesOf(states[s]!, SPACE, word)
+        if (moves) accept = this.close(moves, reading, guards, counter) || accept
+      }
+    }
+    const next = this.remember(reading, guards, accept)
+    set.next[gap]![word] = next
+    return next
   }
-}
 
-/** Whether the words from `position` on (the first after a space) begin with a match of the look-ahead machine. */
-function startsWith(machine: Machine, text: Words, position: number, counter: Steps): boolean {
-  const run = new Run(machine, text, counter)
-  let current: readonly number[] = machine.first
-  for (let i = position; i < text.words.length && current.length > 0; i++) {
-    const next = run.newSet()
-    if (run.step(current, text.gaps[i]!, i, next)) return true
-    current = next
+  /** The set with the guards whose look-ahead fails at `position` passed (the words from there are not what they rule out). */
+  settle(set: StateSet, text: Words, position: number, counter: Steps): StateSet {
+    const checked: number[] = []
+    for (;;) {
+      const guard = set.guards.find((g) => !checked.includes(g))
+      if (guard === undefined) return set
+      checked.push(guard)
+      if (!startsWith(this.nfa.states[guard]!.unless!, text, position, counter)) set = this.pass(set, guard, counter)
+    }
   }
-  return false
+
+  private pass(set: StateSet, guard: number, counter: Steps): StateSet {
+    const known = set.passed.get(guard)
+    if (known) return known
+    this.stamp++
+    const reading = [...set.reading]
+    const guards = set.guards.filter((g) => g !== guard)
+    for (const s of reading) this.seen[s] = this.stamp
+    for (const g of set.guards) this.seen[g] = this.stamp
+    const accept = this.close(this.nfa.states[guard]!.free, reading, guards, counter) || set.accept
+    const next = this.remember(reading, guards, accept)
+    set.passed.set(guard, next)
+    return next
+  }
 }
 
 export type Matcher = {
@@ -340,10 +547,11 @@ export type Matcher = {
   readonly vocabulary: readonly string[]
 }
 
-function vocabularyOf(machine: Machine, into = new Set<string>()): Set<string> {
-  for (const state of machine.states) {
-    for (const word of state.afterSpace?.keys() ?? []) into.add(word)
-    for (const word of state.afterApostrophe?.keys() ?? []) into.add(word)
+function vocabularyOf(nfa: Nfa, into = new Set<string>()): Set<string> {
+  const words = [...numbers.keys()]
+  for (const state of nfa.states) {
+    for (const word of state.afterSpace?.keys() ?? []) into.add(words[word - 1]!)
+    for (const word of state.afterApostrophe?.keys() ?? []) into.add(words[word - 1]!)
     if (state.unless) vocabularyOf(state.unless, into)
   }
   return into
@@ -351,44 +559,37 @@ function vocabularyOf(machine: Machine, into = new Set<string>()): Set<string> {
 
 /** Matches a message that is the pattern and nothing else (an apostrophe before or after is something). */
 export function wholeMessage(pattern: Pattern): Matcher {
-  const machine = build(pattern)
+  const automaton = new Automaton(build(pattern), false)
   return {
-    states: machine.states.length,
-    vocabulary: [...vocabularyOf(machine)],
+    states: automaton.nfa.states.length,
+    vocabulary: [...vocabularyOf(automaton.nfa)],
     test(text, counter = { steps: 0 }) {
       const { words, gaps } = text
       if (words.length === 0 || gaps[0] !== NOTHING) return false
-      const run = new Run(machine, text, counter)
-      let current: readonly number[] = machine.first
-      let accepted = false
+      let set = automaton.start
       for (let i = 0; i < words.length; i++) {
-        if (current.length === 0) return false
-        const next = run.newSet()
-        accepted = run.step(current, i === 0 ? SPACE : gaps[i]!, i, next)
-        current = next
+        set = automaton.move(set, i === 0 ? SPACE : gaps[i]!, words[i]!, counter)
+        if (set.guards.length > 0) set = automaton.settle(set, text, i + 1, counter)
+        if (set.reading.length === 0 && i < words.length - 1) return false
       }
-      return accepted && !text.trailing
+      return set.accept && !text.trailing
     },
   }
 }
 
 /** Matches a message with the pattern anywhere in it, as whole words. */
 export function anywhere(pattern: Pattern): Matcher {
-  const machine = build(pattern)
+  const automaton = new Automaton(build(pattern), true)
   return {
-    states: machine.states.length,
-    vocabulary: [...vocabularyOf(machine)],
+    states: automaton.nfa.states.length,
+    vocabulary: [...vocabularyOf(automaton.nfa)],
     test(text, counter = { steps: 0 }) {
       const { words, gaps } = text
-      const run = new Run(machine, text, counter)
-      let current: readonly number[] = []
+      let set = automaton.start
       for (let i = 0; i < words.length; i++) {
-        const next = run.newSet()
-        // The matches going on read this word after what really separates it from the last; a
-        // match may also begin at this word, whatever comes before it.
-        if (run.step(current, gaps[i]!, i, next)) return true
-        if (run.step(machine.first, SPACE, i, next)) return true
-        current = next
+        set = automaton.move(set, gaps[i]!, words[i]!, counter)
+        if (set.guards.length > 0) set = automaton.settle(set, text, i + 1, counter)
+        if (set.accept) return true
       }
       return false
     },

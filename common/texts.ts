@@ -4,7 +4,7 @@
  * UCS-2 and triple its segments.
  */
 import { z } from 'zod'
-import { ANY_WORD, anywhere, notFollowedBy, oneOf, optional, repeat, seq, type Steps, wholeMessage, wordsIn } from './text-matcher'
+import { ANY_WORD, anywhere, normalized, notFollowedBy, oneOf, optional, repeat, seq, type Steps, wholeMessage, wordsIn } from './text-matcher'
 
 export const BRAND = 'Momentum Coach'
 
@@ -19,32 +19,37 @@ export type KeywordFamily = 'stop' | 'start' | 'help'
 /**
  * The family the whole message matches, or null. Case and spaces do not count ("  Stop ", "opt out"
  * and "S T O P" all match), nor does punctuation at the end ("STOP." "stop!"); anything more in the
- * message ("stop please") is not a keyword. One pass over the characters, and one back over the
- * punctuation at the end (no regular expression: a long run of "!" must not cost its square).
+ * message ("stop please") is not a keyword. One pass back over the end and one over the rest, at
+ * most (no regular expression: a long run of "!" must not cost its square).
  */
 export function keywordOf(body: string, counter?: Steps): KeywordFamily | null {
-  const text = body.normalize('NFKC')
-  // The message without its white space (what /\s/ matches), kept as the runs between it.
-  const runs: string[] = []
-  let start = 0
-  for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && !isWhiteSpace(text.charCodeAt(i))) continue
-    if (i > start) runs.push(text.slice(start, i))
-    start = i + 1
+  const text = normalized(body, counter)
+  // White space does not count anywhere, nor punctuation at the end (after the white space is gone).
+  let end = text.length
+  while (end > 0) {
+    const c = text.charCodeAt(end - 1)
+    if (!isWhiteSpace(c) && !isEndPunctuation(c)) break
+    end--
   }
-  const joined = runs.join('')
-  let end = joined.length
-  while (end > 0 && END_PUNCTUATION.includes(joined.charAt(end - 1))) end--
-  if (counter) counter.steps += text.length + (joined.length - end)
-  const word = joined.slice(0, end).toUpperCase()
+  // What is left, without its white space. Upper case never gives fewer characters than it is given
+  // (each character becomes one or more), so past twice the longest keyword (in UTF-16 units: a
+  // character may take two) nothing is one.
+  let word = ''
+  let i = 0
+  for (; i < end && word.length <= 2 * LONGEST_KEYWORD; i++) if (!isWhiteSpace(text.charCodeAt(i))) word += text.charAt(i)
+  if (counter) counter.steps += text.length - end + i
+  if (word.length > 2 * LONGEST_KEYWORD) return null
+  word = word.toUpperCase()
   if ((STOP_KEYWORDS as readonly string[]).includes(word)) return 'stop'
   if ((START_KEYWORDS as readonly string[]).includes(word)) return 'start'
   if ((HELP_KEYWORDS as readonly string[]).includes(word)) return 'help'
   return null
 }
 
-/** What may end a keyword and not count ("STOP." "stop!"). */
-const END_PUNCTUATION = '.!?,;:'
+const LONGEST_KEYWORD = Math.max(...[...STOP_KEYWORDS, ...START_KEYWORDS, ...HELP_KEYWORDS].map((keyword) => keyword.length))
+
+/** What may end a keyword and not count ("STOP." "stop!"): . ! ? , ; : */
+const isEndPunctuation = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x2c || c === 0x3b || c === 0x3a
 
 /** JavaScript's white space and line ends: what /\s/ matches (test/unit/texts-matcher.test.ts checks every code unit). */
 function isWhiteSpace(c: number): boolean {
