@@ -14,7 +14,7 @@ import { CRAFTED_TEXTS, randomText, seededRandom } from '../test/helpers/crafted
  * Goal: the slowest at most 10x the scan of the same text, and under 1 ms.
  */
 const RANDOM_TEXTS = Number(process.env.BENCH_TEXTS ?? 200)
-const ROUNDS = 9
+const ROUNDS = 15
 /** A round repeats a message for about this long (wall clock, measured once per message). */
 const ROUND_NS = 1_000_000n
 const GOAL_RATIO = 10
@@ -106,7 +106,7 @@ export function textsMatcherBench(): boolean {
   console.log(
     `  matcher: keywordOf + optOutOf + isCrisisMessage, each message read from scratch; includes scan: the text as the matcher reads it (NFKC, lower case), ` +
       `then String.prototype.includes for each of the ${PHRASE_VOCABULARY.length} words of the phrase tables (all of them, no early stop), what a naive keyword filter does; ` +
-      'CPU time, median of 9 alternating rounds',
+      `CPU time, median of ${ROUNDS} alternating rounds`,
   )
   const random = seededRandom(31)
   const randomTexts = Array.from({ length: RANDOM_TEXTS }, () => asReceived(randomText(random)))

@@ -431,14 +431,16 @@ class Automaton {
   readonly nfa: Nfa
   /** Whether a match may begin at any word (anywhere), or only at the first (wholeMessage). */
   private readonly unanchored: boolean
+  private readonly maxSets: number
   private sets = new Map<string, StateSet>()
   private seen: Int32Array
   private stamp = 0
   start: StateSet
 
-  constructor(nfa: Nfa, unanchored: boolean) {
+  constructor(nfa: Nfa, unanchored: boolean, maxSets: number) {
     this.nfa = nfa
     this.unanchored = unanchored
+    this.maxSets = maxSets
     this.seen = new Int32Array(nfa.states.length)
     this.start = this.initial()
   }
@@ -453,7 +455,7 @@ class Automaton {
     const key = `${reading.join(',')}|${guards.join(',')}|${accept ? 1 : 0}`
     let set = this.sets.get(key)
     if (set) return set
-    if (this.sets.size >= MAX_SETS) {
+    if (this.sets.size >= this.maxSets) {
       this.sets = new Map()
       this.start = this.initial()
     }
@@ -557,9 +559,12 @@ function vocabularyOf(nfa: Nfa, into = new Set<string>()): Set<string> {
   return into
 }
 
+/** How many sets of states a matcher remembers at most (tests make it small, to see it start again). */
+type Options = { maxSets?: number }
+
 /** Matches a message that is the pattern and nothing else (an apostrophe before or after is something). */
-export function wholeMessage(pattern: Pattern): Matcher {
-  const automaton = new Automaton(build(pattern), false)
+export function wholeMessage(pattern: Pattern, options: Options = {}): Matcher {
+  const automaton = new Automaton(build(pattern), false, options.maxSets ?? MAX_SETS)
   return {
     states: automaton.nfa.states.length,
     vocabulary: [...vocabularyOf(automaton.nfa)],
@@ -578,8 +583,8 @@ export function wholeMessage(pattern: Pattern): Matcher {
 }
 
 /** Matches a message with the pattern anywhere in it, as whole words. */
-export function anywhere(pattern: Pattern): Matcher {
-  const automaton = new Automaton(build(pattern), true)
+export function anywhere(pattern: Pattern, options: Options = {}): Matcher {
+  const automaton = new Automaton(build(pattern), true, options.maxSets ?? MAX_SETS)
   return {
     states: automaton.nfa.states.length,
     vocabulary: [...vocabularyOf(automaton.nfa)],

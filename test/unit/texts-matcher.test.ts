@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { anywhere, notFollowedBy, oneOf, repeat, seq, type Steps, wordNumber, wordsIn } from '#common/text-matcher'
+import { anywhere, notFollowedBy, oneOf, repeat, seq, type Steps, wholeMessage, wordNumber, wordsIn } from '#common/text-matcher'
 import { isCrisisMessage, keywordOf, optOutOf, PHRASE_VOCABULARY } from '#common/texts'
 import { CRAFTED_TEXTS, TWILIO_MAX } from '../helpers/crafted-texts'
 
@@ -339,6 +339,23 @@ describe('the matcher', () => {
     expect(() => anywhere(oneOf('stop  now'))).toThrow(/lower-case/)
     expect(() => anywhere(notFollowedBy('stop', repeat('now')))).toThrow(/bounded/)
     expect(() => anywhere(repeat('stop'))).toThrow(/must read a word/)
+  })
+
+  it('answers the same when it may remember only a few sets of states (it forgets them and starts again)', () => {
+    const pattern = seq(repeat(oneOf('please', 'i', 'can you')), oneOf('stop', 'no more'), repeat(oneOf('now', 'texts', 'me', 'all texts')))
+    const tiny = wholeMessage(pattern, { maxSets: 2 })
+    const roomy = wholeMessage(pattern)
+    const hurt = notFollowedBy(seq('hurt', 'myself'), oneOf('at', 'in'))
+    const tinyAnywhere = anywhere(hurt, { maxSets: 2 })
+    const roomyAnywhere = anywhere(hurt)
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('please', 'i', 'can', 'you', 'stop', 'no', 'more', 'now', 'texts', 'me', 'all', 'hurt', 'myself', 'at', 'x'), { maxLength: 12 }), (words) => {
+        const text = wordsIn(words.join(' '))
+        expect(tiny.test(text)).toBe(roomy.test(text))
+        expect(tinyAnywhere.test(text)).toBe(roomyAnywhere.test(text))
+      }),
+      { numRuns: 2000 },
+    )
   })
 
   it('finds a phrase anywhere, and a look ahead rules out only what follows right after a space', () => {
