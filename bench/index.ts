@@ -17,6 +17,7 @@ import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
 import { processTree, quantile } from './calls-setup'
 import { dstAgreement } from './dst'
+import { textsMatcherBench } from './texts-matcher'
 import { liveTranscript, voiceGateway } from './voice'
 import { weeklyReportsBench } from './weekly-reports'
 
@@ -280,7 +281,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, webhooks, punctuality, reports, faults, voice, live). */
+/** `npm run bench -- me chat` runs only the named benchmarks (health, me, dashboard, sessions, hashing, chat, dst, texts-matcher, webhooks, punctuality, reports, faults, voice, live). */
 const only = process.argv.slice(2)
 const wanted = (name: string) => only.length === 0 || only.includes(name)
 
@@ -288,6 +289,10 @@ const results: boolean[] = []
 if (wanted('dst')) {
   console.log('\nBenchmark: daily call times across DST changes vs an independent oracle')
   results.push(dstAgreement())
+}
+if (wanted('texts-matcher')) {
+  console.log('\nBenchmark: reading an inbound text (keywords, opt-outs in words, crisis words) with the linear matcher vs a plain includes scan of the same text')
+  results.push(textsMatcherBench())
 }
 if (wanted('webhooks')) {
   console.log('\nBenchmark: Vapi webhooks duplicated, shuffled and dropped vs in-order delivery; the sweep; acknowledgement latency')

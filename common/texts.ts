@@ -4,6 +4,7 @@
  * UCS-2 and triple its segments.
  */
 import { z } from 'zod'
+import { ANY_WORD, anywhere, normalized, notFollowedBy, oneOf, optional, repeat, seq, type Steps, wholeMessage, wordsIn } from './text-matcher'
 
 export const BRAND = 'Momentum Coach'
 
@@ -18,18 +19,53 @@ export type KeywordFamily = 'stop' | 'start' | 'help'
 /**
  * The family the whole message matches, or null. Case and spaces do not count ("  Stop ", "opt out"
  * and "S T O P" all match), nor does punctuation at the end ("STOP." "stop!"); anything more in the
- * message ("stop please") is not a keyword.
+ * message ("stop please") is not a keyword. One pass back over the end and one over the rest, at
+ * most (no regular expression: a long run of "!" must not cost its square).
  */
-export function keywordOf(body: string): KeywordFamily | null {
-  const word = body
-    .normalize('NFKC')
-    .replace(/\s+/g, '')
-    .replace(/[.!?,;:]+$/, '')
-    .toUpperCase()
+export function keywordOf(body: string, counter?: Steps): KeywordFamily | null {
+  const text = normalized(body, counter)
+  // White space does not count anywhere, nor punctuation at the end (after the white space is gone).
+  let end = text.length
+  while (end > 0) {
+    const c = text.charCodeAt(end - 1)
+    if (!isWhiteSpace(c) && !isEndPunctuation(c)) break
+    end--
+  }
+  // What is left, without its white space. Upper case never gives fewer characters than it is given
+  // (each character becomes one or more), so past twice the longest keyword (in UTF-16 units: a
+  // character may take two) nothing is one.
+  let word = ''
+  let i = 0
+  for (; i < end && word.length <= 2 * LONGEST_KEYWORD; i++) if (!isWhiteSpace(text.charCodeAt(i))) word += text.charAt(i)
+  if (counter) counter.steps += text.length - end + i
+  if (word.length > 2 * LONGEST_KEYWORD) return null
+  word = word.toUpperCase()
   if ((STOP_KEYWORDS as readonly string[]).includes(word)) return 'stop'
   if ((START_KEYWORDS as readonly string[]).includes(word)) return 'start'
   if ((HELP_KEYWORDS as readonly string[]).includes(word)) return 'help'
   return null
+}
+
+const LONGEST_KEYWORD = Math.max(...[...STOP_KEYWORDS, ...START_KEYWORDS, ...HELP_KEYWORDS].map((keyword) => keyword.length))
+
+/** What may end a keyword and not count ("STOP." "stop!"): . ! ? , ; : */
+const isEndPunctuation = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x2c || c === 0x3b || c === 0x3a
+
+/** JavaScript's white space and line ends: what /\s/ matches (test/unit/texts-matcher.test.ts checks every code unit). */
+function isWhiteSpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) || // tab, line feed, vertical tab, form feed, carriage return
+    c === 0x20 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  )
 }
 
 /**
@@ -45,60 +81,92 @@ export function keywordOf(body: string): KeywordFamily | null {
  *   9am", "no more calls this week, I'm away"): one question back (the FCC allows one, within 5
  *   minutes, no marketing), nothing changed;
  * - null: anything else.
+ * The message is read once, word by word, whatever it holds (docs/decisions/062); `counter` counts
+ * the work.
  */
-export function optOutOf(body: string): 'stop' | 'unclear' | null {
-  const text = wordsOf(body)
-  if (!text) return null
-  if (OPT_OUT_REQUEST.test(text) || END_REQUEST.test(text)) return 'stop'
-  if (OPT_OUT_WORDS.some((words) => words.test(text))) return 'unclear'
+export function optOutOf(body: string, counter?: Steps): 'stop' | 'unclear' | null {
+  const text = wordsIn(body, counter)
+  if (text.words.length === 0) return null
+  if (WHOLE_REQUEST.test(text, counter)) return 'stop'
+  if (OPT_OUT_WORDS.test(text, counter)) return 'unclear'
   return null
 }
 
-/** What texts and calls are called. */
-const COMM = String.raw`(?:texts?|text messages?|txts?|messages?|messaging|sms|calls?|calling|coaching calls?|phone calls?|notifications?|reminders?)`
-/** Politeness and emphasis around a request ("please", "now", "thanks"). */
-const SOFT = String.raw`(?:please|pls|plz|kindly|now|right now|immediately|asap|thanks|thank you|thx|ok|okay|already|just|for good|anymore|any more|again|ever|at all|seriously)`
-/** What a request applies to: "me", "these texts", "texts and calls", "from this list", "my number". */
-const OBJECT = String.raw`(?:me|us|it|this|that|all|everything|them|these|those|my number|me out|(?:the |your |these |those |all |all the |all your |any |any more |any of your |more )?${COMM}(?: (?:and|or|nor) ${COMM})?|(?:texting|messaging|calling|contacting|bothering|spamming) me|(?:off|from|on|to) (?:this|these|that|your|all|the)(?: \w+)?)`
-/** How a request may open: "please", "can you", "I want to", "I". */
-const OPENING = String.raw`(?:(?:please|pls|plz|kindly|just|hey|hi|hello|ok|okay|sorry|no|can you|could you|would you|can u|will you|i want to|i'd like to|id like to|i would like to|i wish to|i need to|i want you to|you can|i|i'd|i'm|im|i am)\s)*`
-/** Requests for no more texts or calls (whole-message; "end" has its own, narrower form). */
-const REQUEST = [
-  String.raw`(?:stop|stopall|stop all|quit|revoke|cancel|unsubscribe|unsub|opt ?out|optout|opt me out)`,
-  String.raw`(?:stop|quit|cease|end) (?:texting|messaging|calling|contacting|sending|bothering|spamming)`,
-  String.raw`(?:don't|dont|do not|never|no longer) (?:text|txt|message|msg|call|contact|sms)(?: (?:or|and|nor) (?:text|txt|message|msg|call|contact))?`,
-  String.raw`(?:don't|dont|do not) send`,
-  String.raw`(?:don't|dont|do not|no longer) (?:want|need)`,
-  String.raw`no more`,
-  String.raw`(?:remove|delete|take)`,
-  String.raw`leave me alone`,
-  String.raw`wrong number`,
-  String.raw`(?:withdraw|revoke|cancel|take back)(?: my| all)? (?:consent|permission)`,
-].join('|')
-const OPT_OUT_REQUEST = new RegExp(String.raw`^${OPENING}(?:${REQUEST})(?: (?:${SOFT}|${OBJECT}))*$`)
-/** "End" is an opt-out word too, but only about the texts and calls ("end", "end these texts"): never "end it all". */
-const END_REQUEST = new RegExp(String.raw`^${OPENING}end(?: (?:${SOFT}|(?:the |your |these |all |all the )?${COMM}))*$`)
-/** The same words inside something else: worth one question. */
-const OPT_OUT_WORDS: readonly RegExp[] = [
-  /\b(?:stop|stopping|quit|cancel|unsubscribe|unsub|optout|revoke|withdraw)\b/,
-  /\bopt(?:ing)? (?:me )?out\b/,
-  /\b(?:don't|dont|do not|no longer) (?:text|txt|message|msg|call|contact|sms|send)\b/,
-  new RegExp(String.raw`\b(?:no more|(?:don't|dont|do not|no longer) (?:want|need))(?: \w+)? ${COMM}\b`),
-  /\bleave me alone\b/,
-  /\bwrong number\b/,
-  /\b(?:remove|delete|take) (?:me|my number) (?:off|from)\b/,
-]
+// The phrase tables. A string is a phrase: words separated by single spaces, "don't" as typed; a
+// message is read as lower-case words (punctuation counts as a space). `oneOf`, `seq`, `optional`,
+// `repeat` and `ANY_WORD` put them together (common/text-matcher.ts).
 
-/** A message as the word patterns read it: lower case, straight apostrophes, letters, digits and single spaces. */
-function wordsOf(body: string): string {
-  return body
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[^a-z0-9' ]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
+/** What texts and calls are called. */
+const COMM = oneOf(
+  'text', 'texts', 'text message', 'text messages', 'txt', 'txts', 'message', 'messages', 'messaging', 'sms',
+  'call', 'calls', 'calling', 'coaching call', 'coaching calls', 'phone call', 'phone calls',
+  'notification', 'notifications', 'reminder', 'reminders',
+)
+/** Politeness and emphasis around a request ("please", "now", "thanks"). */
+const SOFT = oneOf(
+  'please', 'pls', 'plz', 'kindly', 'now', 'right now', 'immediately', 'asap', 'thanks', 'thank you', 'thx', 'ok', 'okay',
+  'already', 'just', 'for good', 'anymore', 'any more', 'again', 'ever', 'at all', 'seriously',
+)
+/** What a request applies to: "me", "these texts", "texts and calls", "from this list", "my number". */
+const OBJECT = oneOf(
+  'me', 'us', 'it', 'this', 'that', 'all', 'everything', 'them', 'these', 'those', 'my number', 'me out',
+  seq(
+    optional(oneOf('the', 'your', 'these', 'those', 'all', 'all the', 'all your', 'any', 'any more', 'any of your', 'more')),
+    COMM,
+    optional(seq(oneOf('and', 'or', 'nor'), COMM)),
+  ),
+  seq(oneOf('texting', 'messaging', 'calling', 'contacting', 'bothering', 'spamming'), 'me'),
+  seq(oneOf('off', 'from', 'on', 'to'), oneOf('this', 'these', 'that', 'your', 'all', 'the'), optional(ANY_WORD)),
+)
+/** How a request may open: "please", "can you", "I want to", "I" (any number of them). */
+const OPENING = repeat(
+  oneOf(
+    'please', 'pls', 'plz', 'kindly', 'just', 'hey', 'hi', 'hello', 'ok', 'okay', 'sorry', 'no',
+    'can you', 'could you', 'would you', 'can u', 'will you', 'i want to', "i'd like to", 'id like to', 'i would like to',
+    'i wish to', 'i need to', 'i want you to', 'you can', 'i', "i'd", "i'm", 'im', 'i am',
+  ),
+)
+const NOT = oneOf("don't", 'dont', 'do not')
+/** Requests for no more texts or calls (whole-message; "end" has its own, narrower form). */
+const REQUEST = oneOf(
+  'stop', 'stopall', 'stop all', 'quit', 'revoke', 'cancel', 'unsubscribe', 'unsub', 'opt out', 'optout', 'opt me out',
+  seq(oneOf('stop', 'quit', 'cease', 'end'), oneOf('texting', 'messaging', 'calling', 'contacting', 'sending', 'bothering', 'spamming')),
+  seq(
+    oneOf(NOT, 'never', 'no longer'),
+    oneOf('text', 'txt', 'message', 'msg', 'call', 'contact', 'sms'),
+    optional(seq(oneOf('or', 'and', 'nor'), oneOf('text', 'txt', 'message', 'msg', 'call', 'contact'))),
+  ),
+  seq(NOT, 'send'),
+  seq(oneOf(NOT, 'no longer'), oneOf('want', 'need')),
+  'no more',
+  'remove', 'delete', 'take',
+  'leave me alone',
+  'wrong number',
+  seq(oneOf('withdraw', 'revoke', 'cancel', 'take back'), optional(oneOf('my', 'all')), oneOf('consent', 'permission')),
+)
+/**
+ * The whole message is a request, with nothing around it but politeness and what it applies to.
+ * "End" is an opt-out word too, but only about the texts and calls ("end", "end these texts"):
+ * never "end it all".
+ */
+const WHOLE_REQUEST = wholeMessage(
+  oneOf(
+    seq(OPENING, REQUEST, repeat(oneOf(SOFT, OBJECT))),
+    seq(OPENING, 'end', repeat(oneOf(SOFT, seq(optional(oneOf('the', 'your', 'these', 'all', 'all the')), COMM)))),
+  ),
+)
+/** The same words inside something else: worth one question. */
+const OPT_OUT_WORDS = anywhere(
+  oneOf(
+    'stop', 'stopping', 'quit', 'cancel', 'unsubscribe', 'unsub', 'optout', 'revoke', 'withdraw',
+    seq(oneOf('opt', 'opting'), optional('me'), 'out'),
+    seq(oneOf(NOT, 'no longer'), oneOf('text', 'txt', 'message', 'msg', 'call', 'contact', 'sms', 'send')),
+    seq(oneOf('no more', seq(oneOf(NOT, 'no longer'), oneOf('want', 'need'))), optional(ANY_WORD), COMM),
+    'leave me alone',
+    'wrong number',
+    seq(oneOf('remove', 'delete', 'take'), oneOf('me', 'my number'), oneOf('off', 'from')),
+  ),
+)
 
 /**
  * Words about suicide or self-harm (docs/decisions/058). Chosen to be said about oneself and not
@@ -107,26 +175,32 @@ function wordsOf(body: string): string {
  * myself some slack" are not. A figure of speech that matches ("I could kill
  * myself for forgetting") gets the resources too: the cost of that is one text.
  */
-const CRISIS_WORDS: readonly RegExp[] = [
-  // Not the drills ("suicide sprints").
-  /\bsuicid(?:e|al)\b(?! (?:sprints?|runs?|drills?|shuttles?|lines?)\b)/,
-  /\b(?:kill|killing|harm|harming) (?:myself|my self)\b/,
-  // Not an injury ("hurt myself at the gym") nor kindness ("cut myself some slack").
-  /\b(?:hurt|hurting) (?:myself|my self)\b(?! (?:at|during|while|in|on|playing|running|lifting|training|working)\b)/,
-  /\b(?:cut|cutting) (?:myself|my self)\b(?! (?:some|a|any) (?:slack|break)\b)/,
-  /\bself ?harm(?:ing)?\b/,
-  /\bend (?:it all|my life|my own life)\b/,
-  /\btake my (?:own )?life\b/,
-  /\b(?:want|wanna|going|gonna|ready|planning|plan) to die\b/,
-  /\b(?:don't|dont|do not) want to (?:live|be alive|exist|be here anymore|wake up)\b/,
-  /\bno reason to (?:live|go on)\b/,
-  /\bbetter off dead\b/,
-]
+const MYSELF = oneOf('myself', 'my self')
+const CRISIS_WORDS = anywhere(
+  oneOf(
+    // Not the drills ("suicide sprints").
+    notFollowedBy(oneOf('suicide', 'suicidal'), oneOf('sprint', 'sprints', 'run', 'runs', 'drill', 'drills', 'shuttle', 'shuttles', 'line', 'lines')),
+    seq(oneOf('kill', 'killing', 'harm', 'harming'), MYSELF),
+    // Not an injury ("hurt myself at the gym") nor kindness ("cut myself some slack").
+    notFollowedBy(seq(oneOf('hurt', 'hurting'), MYSELF), oneOf('at', 'during', 'while', 'in', 'on', 'playing', 'running', 'lifting', 'training', 'working')),
+    notFollowedBy(seq(oneOf('cut', 'cutting'), MYSELF), seq(oneOf('some', 'a', 'any'), oneOf('slack', 'break'))),
+    'self harm', 'selfharm', 'self harming', 'selfharming',
+    seq('end', oneOf('it all', 'my life', 'my own life')),
+    seq('take my', optional('own'), 'life'),
+    seq(oneOf('want', 'wanna', 'going', 'gonna', 'ready', 'planning', 'plan'), 'to die'),
+    seq(NOT, 'want to', oneOf('live', 'be alive', 'exist', 'be here anymore', 'wake up')),
+    seq('no reason to', oneOf('live', 'go on')),
+    'better off dead',
+  ),
+)
 
-/** Whether a text speaks of suicide or self-harm (docs/decisions/058). */
-export function isCrisisMessage(body: string): boolean {
-  const text = wordsOf(body)
-  return text !== '' && CRISIS_WORDS.some((words) => words.test(text))
+/** Every word of the phrase tables above (the bench's plain `includes` scan looks for each). */
+export const PHRASE_VOCABULARY: readonly string[] = [...new Set([...WHOLE_REQUEST.vocabulary, ...OPT_OUT_WORDS.vocabulary, ...CRISIS_WORDS.vocabulary])]
+
+/** Whether a text speaks of suicide or self-harm (docs/decisions/058), read once, word by word. */
+export function isCrisisMessage(body: string, counter?: Steps): boolean {
+  const text = wordsIn(body, counter)
+  return text.words.length > 0 && CRISIS_WORDS.test(text, counter)
 }
 
 /** Where help is, now (the US's 988 and 911). */
