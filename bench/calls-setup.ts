@@ -145,7 +145,7 @@ export async function startFake(): Promise<BenchFake> {
       VAPI_API_URL: fake.url,
       VAPI_ASSISTANT_ID: 'asst_bench_calls',
       VAPI_PHONE_NUMBER_ID: 'pn_bench_calls',
-      VAPI_WEBHOOK_SECRET: 'bench-calls-webhook-secret',
+      VAPI_WEBHOOK_SECRET: 'bench-calls-webhook-secret-0123456789abcdef',
     },
     dials: () =>
       fake.requestsTo('POST', '/call').map((request) => {

@@ -198,7 +198,7 @@ test.describe('coaching calls: next call, call detail, schedule', () => {
         VAPI_API_KEY: fake.apiKey,
         VAPI_ASSISTANT_ID: 'asst_e2e_calls',
         VAPI_PHONE_NUMBER_ID: 'phone_e2e_calls',
-        VAPI_WEBHOOK_SECRET: 'e2e-calls-webhook-secret',
+        VAPI_WEBHOOK_SECRET: 'e2e-calls-webhook-secret-0123456789abcdef',
         VAPI_API_URL: fake.url,
       },
       { dataDir },

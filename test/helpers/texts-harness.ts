@@ -13,7 +13,7 @@ import type { TestDatabase } from './db'
 import { insertUser } from './factories'
 import { manualTimers } from './timers'
 
-export const VAPI_SECRET = 'whsec-test-vapi-0123456789'
+export const VAPI_SECRET = 'whsec-test-vapi-0123456789abcdef0123'
 export const SMS_NUMBER = '+15555550123'
 
 export async function freePort(): Promise<number> {

@@ -20,7 +20,7 @@ import { insertUser, setConsent } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
 
-const SECRET = 'whsec-test-vapi-0123456789'
+const SECRET = 'whsec-test-vapi-0123456789abcdef0123'
 const at = (iso: string) => new Date(iso)
 
 let database: TestDatabase

@@ -24,7 +24,7 @@ import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient } from '../helpers/voice-client'
 import { startWorker } from '../../worker/worker'
 
-const SECRET = 'whsec-live-calls-0123456789'
+const SECRET = 'whsec-live-calls-0123456789abcdef0123'
 
 let database: TestDatabase
 let fake: FakeVapi

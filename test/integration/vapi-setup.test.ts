@@ -199,7 +199,7 @@ describe('npm run vapi:setup', () => {
     expect(chosen).toContain(`VAPI_PHONE_NUMBER_ID=${b.id}   (already set: +15550002222)`)
   })
 
-  it('runs as a command: prints the ids to put in the environment; refuses without a webhook secret', async () => {
+  it('runs as a command: prints the ids to put in the environment; refuses without a webhook secret, or with a short one', async () => {
     const phone = resources.addPhoneNumber('+15550003333')
     const run = (env: Record<string, string>) =>
       execFileAsync(process.execPath, ['--import', 'tsx', 'scripts/vapi-setup.ts'], {
@@ -219,6 +219,7 @@ describe('npm run vapi:setup', () => {
     expect(resources.assistants.size).toBe(1)
 
     await expect(run({ VAPI_WEBHOOK_SECRET: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('VAPI_WEBHOOK_SECRET is not set') })
+    await expect(run({ VAPI_WEBHOOK_SECRET: 'too-short-a-secret' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('VAPI_WEBHOOK_SECRET must be at least 32 characters') })
     await expect(run({ VAPI_API_KEY: 'wrong-key' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('vapi:setup failed (HTTP 401)') })
     fake.reset()
   })

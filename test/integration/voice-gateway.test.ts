@@ -30,7 +30,7 @@ import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
 
-const SECRET = 'whsec-voice-gateway-0123456789'
+const SECRET = 'whsec-voice-gateway-0123456789abcdef0123'
 
 let database: TestDatabase
 let fake: FakeVapi
