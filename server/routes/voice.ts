@@ -17,7 +17,7 @@ export const VOICE_CONNECTS_PER_MINUTE = 30
 const DESCRIPTION =
   `A WebSocket (send \`Upgrade: websocket\`), protocol version ${VOICE_PROTOCOL_VERSION}. Refused before the upgrade with the ` +
   'error JSON: 401 without a session, 403 PAYMENT_REQUIRED when not paid, 403 FORBIDDEN when `Origin` is not the app, ' +
-  '429 past the connection limits per address; a plain GET answers 426. Binary frames: PCM16 mono 16 kHz audio (20 ms, ' +
+  '429 past the open sockets allowed per client network or per person, or the attempts a minute per address; a plain GET answers 426. Binary frames: PCM16 mono 16 kHz audio (20 ms, ' +
   '640 bytes; at most 4 KB, else close 1009; faster than 1.5x real time closes 1008). Text frames: one JSON message each ' +
   '(at most 8 KB, else close 1009): the browser sends start, end, text, mute, watch-calls, end-phone-call; the server sends ' +
   'hello, status, transcript, speech, interrupted, ended, error, phone-call, phone-transcript (common/voice.ts; README). ' +
@@ -28,8 +28,8 @@ const DESCRIPTION =
  * registered here, in this plugin only: @fastify/websocket's hooks run on this route's requests,
  * not on every request of the app. Who may connect is decided before the upgrade, with the
  * contract's error JSON: the same-origin check (the CSRF hook skips GET), the session and the paid
- * rule (the route's `paid` guard), the connection limits per address. Then the socket is the
- * gateway's.
+ * rule (the route's `paid` guard), the open sockets per client network and per person, the
+ * attempts per address. Then the socket is the gateway's.
  */
 const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
   const { voice } = app.services
@@ -63,13 +63,18 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
   const sameOrigin: onRequestHookHandler = (request, _reply, done) => {
     done(request.headers.origin === app.config.appOrigin ? undefined : forbidden('Cross-site requests are not allowed.'))
   }
-  // After the guard: a signed-in, paid caller, within the open sockets allowed per address (on
-  // every server): the slot taken here is the socket's once it is upgraded.
+  // After the guard: a signed-in, paid caller, within the open sockets allowed per client network
+  // and per person (on every server): the slot taken here is the socket's once it is upgraded.
   const slots = new WeakMap<FastifyRequest, string>()
   const withinLimits: preHandlerAsyncHookHandler = async (request) => {
-    const slot = await voice.admit(request.ip)
-    if (!slot) throw new AppError('RATE_LIMITED', 'Too many voice connections from this address. Close one and try again.')
-    slots.set(request, slot)
+    const admission = await voice.admit(request.ip, request.user.id)
+    if ('refused' in admission) {
+      throw new AppError(
+        'RATE_LIMITED',
+        admission.refused === 'user' ? 'Too many voice connections are open for your account. Close a tab and try again.' : 'Too many voice connections from this address. Close one and try again.',
+      )
+    }
+    slots.set(request, admission.slot)
   }
 
   app.route({

@@ -18,7 +18,8 @@ import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
 import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, users, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
-import { redisAddressSlots, redisLocks } from '#server/services/voice'
+import { redisSlots } from '#server/lib/slots'
+import { redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
@@ -230,12 +231,13 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     // One closes: one more may open.
     await first.close()
     await open(paid.headers)
-    // An upgrade that never completes gives its slot back (on the clock).
-    expect(await app.services.voice.admit('203.0.113.9')).not.toBeNull()
+    // An upgrade that never completes gives its slots back (on the clock).
+    const someone = (await paidUser()).user.id
+    expect(await app.services.voice.admit('203.0.113.9', someone)).toEqual({ slot: expect.any(String) })
     app.services.voice.settings.connectionsPerIp = 1
-    expect(await app.services.voice.admit('203.0.113.9')).toBeNull()
+    expect(await app.services.voice.admit('203.0.113.9', someone)).toEqual({ refused: 'network' })
     advance(app.services.voice.settings.upgradeMs)
-    expect(await app.services.voice.admit('203.0.113.9')).not.toBeNull()
+    expect(await app.services.voice.admit('203.0.113.9', someone)).toEqual({ slot: expect.any(String) })
 
     app.services.voice.settings.connectionsPerIp = 100
     // 30 attempts a minute per address: the 4 above, then 26 more, then refused.
@@ -243,6 +245,44 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     const over = await refused(paid.headers)
     expect(over.status).toBe(429)
     expect(over.headers['retry-after']).toBeDefined()
+  })
+
+  it('counts an IPv6 client as its /64: the addresses of one network share its sockets', async () => {
+    app.services.voice.settings.connectionsPerIp = 2
+    const paid = await paidUser()
+    const from = (address: string) => ({ ...paid.headers, 'x-forwarded-for': address })
+    await open(from('2001:db8:1:2::a'))
+    await open(from('2001:db8:1:2::b'))
+    // Another address of the same /64 is the same client.
+    const third = await refused(from('2001:db8:1:2:ffff:ffff:ffff:c'))
+    expect(third.status).toBe(429)
+    expect(JSON.parse(third.body)).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many voice connections from this address. Close one and try again.' } })
+    // The next /64 is another client.
+    await open(from('2001:db8:1:3::a'))
+    // An IPv4-mapped address is its IPv4 address.
+    await open(from('198.51.100.20'))
+    await open(from('::ffff:198.51.100.20'))
+    expect((await refused(from('198.51.100.20'))).status).toBe(429)
+  })
+
+  it("caps one person's sockets, whatever their addresses (429), and gives the slot back when one closes", async () => {
+    app.services.voice.settings.connectionsPerUser = 2
+    const person = await paidUser()
+    const from = (who: SignedIn, address: string) => ({ ...who.headers, 'x-forwarded-for': address })
+    const first = await open(from(person, '198.51.100.1'))
+    await open(from(person, '198.51.100.2'))
+    const third = await refused(from(person, '198.51.100.3'))
+    expect(third.status).toBe(429)
+    expect(third.headers['content-type']).toMatch(/^application\/json/)
+    expect(JSON.parse(third.body)).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many voice connections are open for your account. Close a tab and try again.' } })
+    // Someone else, from that very address, is not held back by it.
+    await open(from(await paidUser(), '198.51.100.3'))
+    // One closes: one more may open, from anywhere.
+    await first.close()
+    await expect.poll(async () => VoiceClient.connect(url, from(person, '198.51.100.4')).then((result) => {
+      if (result instanceof VoiceClient) clients.push(result)
+      return result instanceof VoiceClient
+    })).toBe(true)
   })
 })
 
@@ -1036,10 +1076,38 @@ describe('one voice call per person across servers (Redis)', () => {
     }
   })
 
-  it('an address slot: taken up to the cap, kept by renewal (held again if it lapsed), freed by release or when it lapses', async () => {
+  it("a person's sockets are counted across servers: one past the cap, on either, is 429; a dead server's slots lapse", async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      const [a, b] = await serversSharing(shared, servers)
+      for (const server of servers) server.services.voice.settings.connectionsPerUser = 2
+      const person = await signedInUser(a, { paid: 'basic' })
+      const urlOf = (server: FastifyInstance) => `ws://127.0.0.1:${(server.server.address() as { port: number }).port}/api/voice`
+      const headersOn = (server: FastifyInstance, address: string) => ({ cookie: person.cookie, origin: server.config.appOrigin, 'x-forwarded-for': address })
+      clients.push(await VoiceClient.open(urlOf(a), headersOn(a, '198.51.100.11')), await VoiceClient.open(urlOf(b), headersOn(b, '198.51.100.12')))
+      for (const server of [a, b]) {
+        const refusal = await VoiceClient.connect(urlOf(server), headersOn(server, '198.51.100.13'))
+        if (refusal instanceof VoiceClient) throw new Error("a third socket of the person's was accepted")
+        refusals.push(refusal)
+        expect(refusal.status).toBe(429)
+        expect(JSON.parse(refusal.body).error.message).toBe('Too many voice connections are open for your account. Close a tab and try again.')
+      }
+      // A server that dies renews nothing: its sockets' slots lapse (here, made to), and the person may open more.
+      const key = `${shared.prefix}voice:user:${person.user.id}`
+      expect(await shared.redis.zcard(key)).toBe(2)
+      for (const holder of await shared.redis.zrange(key, '0', '-1')) await shared.redis.zadd(key, 1, holder)
+      clients.push(await VoiceClient.open(urlOf(b), headersOn(b, '198.51.100.13')))
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('a slot: taken up to the cap, kept by renewal (held again if it lapsed), freed by release or when it lapses', async () => {
     const shared = await createTestRedis()
     try {
-      const slots = redisAddressSlots(shared.redis, shared.prefix)
+      const slots = redisSlots(shared.redis, shared.prefix)
       expect(await slots.take('198.51.100.7', 's1', 2, 60_000)).toBe(true)
       expect(await slots.take('198.51.100.7', 's2', 2, 60_000)).toBe(true)
       expect(await slots.take('198.51.100.7', 's3', 2, 60_000)).toBe(false)
