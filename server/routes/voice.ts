@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import websocket from '@fastify/websocket'
-import type { FastifyRequest, onRequestHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
@@ -46,19 +46,26 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
   })
 
   // @fastify/websocket listens to every upgrade request of the server and routes it through the
-  // app; only this route may upgrade. Any other path is answered 404 and its socket closed at once
-  // (routed, a plain route would answer it and leave the socket open for good).
+  // app; only a GET of this route may upgrade. Any other is answered 404 and its socket closed at
+  // once (routed, a plain route would answer it and leave the socket open for good).
   const routeUpgrade = app.server.listeners('upgrade').at(-1) as ((request: IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined
   if (routeUpgrade) {
     app.server.removeListener('upgrade', routeUpgrade)
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (request.url ?? '').split('?')[0]
-      if (path === VOICE_PATH || path === `${VOICE_PATH}/`) return routeUpgrade(request, socket, head)
+      if (request.method === 'GET' && (path === VOICE_PATH || path === `${VOICE_PATH}/`)) return routeUpgrade(request, socket, head)
       socket.on('error', () => {})
       socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(NOT_FOUND)}\r\nconnection: close\r\n\r\n${NOT_FOUND}`)
     })
   }
 
+  // Every answer but the upgrade itself is a refusal, after which the connection is closed (a
+  // refused upgrade's socket is destroyed once answered): `Connection: close` says so, so a
+  // keep-alive client asks again on a new connection instead of being hung up on.
+  const closeAfterRefusal: onSendHookHandler = (_request, reply, payload, done) => {
+    reply.header('connection', 'close')
+    done(null, payload)
+  }
   // Browsers always send Origin on a WebSocket handshake: only the app's own may connect.
   const sameOrigin: onRequestHookHandler = (request, _reply, done) => {
     done(request.headers.origin === app.config.appOrigin ? undefined : forbidden('Cross-site requests are not allowed.'))
@@ -67,6 +74,8 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
   // and per person (on every server): the slot taken here is the socket's once it is upgraded.
   const slots = new WeakMap<FastifyRequest, string>()
   const withinLimits: preHandlerAsyncHookHandler = async (request) => {
+    // A plain GET is answered 426 and takes no socket's place.
+    if (!request.ws) return
     const admission = await voice.admit(request.ip, request.user.id)
     if ('refused' in admission) {
       throw new AppError(
@@ -95,6 +104,7 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
     config: { auth: 'paid', cache: 'no-store', rateLimit: { max: VOICE_CONNECTS_PER_MINUTE, timeWindow: '1 minute' } },
     onRequest: sameOrigin,
     preHandler: withinLimits,
+    onSend: closeAfterRefusal,
     handler: async () => {
       throw new AppError('UPGRADE_REQUIRED')
     },

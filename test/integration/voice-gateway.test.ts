@@ -6,6 +6,7 @@
  * the Vapi key and URLs.
  */
 import { mkdtempSync } from 'node:fs'
+import http from 'node:http'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -117,7 +118,34 @@ async function refused(headers: Record<string, string>, path = url): Promise<Ref
     throw new Error('the upgrade was accepted')
   }
   refusals.push(result)
+  // Every refusal closes its connection, and says so: a keep-alive client must not reuse it.
+  expect(result.headers.connection).toBe('close')
   return result
+}
+
+type RawAnswer = { status: number; headers: Record<string, string>; body: string; closedByServer: Promise<void> }
+
+/** Sends one request on a raw TCP connection, as a keep-alive client would, and reads its answer. */
+function rawRequest(lines: string[]): Promise<RawAnswer> {
+  const socket = net.connect({ port, host: '127.0.0.1' })
+  const closedByServer = new Promise<void>((resolve) => socket.once('end', () => resolve()))
+  socket.on('error', () => {})
+  return new Promise((resolve, reject) => {
+    let received = Buffer.alloc(0)
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk])
+      const text = received.toString('latin1')
+      const end = text.indexOf('\r\n\r\n')
+      if (end < 0) return
+      const [statusLine, ...headerLines] = text.slice(0, end).split('\r\n')
+      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+      const length = Number(headers['content-length'] ?? 0)
+      if (received.length < end + 4 + length) return
+      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(end + 4, end + 4 + length), closedByServer })
+    })
+    socket.once('close', () => reject(new Error(`the connection closed before an answer: ${received.toString('latin1')}`)))
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`)
+  })
 }
 
 /** Starts a voice call on a client; resolves with Vapi's call id once the browser hears `listening`. */
@@ -200,24 +228,73 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     expect(fake.requestsTo('POST', '/call')).toHaveLength(0)
   })
 
-  it('only /api/voice upgrades: an upgrade to any other path is 404 and its socket is closed', async () => {
-    for (const path of ['/api/plans', '/api/voice/config', '/nowhere']) {
+  it('only a GET of /api/voice upgrades: an upgrade to any other path, or by another method, is 404 and its socket is closed', async () => {
+    for (const [method, path] of [['GET', '/api/plans'], ['GET', '/api/voice/config'], ['GET', '/nowhere'], ['POST', '/api/voice'], ['HEAD', '/api/voice']]) {
       const socket = net.connect({ port, host: '127.0.0.1' })
       let answer = ''
       socket.on('data', (chunk) => (answer += chunk.toString()))
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
       await closed
       expect(answer).toMatch(/^HTTP\/1\.1 404 /)
+      expect(answer.toLowerCase()).toContain('connection: close')
       expect(answer).toContain('{"error":{"code":"NOT_FOUND","message":"Not found"}}')
     }
   })
 
-  it('a plain GET (no upgrade) is 426', async () => {
+  it('a plain GET (no upgrade) is 426, and closes its connection', async () => {
     const paid = await paidUser()
     const response = await fetch(`http://127.0.0.1:${port}/api/voice`, { headers: paid.headers })
     expect(response.status).toBe(426)
+    expect(response.headers.get('connection')).toBe('close')
     expect(await response.json()).toMatchObject({ error: { code: 'UPGRADE_REQUIRED' } })
+  })
+
+  it('a refused upgrade says `Connection: close` and closes: a keep-alive client asks again on a new connection, and is answered', async () => {
+    const paid = await paidUser()
+    const unpaid = await signedInUser(app)
+    app.services.voice.settings.connectionsPerIp = 1
+    await open(paid.headers)
+    const upgrade = (headers: Record<string, string>) => [
+      'GET /api/voice HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Connection: keep-alive, Upgrade',
+      'Upgrade: websocket',
+      'Sec-WebSocket-Version: 13',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ]
+    const cases: Array<[string, Record<string, string>, number]> = [
+      ['no session', { Origin: app.config.appOrigin }, 401],
+      ['not paid', { Origin: unpaid.headers.origin, Cookie: unpaid.cookie }, 403],
+      ['another origin', { Origin: 'https://evil.example', Cookie: paid.cookie }, 403],
+      ['too many sockets from the address', { Origin: paid.headers.origin, Cookie: paid.cookie }, 429],
+    ]
+    for (const [why, headers, status] of cases) {
+      const answer = await rawRequest(upgrade(headers))
+      expect(answer.status, why).toBe(status)
+      expect(answer.headers.connection, why).toBe('close')
+      expect(JSON.parse(answer.body).error.code, why).toBeDefined()
+      await answer.closedByServer
+    }
+    // A keep-alive client (node:http's agent) follows the header: the next request goes on a new
+    // connection and is answered, where a reused one would have been hung up on.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const get = (path: string, headers: Record<string, string>) =>
+        new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+          http
+            .get({ host: '127.0.0.1', port, path, headers, agent }, (response) => {
+              response.resume()
+              response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }))
+            })
+            .on('error', reject)
+        })
+      expect(await get('/api/voice', { origin: app.config.appOrigin, cookie: paid.cookie })).toEqual({ status: 426, connection: 'close' })
+      expect((await get('/api/health', {})).status).toBe(200)
+    } finally {
+      agent.destroy()
+    }
   })
 
   it('limits the sockets open from one address (429), and connection attempts a minute (429)', async () => {
