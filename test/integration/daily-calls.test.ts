@@ -3,7 +3,8 @@
  * dialler places through the official SDK against the Vapi fake, the fake plays its scenario and
  * posts its webhooks to the listening app, the job applies them; retries, the sweep and faults.
  */
-import { createServer, type AddressInfo } from 'node:net'
+import { createHmac } from 'node:crypto'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -248,6 +249,59 @@ describe('webhooks', () => {
     }
     expect((await post(message)).statusCode).toBe(200)
     expect((await post({ nothing: true })).statusCode).toBe(400)
+  })
+
+  it('in secret mode, refuses a forged delivery before reading its body: not for its size, and without waiting for it', async () => {
+    /** A POST on a raw connection: the headers and `sent` of the body, then the answer (the rest is never sent). */
+    const rawPost = (headers: Record<string, string>, sent: string) =>
+      new Promise<{ status: number; head: string; closed: Promise<void> }>((resolve, reject) => {
+        const socket = connect({ port, host: '127.0.0.1' })
+        const closed = new Promise<void>((done) => socket.once('close', () => done()))
+        let received = ''
+        socket.on('error', () => {})
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1')
+          const end = received.indexOf('\r\n\r\n')
+          if (end >= 0) resolve({ status: Number(received.split(' ')[1]), head: received.slice(0, end).toLowerCase(), closed })
+        })
+        socket.once('close', () => reject(new Error('closed without an answer')))
+        const lines = ['POST /api/webhooks/vapi HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)]
+        socket.write(`${lines.join('\r\n')}\r\n\r\n${sent}`)
+      })
+    // Declared past the body limit (5 MB): refused for its secret, not for its size.
+    const huge = await rawPost({ 'X-Vapi-Secret': 'guess', 'Content-Length': String(6 * 1024 * 1024) }, '')
+    expect(huge.status).toBe(401)
+    expect(huge.head).toContain('connection: close')
+    await huge.closed
+    // Declared within the limit, and only its first bytes sent: answered at once, the connection closed.
+    const partial = await rawPost({ 'X-Vapi-Secret': 'guess', 'Content-Length': String(4 * 1024 * 1024) }, `{"message":{"type":"status-update","pad":"${'x'.repeat(1024)}`)
+    expect(partial.status).toBe(401)
+    await partial.closed
+    // Without the header at all: the same.
+    expect((await rawPost({ 'Content-Length': String(4 * 1024 * 1024) }, '{')).status).toBe(401)
+    // Vapi's own delivery (the secret) is read whole and answered as ever.
+    const body = JSON.stringify({ message: { type: 'status-update', status: 'ringing', call: { id: 'not-ours' } } })
+    expect((await rawPost({ 'X-Vapi-Secret': SECRET, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }, body)).status).toBe(200)
+  })
+
+  it('in HMAC mode, reads the body to check its signature, as before', async () => {
+    const hmacApp = await buildTestApp({
+      database,
+      clock,
+      env: { APP_URL: `http://127.0.0.1:${port}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach', VAPI_WEBHOOK_SECRET: SECRET, VAPI_WEBHOOK_AUTH: 'hmac' },
+    })
+    try {
+      const body = JSON.stringify({ message: { type: 'status-update', status: 'ringing', call: { id: 'not-ours' } } })
+      const timestamp = String(Math.floor(clock.now().getTime() / 1000))
+      const signed = (secret: string) => ({ 'x-timestamp': timestamp, 'x-signature': createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex') })
+      const post = (headers: Record<string, string>) => hmacApp.inject({ method: 'POST', url: '/api/webhooks/vapi', headers: { 'content-type': 'application/json', ...headers }, payload: body })
+      expect((await post(signed(SECRET))).statusCode).toBe(200)
+      expect((await post(signed(`${SECRET}x`))).statusCode).toBe(401)
+      // The secret in a header is not what this mode checks.
+      expect((await post({ 'x-vapi-secret': SECRET })).statusCode).toBe(401)
+    } finally {
+      await hmacApp.close()
+    }
   })
 
   it('never limits Vapi’s own deliveries, however many; limits those that fail authentication per address', async () => {

@@ -32,7 +32,7 @@ import { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, unansweredPlace
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, testCallJobId, type DueCall } from './tick'
 import { attachWebCall, failWebCall, openWebCall } from './web-call'
-import { forgetVapiEvent, markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
+import { forgetVapiEvent, markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, verifyVapiWebhookHeaders, type VapiMessage, type WebhookAuth } from './webhooks'
 
 export { dashboardStats, recentCalls } from './calls'
 export { getCallSchedule, type CallSchedule } from './schedule'
@@ -258,6 +258,13 @@ export function createCalls(deps: CallsDeps) {
 
     /** Whether a webhook delivery is Vapi's (the rate limit counts only those that are not). */
     authentic: (rawBody: Buffer, headers: Record<string, string | string[] | undefined>): boolean => verifyVapiWebhook(deps.webhookAuth, headers, rawBody, clock.now()),
+    /**
+     * Whether a webhook delivery is Vapi's by its headers, before its body is read: decided in
+     * secret mode (and when nothing can be verified), null in HMAC mode (the signature covers the body).
+     */
+    authenticHeaders: (headers: Record<string, string | string[] | undefined>): boolean | null => verifyVapiWebhookHeaders(deps.webhookAuth, headers),
+    /** Whether the headers alone authenticate a webhook delivery (not HMAC mode): fixed at start. */
+    webhookHeadersDecide: deps.webhookAuth?.mode !== 'hmac',
 
     /**
      * POST /api/webhooks/vapi: authenticates, stores the message once, enqueues its processing,
