@@ -388,6 +388,11 @@ export class FakeCalls {
   resolveAssistant: (assistantId: string) => { server?: ServerConfig; serverMessages?: string[] } | undefined = () => undefined
   /** The webhook authentication of a `server.credentialId` (a resources module may plug in its store). */
   resolveCredential: (credentialId: string) => WebhookAuth | undefined = () => undefined
+  /**
+   * The base of the `websocketCallUrl` a WebSocket call is answered with (default: this fake's own
+   * ws:// address). A test names another host to see what a client does with a socket elsewhere.
+   */
+  websocketBase: string | undefined = undefined
   readonly #host: FakeVapiHost
   readonly #options: FakeCallsOptions
   readonly #entries = new Map<string, Entry>()
@@ -582,6 +587,7 @@ export class FakeCalls {
     this.#scenarios = new Map(Object.entries(this.#options.scenarios ?? {}))
     this.defaultScenario = this.#options.defaultScenario ?? 'answered'
     this.pacing = this.#options.pacing ?? 'auto'
+    this.websocketBase = undefined
     this.emitter.clear()
     this.emitter.settings = { ...this.emitter.settings, ...this.#initialEmitterSettings() }
   }
@@ -951,6 +957,7 @@ export class FakeCalls {
     const id = randomUUID()
     const echoed = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'customers' && key !== 'customer'))
     const socketUrl = this.#host.url.replace(/^http/, 'ws')
+    const callSocketBase = this.websocketBase ?? socketUrl
     const transport = isObject(body.transport) ? body.transport : undefined
     const audioFormat = isObject(transport?.audioFormat) ? transport.audioFormat : {}
     const kind = transport
@@ -960,7 +967,7 @@ export class FakeCalls {
             ...transport,
             provider: 'vapi.websocket' as const,
             audioFormat: { format: 'pcm_s16le' as const, container: 'raw' as const, sampleRate: 16000, ...audioFormat } as FakeAudioFormat,
-            websocketCallUrl: `${socketUrl}/${id}/transport`,
+            websocketCallUrl: `${callSocketBase}/${id}/transport`,
           },
         }
       : { type: 'outboundPhoneCall' as const, phoneCallProvider: 'twilio' as const, phoneCallTransport: 'pstn' as const, phoneCallProviderId: `CA${randomBytes(16).toString('hex')}` }

@@ -98,7 +98,8 @@
  *   no phoneNumberId, phoneNumber, customers or schedulePlan (400); audioFormat.format pcm_s16le
  *   (default) or mulaw, container raw, sampleRate an integer 1–192000 (default 16000; the fake's
  *   lower bound is 1, Vapi's 0). 201 with type 'vapi.websocketCall', status 'queued', transport
- *   {provider, audioFormat (defaults filled in), websocketCallUrl ws://127.0.0.1:<port>/<id>/transport},
+ *   {provider, audioFormat (defaults filled in), websocketCallUrl ws://127.0.0.1:<port>/<id>/transport
+ *   (`calls.websocketBase` names another base, for a test of a socket elsewhere)},
  *   monitor {listenUrl, controlUrl}; no phoneCallProvider fields; no script plays.
  * - Upgrade to `/<id>/transport`: the Bearer key is recorded (valid, invalid, missing) and needed
  *   only with `requireBearer` (else 401). Refused with an HTTP status and Vapi's error body: 404

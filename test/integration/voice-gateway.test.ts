@@ -543,6 +543,31 @@ describe('a voice call', () => {
     }
   })
 
+  it("opens a call's socket only on Vapi's host: an answer naming another is VOICE_UNAVAILABLE, and the key never goes there", async () => {
+    // Another host (here a listener of the test's own) that a Vapi answer names as the call's socket.
+    const elsewhere: Array<{ url: string | undefined; authorization: string | undefined }> = []
+    const foreign = http.createServer((_request, response) => response.writeHead(404).end())
+    foreign.on('upgrade', (request: http.IncomingMessage, socket: net.Socket) => {
+      elsewhere.push({ url: request.url, authorization: request.headers.authorization })
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve))
+    try {
+      fake.calls.websocketBase = `ws://127.0.0.1:${(foreign.address() as net.AddressInfo).port}`
+      const { user, headers } = await paidUser()
+      const client = await open(headers)
+      client.send({ type: 'start', v: 1 })
+      expect((await endedOf(client)).reason).toBe('upstream-error')
+      expect(elsewhere).toEqual([])
+      expect(errorsOf(client)).toEqual([{ type: 'error', code: 'VOICE_UNAVAILABLE', message: expect.any(String) }])
+      expect(fake.transport.upgrades).toEqual([])
+      const [row] = await callRows(user.id)
+      expect(row).toMatchObject({ completionStatus: 'failed', endedReason: 'vapi-socket-elsewhere' })
+    } finally {
+      await new Promise<void>((resolve) => foreign.close(() => resolve()))
+    }
+  })
+
   it('Vapi refusing the call is an error and `ended` (upstream-error); the row records why', async () => {
     const { user, headers } = await paidUser()
     fake.inject('POST /call', { kind: 'status', status: 400, body: { message: ['assistant not found'], error: 'Bad Request', statusCode: 400 } })

@@ -160,7 +160,7 @@ export class VoiceCall {
       if (outcome.kind === 'failed') {
         const refused = outcome.status !== undefined && outcome.status < 500 && outcome.status !== 408
         ctx.log.error({ callId: opened.callId, status: outcome.status, vapiMessage: outcome.message }, 'voice: Vapi did not create the call')
-        await this.#failRow('failed', refused ? `vapi-refused-${outcome.status}` : 'vapi-unconfirmed', { status: outcome.status ?? null, message: outcome.message })
+        await this.#failRow('failed', outcome.reason ?? (refused ? `vapi-refused-${outcome.status}` : 'vapi-unconfirmed'), { status: outcome.status ?? null, message: outcome.message })
         this.#browser.send({ type: 'error', code: 'VOICE_UNAVAILABLE', message: new AppError('VOICE_UNAVAILABLE').message })
         this.#endReason ??= 'upstream-error'
         return void (await this.#finish())
