@@ -62,8 +62,8 @@ export type VoiceCallRequest = {
   firstMessage: string
   maxDurationSeconds: number
   metadata: Record<string, string | number>
-  /** The webhook's address and header (secret mode); undefined: the saved assistant's server. */
-  server: { url: string; headers?: Record<string, string> } | undefined
+  /** The webhook's address and credential (secret mode: ADR 063); undefined: the saved assistant's server. */
+  server: { url: string; credentialId: string } | undefined
   serverMessages: readonly string[]
 }
 
@@ -111,7 +111,7 @@ export class VapiVoiceClient {
         clientMessages: [...VOICE_CLIENT_MESSAGES],
         serverMessages: [...request.serverMessages] as Vapi.AssistantOverridesServerMessagesItem[],
         ...(request.server
-          ? { server: { url: request.server.url, timeoutSeconds: 20, ...(request.server.headers ? { headers: request.server.headers } : {}) } }
+          ? { server: { url: request.server.url, credentialId: request.server.credentialId, timeoutSeconds: 20 } }
           : {}),
       },
     } satisfies Vapi.CreateCallDto

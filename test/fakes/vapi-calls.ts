@@ -926,6 +926,12 @@ export class FakeCalls {
     const body = request.body
     if (!isObject(body)) return reply.code(400).send(vapiError(400, ['body must be a JSON object']))
     const problems = createCallProblems(body)
+    // A call's server may reference a credential of the account only (the fake's choice, as for an
+    // assistant's: Vapi's answer to a missing one is not documented).
+    const server = isObject(body.assistantOverrides) && isObject(body.assistantOverrides.server) ? body.assistantOverrides.server : undefined
+    if (server?.credentialId !== undefined && (typeof server.credentialId !== 'string' || !this.resolveCredential(server.credentialId))) {
+      problems.push(`assistantOverrides.server.credentialId ${String(server.credentialId)} does not exist`)
+    }
     if (problems.length > 0) return reply.code(400).send(vapiError(400, problems))
 
     const customers = Array.isArray(body.customers) ? (body.customers as FakeCustomer[]) : [body.customer as FakeCustomer | undefined]

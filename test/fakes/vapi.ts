@@ -76,7 +76,9 @@
  *   only types in serverMessages (else the default list of brief §3.1; transcript[transcriptType=
  *   "final"] gets finals only), with the static server.headers plus the auth mode (none, X-Vapi-Secret,
  *   Bearer, HMAC of `${timestamp}.${rawBody}` in x-signature/x-timestamp, the clock's time at send,
- *   in seconds or ms), or a credential resolved from server.credentialId. Knobs (vapi-webhooks.ts): duplicates, order
+ *   in seconds or ms), or the header of the account's credential a server's `credentialId` names
+ *   (vapi-resources.ts: bearer or HMAC, Vapi's defaults; POST /call refuses an id the account does
+ *   not have, the fake's choice). Knobs (vapi-webhooks.ts): duplicates, order
  *   (timeline | shuffle | reverse), delay, drop rate (seeded) or types, per-delivery timeout,
  *   backoffPlan retries (delays × retryDelayScale, 0 by default); every attempt recorded (dropped
  *   ones too). A reordered stream is built whole first, so the record is final before its first
@@ -181,7 +183,7 @@ import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { FakeCalls, type FakeCallsOptions, type StepInfo } from './vapi-calls'
-import { registerVapiResources } from './vapi-resources'
+import { registerVapiResources, webhookAuthOf } from './vapi-resources'
 import { ORG_ID, sleep, vapiError, type FakeVapiHost, type Fault, type RecordedRequest } from './vapi-shared'
 import { FakeVapiTransport, type FakeTransportOptions } from './vapi-transport'
 
@@ -274,7 +276,9 @@ export class FakeVapi implements FakeVapiHost {
     this.#chatRoutes()
     this.calls = new FakeCalls(this, options)
     this.transport = new FakeVapiTransport(this, this.calls, options)
-    registerVapiResources(this.app)
+    const resources = registerVapiResources(this.app)
+    // A call whose server references a credential is sent that credential's header, as by Vapi.
+    this.calls.resolveCredential = (credentialId) => webhookAuthOf(resources.credentials.get(credentialId))
     this.#controlRoutes()
   }
 

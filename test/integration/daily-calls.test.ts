@@ -14,12 +14,14 @@ import { UNAUTHENTIC_PER_MINUTE } from '#server/routes/webhooks-vapi'
 import { activateTestingPlan } from '#server/services/billing'
 import { FakeVapi } from '../fakes/vapi'
 import type { ScenarioInput } from '../fakes/vapi-calls'
+import { vapiResources } from '../fakes/vapi-resources'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser, setConsent } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
 const SECRET = 'whsec-test-vapi-0123456789abcdef0123'
 const at = (iso: string) => new Date(iso)
@@ -31,6 +33,8 @@ let clock: ReturnType<typeof fakeClock>
 let timers: ReturnType<typeof manualTimers>
 let port: number
 let phoneCounter = 1000
+/** The webhook credential `vapi:setup` would have made for SECRET, in the fake's account. */
+let credentialId: string
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -54,6 +58,7 @@ beforeEach(async () => {
   clock = fakeClock(at('2026-06-15T13:50:00Z'))
   timers = manualTimers(clock)
   fake = await FakeVapi.start({ clock })
+  credentialId = await createWebhookCredential(fake, SECRET)
   app = await buildTestApp({
     database,
     clock,
@@ -233,6 +238,54 @@ describe('the retry ladder', () => {
     expect(call!.completionStatus).toBe('busy')
     const [event] = await database.db.select().from(coachingCallEvents).where(and(eq(coachingCallEvents.callId, call!.id), eq(coachingCallEvents.type, 'not_retried')))
     expect(event!.detail).toMatchObject({ reason: 'outside_allowed_hours' })
+  })
+})
+
+describe("the webhook's credential", () => {
+  const serverOf = (dial: { body: unknown } | undefined) => (dial?.body as { assistantOverrides: { server?: unknown } }).assistantOverrides.server
+
+  it("a call names the credential vapi:setup made, never the secret: Vapi's call does not hold it, and its webhooks come with the credential's header", async () => {
+    const { user } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    const [dial] = fake.requestsTo('POST', '/call')
+    expect(serverOf(dial)).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId, timeoutSeconds: 20 })
+    expect(JSON.stringify(dial!.body)).not.toContain(SECRET)
+    // What anyone who may read the account's calls sees.
+    const listed = await fetch(`${fake.url}/call`, { headers: { authorization: `Bearer ${fake.apiKey}` } })
+    expect(listed.status).toBe(200)
+    expect(await listed.text()).not.toContain(SECRET)
+    // Vapi sends the credential's header with every delivery, and the webhook accepts them.
+    const deliveries = fake.calls.emitter.deliveries
+    expect(deliveries.length).toBeGreaterThan(0)
+    for (const delivery of deliveries) expect(delivery).toMatchObject({ outcome: 'delivered', headers: { 'X-Vapi-Secret': SECRET } })
+    expect((await callsOf(user.id))[0]).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call' })
+    // The next day's call: the credential was found once, by its name.
+    await advanceTo(at('2026-06-16T14:10:00Z'))
+    const dials = fake.requestsTo('POST', '/call')
+    expect(dials.length).toBeGreaterThanOrEqual(2)
+    for (const each of dials) expect(serverOf(each)).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId, timeoutSeconds: 20 })
+    expect(fake.requestsTo('GET', '/credential')).toHaveLength(1)
+  })
+
+  it("without the credential (setup not run for this secret) a call names no server, the assistant's own serves it; the credential is looked for again a minute later", async () => {
+    vapiResources(fake.app).credentials.clear()
+    const first = await person({ time: '10:00' })
+    const second = await person({ time: '10:05' })
+    await advanceTo(at('2026-06-15T14:01:00Z'))
+    const [dial] = fake.requestsTo('POST', '/call')
+    expect(serverOf(dial)).toBeUndefined()
+    expect(JSON.stringify(dial!.body)).not.toContain(SECRET)
+    expect(fake.requestsTo('GET', '/credential')).toHaveLength(1)
+    // Setup runs; the next call (more than a minute later) finds it.
+    const created = await createWebhookCredential(fake, SECRET)
+    await advanceTo(at('2026-06-15T14:06:00Z'))
+    expect(serverOf(fake.requestsTo('POST', '/call')[1])).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId: created, timeoutSeconds: 20 })
+    expect(fake.requestsTo('GET', '/credential')).toHaveLength(2)
+    // The second call's webhooks carry the credential's header; the first's went to the assistant's
+    // own server (none in this fake), and the sweep finishes it.
+    await advanceTo(at('2026-06-15T14:20:00Z'))
+    expect((await callsOf(second.user.id))[0]).toMatchObject({ completionStatus: 'completed' })
+    expect((await callsOf(first.user.id))[0]).toMatchObject({ completionStatus: 'completed' })
   })
 })
 

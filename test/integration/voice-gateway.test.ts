@@ -31,6 +31,7 @@ import { placesHolding } from '../helpers/person-data'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
 const SECRET = 'whsec-voice-gateway-0123456789abcdef0123'
 
@@ -45,6 +46,8 @@ let url: string
 let clients: VoiceClient[]
 let refusals: Refusal[]
 let appClosed: boolean
+/** The webhook credential `vapi:setup` would have made for SECRET, in the fake's account. */
+let credentialId: string
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -59,6 +62,7 @@ beforeEach(async () => {
   timers = manualTimers(clock)
   // The fake sends the assistant's frames at once (no wall-clock pacing); its own timers are real.
   fake = await FakeVapi.start({ clock, transport: { frameIntervalMs: 0 } })
+  credentialId = await createWebhookCredential(fake, SECRET)
   port = await freePort()
   app = await buildTestApp({
     database,
@@ -387,7 +391,9 @@ describe('a voice call', () => {
     expect(overrides.firstMessage).toBe(WEB_CALL_FIRST_MESSAGE)
     expect(overrides.maxDurationSeconds).toBe(600)
     expect(overrides.serverMessages).toEqual(['status-update', 'end-of-call-report'])
-    expect(overrides.server).toMatchObject({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': SECRET } })
+    // The webhook by its credential: the secret never travels with a call.
+    expect(overrides.server).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId, timeoutSeconds: 20 })
+    expect(JSON.stringify(post!.body)).not.toContain(SECRET)
     const [row] = await callRows(user.id)
     expect(row).toMatchObject({ slot: 'web', kind: 'web', vapiCallId: callId, localDate: null, maxDurationSeconds: 600 })
     expect(overrides.metadata).toMatchObject({ callId: row!.id, userId: user.id, kind: 'web' })

@@ -20,6 +20,8 @@ import type { CallVariables } from './assistant'
 export type OpenedWebCall = {
   /** Our call id (coaching_calls.id). */
   callId: string
+  /** The webhook server the call names (our URL and the credential, ADR 063); undefined: the saved assistant's own. */
+  server?: { url: string; credentialId: string } | undefined
   /** The plan's limit on an ordinary call (a web call is never the monthly goal session). */
   maxDurationSeconds: number
   /** The same variables a daily call sends, for an in-app conversation (no call type). */

@@ -28,7 +28,6 @@ export type WebCalls = {
   open(userId: string): Promise<OpenedWebCall>
   attach(callId: string, vapiCallId: string): Promise<void>
   fail(callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>): Promise<void>
-  server: { url: string; headers?: Record<string, string> } | undefined
   serverMessages: readonly string[]
 }
 
@@ -154,7 +153,7 @@ export class VoiceCall {
         firstMessage: ctx.firstMessage,
         maxDurationSeconds: opened.maxDurationSeconds,
         metadata: { callId: opened.callId, userId: this.#userId, kind: 'web' },
-        server: ctx.webCalls.server,
+        server: opened.server,
         serverMessages: ctx.webCalls.serverMessages,
       })
       if (outcome.kind === 'failed') {
