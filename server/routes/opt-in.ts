@@ -108,6 +108,8 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       request.raw.on('close', stop)
       stream.on('close', stop)
+      // A browser that left while its slot was being taken: nothing to hold for it.
+      if (request.raw.destroyed) stop()
       try {
         await subscription.ready
       } catch (error) {
