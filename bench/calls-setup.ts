@@ -18,6 +18,7 @@ import { LIFE_AREA_STEPS, TIMEZONES } from '#common/goals'
 import { openDatabase, type Database } from '#server/db/client'
 import { FakeVapi } from '../test/fakes/vapi'
 import { freePort } from '../test/helpers/process'
+import { createWebhookCredential } from '../test/helpers/vapi-credential'
 
 export { freePort }
 
@@ -138,6 +139,9 @@ export async function startFake(): Promise<BenchFake> {
   const origin = performance.timeOrigin + performance.now()
   const fake = await FakeVapi.start({ pacing: 'manual' })
   fake.inject('POST /call', { kind: 'latency', ms: 5 }, Infinity)
+  const secret = 'bench-calls-webhook-secret-0123456789abcdef'
+  // As in production: the webhook credential `npm run vapi:setup` made, which every dial references.
+  await createWebhookCredential(fake, secret)
   return {
     fake,
     env: {
@@ -145,7 +149,7 @@ export async function startFake(): Promise<BenchFake> {
       VAPI_API_URL: fake.url,
       VAPI_ASSISTANT_ID: 'asst_bench_calls',
       VAPI_PHONE_NUMBER_ID: 'pn_bench_calls',
-      VAPI_WEBHOOK_SECRET: 'bench-calls-webhook-secret',
+      VAPI_WEBHOOK_SECRET: secret,
     },
     dials: () =>
       fake.requestsTo('POST', '/call').map((request) => {

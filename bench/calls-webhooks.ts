@@ -29,7 +29,7 @@ import { FakeVapi } from '../test/fakes/vapi'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const CALLS = Number(process.env.BENCH_WEBHOOK_CALLS ?? 200)
 const RATE = 200
-const SECRET = 'bench-webhook-secret-0123456789'
+const SECRET = 'bench-webhook-secret-0123456789abcdef'
 const log = pino({ level: 'silent' })
 
 type Message = { type: string; status?: unknown } & Record<string, unknown>

@@ -42,7 +42,7 @@ import { cpuSecondsOf, envNumber, machineTicks, processTree, treeCpuSecondsOf, f
 
 /** Frames a session keeps the send time of (a frame not back after this many is counted lost). */
 const RING = 4096
-const WEBHOOK_SECRET = 'bench-voice-webhook-secret'
+const WEBHOOK_SECRET = 'bench-voice-webhook-secret-0123456789abcdef'
 const GOALS = { p50: 1, p99: 5, capacity: 300, capacityP99: 20, kibPerSession: 96, liveP99: 50 }
 
 type Helper<T> = T & { child: ChildProcess; stop(): Promise<void> }

@@ -14,22 +14,27 @@
  * Then it prints the ids to put in the environment. Reads VAPI_API_KEY, VAPI_WEBHOOK_SECRET,
  * VAPI_WEBHOOK_AUTH, APP_URL (and VAPI_API_URL, for a Vapi-compatible test server).
  */
-import { createHash } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import { VapiClient, VapiError, type Vapi } from '@vapi-ai/server-sdk'
 import { EnvSchema } from '#server/config'
 import {
+  authenticationPlan,
   CALL_REPORT_DESCRIPTION,
   CALL_REPORT_OUTPUT,
   CALL_REPORT_SCHEMA,
   COACH_ASSISTANT_NAME,
   coachAssistant,
+  CREDENTIAL_PREFIX,
+  credentialName,
   VAPI_WEBHOOK_PATH,
-  WEBHOOK_HMAC,
   WEBHOOK_SECRET_HEADER,
+  type WebhookAuthMode,
 } from '#server/services/calls'
 
-export type WebhookAuth = 'secret' | 'hmac'
+// The credential's name and plan are the calls' too (they find it by its name): defined with them.
+export { authenticationPlan, CREDENTIAL_PREFIX, credentialName } from '#server/services/calls'
+
+export type WebhookAuth = WebhookAuthMode
 
 export type VapiSetupOptions = {
   /** The app's public base URL (APP_URL), without a trailing slash. */
@@ -49,24 +54,6 @@ export type VapiSetupResult = {
   /** `changed`: the top-level fields an update wrote. */
   assistant: Step & { changed: string[] }
   phoneNumbers: Array<{ id: string; number: string | undefined; name: string | undefined }>
-}
-
-/** Every credential this script creates is named with this prefix. */
-export const CREDENTIAL_PREFIX = 'Momentum Coach webhook'
-
-/**
- * The credential's name: the mode and a fingerprint of the secret (8 hex digits of a SHA-256 of
- * both), since Vapi never shows a secret back. At most 40 characters, Vapi's limit.
- */
-export function credentialName(auth: WebhookAuth, secret: string): string {
-  const fingerprint = createHash('sha256').update(`momentum-coach:${auth}:${secret}`).digest('hex').slice(0, 8)
-  return `${CREDENTIAL_PREFIX} ${auth} ${fingerprint}`
-}
-
-/** What Vapi should send with each webhook, for the mode the server verifies. */
-export function authenticationPlan(auth: WebhookAuth, secret: string): Vapi.CreateWebhookCredentialDtoAuthenticationPlan {
-  if (auth === 'hmac') return { type: 'hmac', secretKey: secret, ...WEBHOOK_HMAC }
-  return { type: 'bearer', token: secret, headerName: WEBHOOK_SECRET_HEADER, bearerPrefixEnabled: false }
 }
 
 /** The secret's field in each plan: never shown back, so never compared. */

@@ -97,7 +97,11 @@ export const EnvSchema = z.object({
   VAPI_API_KEY: optionalString,
   VAPI_ASSISTANT_ID: optionalString,
   VAPI_PHONE_NUMBER_ID: optionalString,
-  VAPI_WEBHOOK_SECRET: optionalString,
+  /** At least 32 characters: it is the whole of the webhook's authentication in secret mode. */
+  VAPI_WEBHOOK_SECRET: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, 'must be at least 32 characters (a long random string, e.g. `openssl rand -hex 32`)').optional(),
+  ),
   VAPI_API_URL: url(['http:', 'https:'], 'must be an http(s) URL'),
   /** How POST /api/webhooks/vapi verifies Vapi: the X-Vapi-Secret header (default) or an HMAC signature. */
   VAPI_WEBHOOK_AUTH: z.preprocess(emptyToUndefined, z.enum(['secret', 'hmac'], { error: 'must be "secret" or "hmac"' }).optional()),

@@ -17,6 +17,7 @@ import { VapiVoiceClient } from './integrations/vapi-voice'
 import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
+import { sharedSlots } from './lib/slots'
 import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
 import { createBilling } from '#server/services/billing'
@@ -88,6 +89,14 @@ export function createServices(config: Config, deps: ServiceDeps) {
         log.warn({ err: error }, 'counters: Redis is unavailable, counting in memory until it is back')
       })
     : memoryCounters(now)
+
+  // The /opt-in screen's open event streams, per person, counted on every server (ADR 063).
+  let streamsWarnedAt = 0
+  const optInStreams = sharedSlots(deps.redis, `${prefix}optin:user:`, now, (error) => {
+    if (now() - streamsWarnedAt < 60_000) return
+    streamsWarnedAt = now()
+    log.warn({ err: error }, 'opt-in streams: Redis is unavailable, counting them in memory until it is back')
+  })
 
   const billing = createBilling({
     db,
@@ -208,6 +217,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     texts,
     /** The plan's in-app budget: voice minutes and chat turns used and left (the account page). */
     usage,
+    /** The /opt-in screen's event streams each person holds open, across every server (slots that lapse unless renewed). */
+    optInStreams,
     /** The commitment loop: open commitments, the kept rate, marking one done. */
     commitments: createCommitments({ db, clock }),
     chat,

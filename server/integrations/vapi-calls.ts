@@ -27,7 +27,12 @@ export type DialRequest = {
   variableValues: Record<string, string>
   maxDurationSeconds: number
   metadata: Record<string, string | number>
-  server: { url: string; headers?: Record<string, string> }
+  /**
+   * The webhook for this call: our URL and the credential Vapi authenticates with (found by its
+   * name: ADR 063); undefined, the saved assistant's own. Never a secret: Vapi keeps a call's
+   * settings where anyone who reads calls sees them.
+   */
+  server?: { url: string; credentialId: string } | undefined
   /** The server messages Vapi posts to the webhook for this call. */
   serverMessages: readonly Vapi.AssistantOverridesServerMessagesItem[]
 }
@@ -147,7 +152,7 @@ export class VapiCallsClient {
         variableValues: request.variableValues,
         maxDurationSeconds: request.maxDurationSeconds,
         metadata: request.metadata,
-        server: { url: request.server.url, timeoutSeconds: 20, ...(request.server.headers ? { headers: request.server.headers } : {}) },
+        ...(request.server ? { server: { url: request.server.url, credentialId: request.server.credentialId, timeoutSeconds: 20 } } : {}),
         serverMessages: [...request.serverMessages],
       },
     }
@@ -158,6 +163,23 @@ export class VapiCallsClient {
     } catch (error) {
       return this.#outcomeOf(error)
     }
+  }
+
+  /**
+   * The id of the webhook credential named `name` (provider webhook; the oldest, as setup uses it),
+   * or null when the account has none. `/credential` is not in the SDK: read through its passthrough,
+   * at the list's default page size (ADR 036). Throws when Vapi cannot answer.
+   */
+  async findWebhookCredential(name: string): Promise<string | null> {
+    const response = await this.client.fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
+    const raw = await response.text()
+    if (!response.ok) throw new VapiError({ message: `GET /credential: ${response.status}`, statusCode: response.status, body: raw.slice(0, 500) })
+    const data: unknown = JSON.parse(raw)
+    const items = Array.isArray(data) ? data : data && typeof data === 'object' && Array.isArray((data as { results?: unknown }).results) ? (data as { results: unknown[] }).results : []
+    const named = (items as Array<{ id?: unknown; name?: unknown; provider?: unknown; createdAt?: unknown }>)
+      .filter((item) => item.name === name && typeof item.id === 'string' && (item.provider ?? 'webhook') === 'webhook')
+      .sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')))
+    return (named[0]?.id as string | undefined) ?? null
   }
 
   #outcomeOf(error: unknown): DialOutcome {

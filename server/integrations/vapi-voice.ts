@@ -1,4 +1,5 @@
-import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import { isIP } from 'node:net'
+import { VapiClient, VapiEnvironment, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
 import WebSocket from 'ws'
 import { vapiCallName } from './vapi-calls'
 
@@ -7,8 +8,37 @@ import { vapiCallName } from './vapi-calls'
  * `transport.provider = 'vapi.websocket'` through the official SDK (no retries: a repeated POST
  * starts a second call; 15 s limit), then the call's `websocketCallUrl` opened with the private
  * key as a Bearer header. The URL grants access to a live call: it is returned to the gateway
- * only, never logged, stored or sent to the browser (only the call id is).
+ * only, never logged, stored or sent to the browser (only the call id is). The key goes only to
+ * Vapi's host: a socket address anywhere else is refused (`vapiSocketAllowed`).
  */
+
+/** Vapi's API when VAPI_API_URL is not set (the SDK's default environment). */
+export const VAPI_DEFAULT_API_URL: string = VapiEnvironment.Default
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
+const isLoopback = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || (isIP(hostname) === 4 && hostname.startsWith('127.'))
+
+/**
+ * Whether a call's socket address (`websocketCallUrl`, from Vapi's answer) may be opened with the
+ * private key: `wss://` on the host (and port) of Vapi's API, api.vapi.ai, or of VAPI_API_URL when
+ * it is set (a test's fake, a proxy); plain `ws://` only when that configured host is a loopback
+ * one (a local fake). Never credentials in the URL. So an answer cannot point the gateway, and the
+ * key, at another host: only the configuration can, and production leaves VAPI_API_URL unset.
+ */
+export function vapiSocketAllowed(websocketCallUrl: string, apiUrl: string | undefined): boolean {
+  let socket: URL
+  let api: URL
+  try {
+    socket = new URL(websocketCallUrl)
+    api = new URL(apiUrl ?? VAPI_DEFAULT_API_URL)
+  } catch {
+    return false
+  }
+  if (socket.username !== '' || socket.password !== '') return false
+  if (socket.hostname !== api.hostname || socket.port !== api.port) return false
+  if (socket.protocol === 'wss:') return true
+  return socket.protocol === 'ws:' && apiUrl !== undefined && api.protocol === 'http:' && isLoopback(api.hostname)
+}
 
 export type VapiVoiceSettings = {
   apiKey: string
@@ -32,15 +62,15 @@ export type VoiceCallRequest = {
   firstMessage: string
   maxDurationSeconds: number
   metadata: Record<string, string | number>
-  /** The webhook's address and header (secret mode); undefined: the saved assistant's server. */
-  server: { url: string; headers?: Record<string, string> } | undefined
+  /** The webhook's address and credential (secret mode: ADR 063); undefined: the saved assistant's server. */
+  server: { url: string; credentialId: string } | undefined
   serverMessages: readonly string[]
 }
 
 export type VoiceCallOutcome =
   | { kind: 'created'; vapiCallId: string; websocketCallUrl: string }
-  /** Vapi refused, failed or could not be reached; `status` when it answered. */
-  | { kind: 'failed'; status: number | undefined; message: string }
+  /** Vapi refused, failed or could not be reached; `status` when it answered; `reason`, the call's ended reason when it is not Vapi's refusal. */
+  | { kind: 'failed'; status: number | undefined; message: string; reason?: string }
 
 function messageOf(body: unknown): string {
   if (body && typeof body === 'object') {
@@ -81,7 +111,7 @@ export class VapiVoiceClient {
         clientMessages: [...VOICE_CLIENT_MESSAGES],
         serverMessages: [...request.serverMessages] as Vapi.AssistantOverridesServerMessagesItem[],
         ...(request.server
-          ? { server: { url: request.server.url, timeoutSeconds: 20, ...(request.server.headers ? { headers: request.server.headers } : {}) } }
+          ? { server: { url: request.server.url, credentialId: request.server.credentialId, timeoutSeconds: 20 } }
           : {}),
       },
     } satisfies Vapi.CreateCallDto
@@ -92,6 +122,11 @@ export class VapiVoiceClient {
       if (typeof call?.id !== 'string' || typeof url !== 'string' || !/^wss?:\/\//.test(url)) {
         return { kind: 'failed', status: 201, message: 'the answer named no call id or socket address' }
       }
+      // The call exists at Vapi, but its socket is not on Vapi's host: never opened (Vapi ends the
+      // call when nobody joins it).
+      if (!vapiSocketAllowed(url, this.settings.apiUrl)) {
+        return { kind: 'failed', status: 201, message: "the answer named a socket address off Vapi's host", reason: 'vapi-socket-elsewhere' }
+      }
       return { kind: 'created', vapiCallId: call.id, websocketCallUrl: url }
     } catch (error) {
       if (error instanceof VapiError && error.statusCode !== undefined) return { kind: 'failed', status: error.statusCode, message: messageOf(error.body) }
@@ -100,8 +135,9 @@ export class VapiVoiceClient {
     }
   }
 
-  /** Opens the call's socket with the private key (the caller listens for open, message, close, error). */
+  /** Opens the call's socket with the private key (the caller listens for open, message, close, error); only on Vapi's host. */
   connect(websocketCallUrl: string): WebSocket {
+    if (!vapiSocketAllowed(websocketCallUrl, this.settings.apiUrl)) throw new Error("a call's socket is opened only on Vapi's host")
     return new WebSocket(websocketCallUrl, {
       headers: { authorization: `Bearer ${this.settings.apiKey}` },
       maxPayload: UPSTREAM_MAX_PAYLOAD,

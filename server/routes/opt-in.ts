@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { formatSse } from '#common/chat'
@@ -17,10 +18,18 @@ import { AppError } from '../lib/app-error'
 /** A comment line on an open event stream this often, so proxies keep it open. */
 const KEEP_ALIVE_MS = 25_000
 
+/**
+ * The event streams one person may hold open at once, on every server (a tab of /opt-in holds one;
+ * each holds a connection and a subscription to the person's live channel). More: 429.
+ */
+export const OPT_IN_STREAMS_PER_USER = 4
+/** A stream's slot lapses unless renewed (at each keep-alive): a server that dies frees its streams' slots. */
+const STREAM_SLOT_TTL_MS = KEEP_ALIVE_MS * 3
+
 /** /opt-in: the instructions to show, and recording the opt-in. Paid users only. */
 const optInRoutes: FastifyPluginAsyncZod = async (app) => {
   const number = app.config.smsOptInNumber
-  const { accounts, texts } = app.services
+  const { accounts, texts, optInStreams } = app.services
   /** The open event streams, ended when the server closes (they would hold it open). */
   const streams = new Set<PassThrough>()
   app.addHook('preClose', async () => {
@@ -56,7 +65,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['opt-in'],
-        summary: 'Server-sent events while /opt-in is open: `ready` once listening, then `text-opt-in` when a START text from the user’s own number reached the inbound webhook',
+        summary: `Server-sent events while /opt-in is open: \`ready\` once listening, then \`text-opt-in\` when a START text from the user’s own number reached the inbound webhook. At most ${OPT_IN_STREAMS_PER_USER} open streams per person (429 past them)`,
         response: {
           200: text().describe('text/event-stream: event `ready` ({}), then `text-opt-in` ({"type":"text-opt-in","at":ISO time}) for each START'),
           401: ErrorBodySchema,
@@ -68,24 +77,39 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'paid', cache: 'no-store', rateLimit: { max: 30, timeWindow: '1 minute' } },
     },
     async (request, reply) => {
+      // The person's slot for one more stream (on any server), held until the stream closes.
+      const userId = request.user.id
+      const slot = randomUUID()
+      if (!(await optInStreams.take(userId, slot, OPT_IN_STREAMS_PER_USER, STREAM_SLOT_TTL_MS))) {
+        throw new AppError('RATE_LIMITED', 'Too many live update streams are open for your account. Close a tab and try again.')
+      }
       const stream = new PassThrough()
       // A browser that went away destroys the stream; its error is of no further interest.
       stream.on('error', () => {})
       const write = (chunk: string) => {
         if (!stream.destroyed && !stream.writableEnded) stream.write(chunk)
       }
-      const subscription = texts.watchOptIn(request.user.id, (event) => write(formatSse('text-opt-in', event)))
-      const keepAlive = setInterval(() => write(': keep-alive\n\n'), KEEP_ALIVE_MS)
+      const subscription = texts.watchOptIn(userId, (event) => write(formatSse('text-opt-in', event)))
+      const keepAlive = setInterval(() => {
+        write(': keep-alive\n\n')
+        optInStreams.renew(userId, slot, STREAM_SLOT_TTL_MS).catch(() => {})
+      }, KEEP_ALIVE_MS)
       keepAlive.unref()
       streams.add(stream)
+      let stopped = false
       const stop = () => {
+        if (stopped) return
+        stopped = true
         clearInterval(keepAlive)
         subscription.unsubscribe()
         streams.delete(stream)
+        optInStreams.release(userId, slot).catch(() => {})
         if (!stream.writableEnded) stream.end()
       }
       request.raw.on('close', stop)
       stream.on('close', stop)
+      // A browser that left while its slot was being taken: nothing to hold for it.
+      if (request.raw.destroyed) stop()
       try {
         await subscription.ready
       } catch (error) {

@@ -1,3 +1,4 @@
+import type { preParsingAsyncHookHandler } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '#common/errors'
@@ -16,12 +17,23 @@ const BODY_LIMIT = 5 * 1024 * 1024
  * POST /api/webhooks/vapi: Vapi's server messages for the daily calls. An encapsulated plugin whose
  * JSON parser hands the route the raw bytes (the HMAC scheme signs them exactly as sent). No
  * session, no same-origin check: the X-Vapi-Secret header (or the HMAC) is the authentication,
- * 401 otherwise. The message is stored once and applied by a job: the answer never waits on Vapi.
- * A final transcript line of a live phone call is not stored: it is published to the person's open
- * dashboards before the answer (docs/decisions/044).
+ * 401 otherwise. In secret mode the header is checked before the body is read (a forged post of
+ * megabytes is refused at its headers, and its connection closed); the HMAC needs the body. The
+ * message is stored once and applied by a job: the answer never waits on Vapi. A final transcript
+ * line of a live phone call is not stored: it is published to the person's open dashboards before
+ * the answer (docs/decisions/044).
  */
 const vapiWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   const { calls } = app.services
+  const headersDecide = calls.webhookHeadersDecide
+  /** Before the body is read: a delivery whose headers cannot be Vapi's is refused, and its unread body left with its connection. */
+  const refuseForged: preParsingAsyncHookHandler = async (request, reply, payload) => {
+    if (calls.authenticHeaders(request.headers) === false) {
+      reply.header('connection', 'close')
+      throw new AppError('UNAUTHENTICATED', 'The webhook could not be authenticated.')
+    }
+    return payload
+  }
 
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => {
     done(null, body)
@@ -37,13 +49,16 @@ const vapiWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: WebhookResponseSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema },
       },
       bodyLimit: BODY_LIMIT,
+      preParsing: refuseForged,
       config: {
         auth: 'webhook',
         // Vapi's deliveries grow with the calls live at once (a phone call's every final transcript
         // line is one): an authentic delivery is never counted, whatever the volume. Deliveries that
-        // fail authentication are limited per address (checked once the body is read: the HMAC
-        // signs it).
-        rateLimit: { max: UNAUTHENTIC_PER_MINUTE, timeWindow: '1 minute', hook: 'preHandler', allowList: (request) => Buffer.isBuffer(request.body) && calls.authentic(request.body, request.headers) },
+        // fail authentication are limited per address: at once in secret mode (the header decides),
+        // once the body is read in HMAC mode (the signature covers it).
+        rateLimit: headersDecide
+          ? { max: UNAUTHENTIC_PER_MINUTE, timeWindow: '1 minute', hook: 'onRequest', allowList: (request) => calls.authenticHeaders(request.headers) === true }
+          : { max: UNAUTHENTIC_PER_MINUTE, timeWindow: '1 minute', hook: 'preHandler', allowList: (request) => Buffer.isBuffer(request.body) && calls.authentic(request.body, request.headers) },
       },
     },
     async (request) => {

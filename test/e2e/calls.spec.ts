@@ -9,6 +9,7 @@ import { openDatabase } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, goals, profiles, subscribers } from '#server/db/schema'
 import { systemClock } from '#server/lib/clock'
 import { FakeVapi } from '../fakes/vapi'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 import { insertUser } from '../helpers/factories'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test } from './support/fixtures'
@@ -185,6 +186,8 @@ async function signIn(context: BrowserContext) {
   await context.addCookies([{ name: 'session', value: sessionToken, url: base, httpOnly: true, sameSite: 'Lax' }])
 }
 
+const WEBHOOK_SECRET = 'e2e-calls-webhook-secret-0123456789abcdef'
+
 test.describe('coaching calls: next call, call detail, schedule', () => {
   test.describe.configure({ mode: 'serial', timeout: 90_000 })
 
@@ -193,12 +196,14 @@ test.describe('coaching calls: next call, call detail, schedule', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'mc-e2e-calls-'))
     await seed()
     fake = await FakeVapi.start()
+    // What `npm run vapi:setup` leaves in the account: the webhook credential the calls reference.
+    await createWebhookCredential(fake, WEBHOOK_SECRET)
     server = await startAppServer(
       {
         VAPI_API_KEY: fake.apiKey,
         VAPI_ASSISTANT_ID: 'asst_e2e_calls',
         VAPI_PHONE_NUMBER_ID: 'phone_e2e_calls',
-        VAPI_WEBHOOK_SECRET: 'e2e-calls-webhook-secret',
+        VAPI_WEBHOOK_SECRET: WEBHOOK_SECRET,
         VAPI_API_URL: fake.url,
       },
       { dataDir },

@@ -57,7 +57,7 @@ test.describe('the daily coaching call', () => {
     test.setTimeout(120_000)
     server = await startClockedAppServer({
       start: START,
-      env: { VAPI_ASSISTANT_ID: ASSISTANT_ID, VAPI_PHONE_NUMBER_ID: PHONE_NUMBER_ID, VAPI_WEBHOOK_SECRET: 'e2e-daily-call-webhook-secret' },
+      env: { VAPI_ASSISTANT_ID: ASSISTANT_ID, VAPI_PHONE_NUMBER_ID: PHONE_NUMBER_ID, VAPI_WEBHOOK_SECRET: 'e2e-daily-call-webhook-secret-0123456789abcdef' },
     })
     base = server.baseUrl
   })

@@ -53,7 +53,7 @@ test.describe('a phone call, watched live on the dashboard', () => {
     test.setTimeout(120_000)
     server = await startClockedAppServer({
       start: START,
-      env: { VAPI_ASSISTANT_ID: 'asst_e2e_live_call', VAPI_PHONE_NUMBER_ID: 'phone_e2e_live_call', VAPI_WEBHOOK_SECRET: 'e2e-live-call-webhook-secret' },
+      env: { VAPI_ASSISTANT_ID: 'asst_e2e_live_call', VAPI_PHONE_NUMBER_ID: 'phone_e2e_live_call', VAPI_WEBHOOK_SECRET: 'e2e-live-call-webhook-secret-0123456789abcdef' },
     })
     base = server.baseUrl
   })

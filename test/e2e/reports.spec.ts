@@ -56,7 +56,7 @@ test.describe('the coaching loop', () => {
     test.setTimeout(120_000)
     server = await startClockedAppServer({
       start: START,
-      env: { VAPI_ASSISTANT_ID: 'asst_e2e_reports', VAPI_PHONE_NUMBER_ID: 'phone_e2e_reports', VAPI_WEBHOOK_SECRET: 'e2e-reports-webhook-secret' },
+      env: { VAPI_ASSISTANT_ID: 'asst_e2e_reports', VAPI_PHONE_NUMBER_ID: 'phone_e2e_reports', VAPI_WEBHOOK_SECRET: 'e2e-reports-webhook-secret-0123456789abcdef' },
     })
     base = server.baseUrl
   })

@@ -388,6 +388,11 @@ export class FakeCalls {
   resolveAssistant: (assistantId: string) => { server?: ServerConfig; serverMessages?: string[] } | undefined = () => undefined
   /** The webhook authentication of a `server.credentialId` (a resources module may plug in its store). */
   resolveCredential: (credentialId: string) => WebhookAuth | undefined = () => undefined
+  /**
+   * The base of the `websocketCallUrl` a WebSocket call is answered with (default: this fake's own
+   * ws:// address). A test names another host to see what a client does with a socket elsewhere.
+   */
+  websocketBase: string | undefined = undefined
   readonly #host: FakeVapiHost
   readonly #options: FakeCallsOptions
   readonly #entries = new Map<string, Entry>()
@@ -582,6 +587,7 @@ export class FakeCalls {
     this.#scenarios = new Map(Object.entries(this.#options.scenarios ?? {}))
     this.defaultScenario = this.#options.defaultScenario ?? 'answered'
     this.pacing = this.#options.pacing ?? 'auto'
+    this.websocketBase = undefined
     this.emitter.clear()
     this.emitter.settings = { ...this.emitter.settings, ...this.#initialEmitterSettings() }
   }
@@ -922,6 +928,12 @@ export class FakeCalls {
     const body = request.body
     if (!isObject(body)) return reply.code(400).send(vapiError(400, ['body must be a JSON object']))
     const problems = createCallProblems(body)
+    // A call's server may reference a credential of the account only (the fake's choice, as for an
+    // assistant's: Vapi's answer to a missing one is not documented).
+    const server = isObject(body.assistantOverrides) && isObject(body.assistantOverrides.server) ? body.assistantOverrides.server : undefined
+    if (server?.credentialId !== undefined && (typeof server.credentialId !== 'string' || !this.resolveCredential(server.credentialId))) {
+      problems.push(`assistantOverrides.server.credentialId ${String(server.credentialId)} does not exist`)
+    }
     if (problems.length > 0) return reply.code(400).send(vapiError(400, problems))
 
     const customers = Array.isArray(body.customers) ? (body.customers as FakeCustomer[]) : [body.customer as FakeCustomer | undefined]
@@ -953,6 +965,7 @@ export class FakeCalls {
     const id = randomUUID()
     const echoed = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'customers' && key !== 'customer'))
     const socketUrl = this.#host.url.replace(/^http/, 'ws')
+    const callSocketBase = this.websocketBase ?? socketUrl
     const transport = isObject(body.transport) ? body.transport : undefined
     const audioFormat = isObject(transport?.audioFormat) ? transport.audioFormat : {}
     const kind = transport
@@ -962,7 +975,7 @@ export class FakeCalls {
             ...transport,
             provider: 'vapi.websocket' as const,
             audioFormat: { format: 'pcm_s16le' as const, container: 'raw' as const, sampleRate: 16000, ...audioFormat } as FakeAudioFormat,
-            websocketCallUrl: `${socketUrl}/${id}/transport`,
+            websocketCallUrl: `${callSocketBase}/${id}/transport`,
           },
         }
       : { type: 'outboundPhoneCall' as const, phoneCallProvider: 'twilio' as const, phoneCallTransport: 'pstn' as const, phoneCallProviderId: `CA${randomBytes(16).toString('hex')}` }

@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { WebhookAuth } from './vapi-webhooks'
 
 type Resource = Record<string, unknown> & { id: string; createdAt: string; updatedAt: string }
 
@@ -396,6 +397,39 @@ export function registerVapiResources(app: FastifyInstance): FakeVapiResources {
   })
 
   return state
+}
+
+/**
+ * How Vapi authenticates a webhook to a server that references this credential (`credentialId`),
+ * from its authentication plan with Vapi's defaults (brief §4): bearer sends `Authorization: Bearer
+ * <token>` unless the plan names another header or turns the prefix off; HMAC signs
+ * `{timestamp}.{body}` (the fake's timestamp in seconds). Undefined for no credential, or a plan
+ * the fake does not send (OAuth2).
+ */
+export function webhookAuthOf(credential: Record<string, unknown> | undefined): WebhookAuth | undefined {
+  const plan = credential?.authenticationPlan
+  if (!isObject(plan)) return undefined
+  if (plan.type === 'bearer' && typeof plan.token === 'string') {
+    return {
+      mode: 'bearer',
+      token: plan.token,
+      headerName: typeof plan.headerName === 'string' ? plan.headerName : 'Authorization',
+      bearerPrefixEnabled: plan.bearerPrefixEnabled !== false,
+    }
+  }
+  if (plan.type === 'hmac' && typeof plan.secretKey === 'string') {
+    return {
+      mode: 'hmac',
+      secretKey: plan.secretKey,
+      algorithm: (plan.algorithm as 'sha256' | 'sha512' | 'sha1' | undefined) ?? 'sha256',
+      signatureHeader: typeof plan.signatureHeader === 'string' ? plan.signatureHeader : 'x-signature',
+      timestampHeader: typeof plan.timestampHeader === 'string' ? plan.timestampHeader : 'x-timestamp',
+      includeTimestamp: plan.includeTimestamp !== false,
+      signatureEncoding: plan.signatureEncoding === 'base64' ? 'base64' : 'hex',
+      ...(typeof plan.signaturePrefix === 'string' ? { signaturePrefix: plan.signaturePrefix } : {}),
+    }
+  }
+  return undefined
 }
 
 const registered = new WeakMap<FastifyInstance, FakeVapiResources>()

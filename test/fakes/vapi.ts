@@ -80,7 +80,9 @@
  *   only types in serverMessages (else the default list of brief §3.1; transcript[transcriptType=
  *   "final"] gets finals only), with the static server.headers plus the auth mode (none, X-Vapi-Secret,
  *   Bearer, HMAC of `${timestamp}.${rawBody}` in x-signature/x-timestamp, the clock's time at send,
- *   in seconds or ms), or a credential resolved from server.credentialId. Knobs (vapi-webhooks.ts): duplicates, order
+ *   in seconds or ms), or the header of the account's credential a server's `credentialId` names
+ *   (vapi-resources.ts: bearer or HMAC, Vapi's defaults; POST /call refuses an id the account does
+ *   not have, the fake's choice). Knobs (vapi-webhooks.ts): duplicates, order
  *   (timeline | shuffle | reverse), delay, drop rate (seeded) or types, per-delivery timeout,
  *   backoffPlan retries (delays × retryDelayScale, 0 by default); every attempt recorded (dropped
  *   ones too). A reordered stream is built whole first, so the record is final before its first
@@ -102,7 +104,8 @@
  *   no phoneNumberId, phoneNumber, customers or schedulePlan (400); audioFormat.format pcm_s16le
  *   (default) or mulaw, container raw, sampleRate an integer 1–192000 (default 16000; the fake's
  *   lower bound is 1, Vapi's 0). 201 with type 'vapi.websocketCall', status 'queued', transport
- *   {provider, audioFormat (defaults filled in), websocketCallUrl ws://127.0.0.1:<port>/<id>/transport},
+ *   {provider, audioFormat (defaults filled in), websocketCallUrl ws://127.0.0.1:<port>/<id>/transport
+ *   (`calls.websocketBase` names another base, for a test of a socket elsewhere)},
  *   monitor {listenUrl, controlUrl}; no phoneCallProvider fields; no script plays.
  * - Upgrade to `/<id>/transport`: the Bearer key is recorded (valid, invalid, missing) and needed
  *   only with `requireBearer` (else 401). Refused with an HTTP status and Vapi's error body: 404
@@ -184,7 +187,7 @@ import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { FakeCalls, type FakeCallsOptions, type StepInfo } from './vapi-calls'
-import { registerVapiResources } from './vapi-resources'
+import { registerVapiResources, webhookAuthOf } from './vapi-resources'
 import { ORG_ID, sleep, vapiError, type FakeVapiHost, type Fault, type RecordedRequest } from './vapi-shared'
 import { FakeVapiTransport, type FakeTransportOptions } from './vapi-transport'
 
@@ -279,7 +282,9 @@ export class FakeVapi implements FakeVapiHost {
     this.#chatRoutes()
     this.calls = new FakeCalls(this, options)
     this.transport = new FakeVapiTransport(this, this.calls, options)
-    registerVapiResources(this.app)
+    const resources = registerVapiResources(this.app)
+    // A call whose server references a credential is sent that credential's header, as by Vapi.
+    this.calls.resolveCredential = (credentialId) => webhookAuthOf(resources.credentials.get(credentialId))
     this.#controlRoutes()
   }
 

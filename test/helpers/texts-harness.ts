@@ -12,8 +12,9 @@ import { fakeClock } from './clock'
 import type { TestDatabase } from './db'
 import { insertUser } from './factories'
 import { manualTimers } from './timers'
+import { createWebhookCredential } from './vapi-credential'
 
-export const VAPI_SECRET = 'whsec-test-vapi-0123456789'
+export const VAPI_SECRET = 'whsec-test-vapi-0123456789abcdef0123'
 export const SMS_NUMBER = '+15555550123'
 
 export async function freePort(): Promise<number> {
@@ -37,6 +38,7 @@ export async function startTextsHarness(database: TestDatabase, options: { start
   const clock = fakeClock(options.start)
   const timers = manualTimers(clock)
   const vapi = await FakeVapi.start({ clock })
+  await createWebhookCredential(vapi, VAPI_SECRET)
   const appUrl = `http://127.0.0.1:${options.port}`
   const twilio = await FakeTwilio.start({ clock, numbers: [SMS_NUMBER], webhookUrl: `${appUrl}/api/webhooks/sms` })
   const app: FastifyInstance = await buildTestApp({

@@ -32,7 +32,7 @@ const VAPI_ENV = {
   VAPI_API_KEY: 'vapi-test-key',
   VAPI_ASSISTANT_ID: 'asst_calls_api',
   VAPI_PHONE_NUMBER_ID: 'phone_calls_api',
-  VAPI_WEBHOOK_SECRET: 'calls-api-webhook-secret',
+  VAPI_WEBHOOK_SECRET: 'calls-api-webhook-secret-0123456789abcdef',
   // Nothing listens here: these tests never dial.
   VAPI_API_URL: 'http://127.0.0.1:9',
 }

@@ -13,7 +13,7 @@ import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser } from '../helpers/factories'
 
-const SECRET = 'whsec-test-vapi-pglite-0123'
+const SECRET = 'whsec-test-vapi-pglite-0123456789abcdef'
 
 describe('the calls loop on PGlite', () => {
   let database: TestDatabase

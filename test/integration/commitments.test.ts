@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { proveNumber } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
 const SECRET = 'whsec-test-vapi-commitments-0123456789'
 const at = (iso: string) => new Date(iso)
@@ -51,6 +52,7 @@ beforeEach(async () => {
   clock = fakeClock(at('2026-06-15T13:50:00Z'))
   timers = manualTimers(clock)
   fake = await FakeVapi.start({ clock })
+  await createWebhookCredential(fake, SECRET)
   app = await buildTestApp({
     database,
     clock,

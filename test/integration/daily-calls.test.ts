@@ -3,7 +3,8 @@
  * dialler places through the official SDK against the Vapi fake, the fake plays its scenario and
  * posts its webhooks to the listening app, the job applies them; retries, the sweep and faults.
  */
-import { createServer, type AddressInfo } from 'node:net'
+import { createHmac } from 'node:crypto'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -13,14 +14,16 @@ import { UNAUTHENTIC_PER_MINUTE } from '#server/routes/webhooks-vapi'
 import { activateTestingPlan } from '#server/services/billing'
 import { FakeVapi } from '../fakes/vapi'
 import type { ScenarioInput } from '../fakes/vapi-calls'
+import { vapiResources } from '../fakes/vapi-resources'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser, setConsent } from '../helpers/factories'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
-const SECRET = 'whsec-test-vapi-0123456789'
+const SECRET = 'whsec-test-vapi-0123456789abcdef0123'
 const at = (iso: string) => new Date(iso)
 
 let database: TestDatabase
@@ -30,6 +33,8 @@ let clock: ReturnType<typeof fakeClock>
 let timers: ReturnType<typeof manualTimers>
 let port: number
 let phoneCounter = 1000
+/** The webhook credential `vapi:setup` would have made for SECRET, in the fake's account. */
+let credentialId: string
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -53,6 +58,7 @@ beforeEach(async () => {
   clock = fakeClock(at('2026-06-15T13:50:00Z'))
   timers = manualTimers(clock)
   fake = await FakeVapi.start({ clock })
+  credentialId = await createWebhookCredential(fake, SECRET)
   app = await buildTestApp({
     database,
     clock,
@@ -235,6 +241,54 @@ describe('the retry ladder', () => {
   })
 })
 
+describe("the webhook's credential", () => {
+  const serverOf = (dial: { body: unknown } | undefined) => (dial?.body as { assistantOverrides: { server?: unknown } }).assistantOverrides.server
+
+  it("a call names the credential vapi:setup made, never the secret: Vapi's call does not hold it, and its webhooks come with the credential's header", async () => {
+    const { user } = await person({ time: '10:00' })
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    const [dial] = fake.requestsTo('POST', '/call')
+    expect(serverOf(dial)).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId, timeoutSeconds: 20 })
+    expect(JSON.stringify(dial!.body)).not.toContain(SECRET)
+    // What anyone who may read the account's calls sees.
+    const listed = await fetch(`${fake.url}/call`, { headers: { authorization: `Bearer ${fake.apiKey}` } })
+    expect(listed.status).toBe(200)
+    expect(await listed.text()).not.toContain(SECRET)
+    // Vapi sends the credential's header with every delivery, and the webhook accepts them.
+    const deliveries = fake.calls.emitter.deliveries
+    expect(deliveries.length).toBeGreaterThan(0)
+    for (const delivery of deliveries) expect(delivery).toMatchObject({ outcome: 'delivered', headers: { 'X-Vapi-Secret': SECRET } })
+    expect((await callsOf(user.id))[0]).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call' })
+    // The next day's call: the credential was found once, by its name.
+    await advanceTo(at('2026-06-16T14:10:00Z'))
+    const dials = fake.requestsTo('POST', '/call')
+    expect(dials.length).toBeGreaterThanOrEqual(2)
+    for (const each of dials) expect(serverOf(each)).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId, timeoutSeconds: 20 })
+    expect(fake.requestsTo('GET', '/credential')).toHaveLength(1)
+  })
+
+  it("without the credential (setup not run for this secret) a call names no server, the assistant's own serves it; the credential is looked for again a minute later", async () => {
+    vapiResources(fake.app).credentials.clear()
+    const first = await person({ time: '10:00' })
+    const second = await person({ time: '10:05' })
+    await advanceTo(at('2026-06-15T14:01:00Z'))
+    const [dial] = fake.requestsTo('POST', '/call')
+    expect(serverOf(dial)).toBeUndefined()
+    expect(JSON.stringify(dial!.body)).not.toContain(SECRET)
+    expect(fake.requestsTo('GET', '/credential')).toHaveLength(1)
+    // Setup runs; the next call (more than a minute later) finds it.
+    const created = await createWebhookCredential(fake, SECRET)
+    await advanceTo(at('2026-06-15T14:06:00Z'))
+    expect(serverOf(fake.requestsTo('POST', '/call')[1])).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId: created, timeoutSeconds: 20 })
+    expect(fake.requestsTo('GET', '/credential')).toHaveLength(2)
+    // The second call's webhooks carry the credential's header; the first's went to the assistant's
+    // own server (none in this fake), and the sweep finishes it.
+    await advanceTo(at('2026-06-15T14:20:00Z'))
+    expect((await callsOf(second.user.id))[0]).toMatchObject({ completionStatus: 'completed' })
+    expect((await callsOf(first.user.id))[0]).toMatchObject({ completionStatus: 'completed' })
+  })
+})
+
 describe('webhooks', () => {
   const post = (body: unknown, headers: Record<string, string> = { 'x-vapi-secret': SECRET }) =>
     app.inject({ method: 'POST', url: '/api/webhooks/vapi', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
@@ -248,6 +302,59 @@ describe('webhooks', () => {
     }
     expect((await post(message)).statusCode).toBe(200)
     expect((await post({ nothing: true })).statusCode).toBe(400)
+  })
+
+  it('in secret mode, refuses a forged delivery before reading its body: not for its size, and without waiting for it', async () => {
+    /** A POST on a raw connection: the headers and `sent` of the body, then the answer (the rest is never sent). */
+    const rawPost = (headers: Record<string, string>, sent: string) =>
+      new Promise<{ status: number; head: string; closed: Promise<void> }>((resolve, reject) => {
+        const socket = connect({ port, host: '127.0.0.1' })
+        const closed = new Promise<void>((done) => socket.once('close', () => done()))
+        let received = ''
+        socket.on('error', () => {})
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1')
+          const end = received.indexOf('\r\n\r\n')
+          if (end >= 0) resolve({ status: Number(received.split(' ')[1]), head: received.slice(0, end).toLowerCase(), closed })
+        })
+        socket.once('close', () => reject(new Error('closed without an answer')))
+        const lines = ['POST /api/webhooks/vapi HTTP/1.1', `Host: 127.0.0.1:${port}`, 'Content-Type: application/json', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)]
+        socket.write(`${lines.join('\r\n')}\r\n\r\n${sent}`)
+      })
+    // Declared past the body limit (5 MB): refused for its secret, not for its size.
+    const huge = await rawPost({ 'X-Vapi-Secret': 'guess', 'Content-Length': String(6 * 1024 * 1024) }, '')
+    expect(huge.status).toBe(401)
+    expect(huge.head).toContain('connection: close')
+    await huge.closed
+    // Declared within the limit, and only its first bytes sent: answered at once, the connection closed.
+    const partial = await rawPost({ 'X-Vapi-Secret': 'guess', 'Content-Length': String(4 * 1024 * 1024) }, `{"message":{"type":"status-update","pad":"${'x'.repeat(1024)}`)
+    expect(partial.status).toBe(401)
+    await partial.closed
+    // Without the header at all: the same.
+    expect((await rawPost({ 'Content-Length': String(4 * 1024 * 1024) }, '{')).status).toBe(401)
+    // Vapi's own delivery (the secret) is read whole and answered as ever.
+    const body = JSON.stringify({ message: { type: 'status-update', status: 'ringing', call: { id: 'not-ours' } } })
+    expect((await rawPost({ 'X-Vapi-Secret': SECRET, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }, body)).status).toBe(200)
+  })
+
+  it('in HMAC mode, reads the body to check its signature, as before', async () => {
+    const hmacApp = await buildTestApp({
+      database,
+      clock,
+      env: { APP_URL: `http://127.0.0.1:${port}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach', VAPI_WEBHOOK_SECRET: SECRET, VAPI_WEBHOOK_AUTH: 'hmac' },
+    })
+    try {
+      const body = JSON.stringify({ message: { type: 'status-update', status: 'ringing', call: { id: 'not-ours' } } })
+      const timestamp = String(Math.floor(clock.now().getTime() / 1000))
+      const signed = (secret: string) => ({ 'x-timestamp': timestamp, 'x-signature': createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex') })
+      const post = (headers: Record<string, string>) => hmacApp.inject({ method: 'POST', url: '/api/webhooks/vapi', headers: { 'content-type': 'application/json', ...headers }, payload: body })
+      expect((await post(signed(SECRET))).statusCode).toBe(200)
+      expect((await post(signed(`${SECRET}x`))).statusCode).toBe(401)
+      // The secret in a header is not what this mode checks.
+      expect((await post({ 'x-vapi-secret': SECRET })).statusCode).toBe(401)
+    } finally {
+      await hmacApp.close()
+    }
   })
 
   it('never limits Vapi’s own deliveries, however many; limits those that fail authentication per address', async () => {

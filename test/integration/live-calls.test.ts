@@ -22,9 +22,10 @@ import { createTestRedis } from '../helpers/redis'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient } from '../helpers/voice-client'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 import { startWorker } from '../../worker/worker'
 
-const SECRET = 'whsec-live-calls-0123456789'
+const SECRET = 'whsec-live-calls-0123456789abcdef0123'
 
 let database: TestDatabase
 let fake: FakeVapi
@@ -45,6 +46,7 @@ beforeEach(async () => {
   clock = fakeClock(new Date('2026-06-15T14:00:00Z'))
   timers = manualTimers(clock)
   fake = await FakeVapi.start({ clock })
+  await createWebhookCredential(fake, SECRET)
   clients = []
 })
 

@@ -1,11 +1,14 @@
 import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SessionUserResponseSchema } from '#common/auth'
 import { optInConsentText, OptInStateResponseSchema } from '#common/opt-in'
 import { consentEvents, profiles } from '#server/db/schema'
+import { OPT_IN_STREAMS_PER_USER } from '#server/routes/opt-in'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { createTestRedis } from '../helpers/redis'
 import { signedInUser } from '../helpers/users'
 
 let database: TestDatabase
@@ -66,5 +69,46 @@ describe('/api/opt-in', () => {
     expect(post.statusCode).toBe(403)
     const crossSite = await app.inject({ method: 'POST', url: '/api/opt-in', headers: { cookie: headers.cookie, origin: 'https://evil.example' }, payload: { consentText: 'x' } })
     expect(crossSite.statusCode).toBe(403)
+  })
+})
+
+describe('GET /api/opt-in/events across servers (Redis)', () => {
+  it("counts a person's streams on every server; a server that dies leaves slots that lapse", async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    const open: Array<{ destroy(): void }> = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        const server = await buildTestApp({ database, redis: shared.redis, redisPrefix: shared.prefix, env: { SMS_OPT_IN_NUMBER: '+15557654321' } })
+        await server.listen({ port: 0, host: '127.0.0.1' })
+        servers.push(server)
+      }
+      const { user, headers } = await signedInUser(servers[0]!, { paid: 'basic' })
+      const listen = async (server: FastifyInstance) => {
+        const response = await request(`http://127.0.0.1:${(server.server.address() as { port: number }).port}/api/opt-in/events`, { headers: { cookie: headers.cookie } })
+        if (response.statusCode === 200) {
+          response.body.on('error', () => {})
+          open.push(response.body)
+        }
+        return response
+      }
+      for (let i = 0; i < OPT_IN_STREAMS_PER_USER; i++) expect((await listen(servers[i % 2]!)).statusCode).toBe(200)
+      for (const server of servers) {
+        const refused = await listen(server)
+        expect(refused.statusCode).toBe(429)
+        expect((await refused.body.json()) as unknown).toMatchObject({ error: { code: 'RATE_LIMITED' } })
+      }
+      // Each stream renews its slot while it lives; a server that dies renews nothing, and its
+      // slots lapse (here, made to): the person may open streams again.
+      const key = `${shared.prefix}optin:user:${user.id}`
+      expect(await shared.redis.zcard(key)).toBe(OPT_IN_STREAMS_PER_USER)
+      expect(await shared.redis.pttl(key)).toBeGreaterThan(0)
+      for (const holder of await shared.redis.zrange(key, '0', '-1')) await shared.redis.zadd(key, 1, holder)
+      expect((await listen(servers[1]!)).statusCode).toBe(200)
+    } finally {
+      for (const body of open) body.destroy()
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
   })
 })

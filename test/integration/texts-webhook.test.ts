@@ -9,6 +9,7 @@ import type { UpdateCallSchedule } from '#common/calls'
 import { CRISIS_REPLY, helpReply, OPT_OUT_QUESTION, START_REPLY, STOP_REPLY } from '#common/texts'
 import { createSession } from '#server/auth/session'
 import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
+import { OPT_IN_STREAMS_PER_USER } from '#server/routes/opt-in'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, startTextsHarness, type Harness } from '../helpers/texts-harness'
@@ -481,5 +482,36 @@ describe('the opt-in screen’s stream', () => {
     const anonymous = await listen(null)
     expect(anonymous.status).toBe(401)
     await anonymous.close()
+  })
+
+  it('holds a few streams per person: one more is 429 with the error JSON, and a stream that closes gives its place back', async () => {
+    const me = await h.person({ texts: false })
+    const streams: Array<Awaited<ReturnType<typeof listen>>> = []
+    try {
+      for (let i = 0; i < OPT_IN_STREAMS_PER_USER; i++) {
+        const stream = await listen(me.user.id)
+        streams.push(stream)
+        expect(stream.status).toBe(200)
+        expect(await stream.next()).toEqual({ event: 'ready', data: {} })
+      }
+      const cookie = `session=${(await createSession(h.app.db, h.clock, me.user.id)).token}`
+      const refused = await request(`http://127.0.0.1:${port}/api/opt-in/events`, { headers: { cookie } })
+      expect(refused.statusCode).toBe(429)
+      expect(refused.headers['content-type']).toMatch(/^application\/json/)
+      expect(await refused.body.json()).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many live update streams are open for your account. Close a tab and try again.' } })
+      // Someone else's streams are their own.
+      const other = await listen((await h.person({ texts: false })).user.id)
+      streams.push(other)
+      expect(other.status).toBe(200)
+      // One closes: another may open.
+      await streams.shift()!.close()
+      await expect.poll(async () => {
+        const again = await listen(me.user.id)
+        streams.push(again)
+        return again.status
+      }).toBe(200)
+    } finally {
+      for (const stream of streams) await stream.close()
+    }
   })
 })

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { VapiCallsClient, type DialRequest } from '#server/integrations/vapi-calls'
+import { credentialName } from '#server/services/calls'
 import { FakeVapi } from '../fakes/vapi'
+import { vapiResources } from '../fakes/vapi-resources'
 import { fakeClock } from '../helpers/clock'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
 /**
  * The app's client of Vapi's calls (server/integrations/vapi-calls.ts): the official SDK over its
@@ -11,12 +14,15 @@ import { fakeClock } from '../helpers/clock'
  */
 
 const START = new Date('2026-11-21T12:00:00.000Z')
+const SECRET = 'calls-client-webhook-secret-0123456789abcdef'
 let fake: FakeVapi
 let client: VapiCallsClient
+let credentialId: string
 
 beforeAll(async () => {
   fake = await FakeVapi.start({ clock: fakeClock(START), pacing: 'manual' })
   client = new VapiCallsClient({ apiKey: fake.apiKey, assistantId: 'asst_client', phoneNumberId: 'pn_client', apiUrl: fake.url })
+  credentialId = await createWebhookCredential(fake, SECRET)
 })
 
 afterAll(async () => {
@@ -33,7 +39,7 @@ const dial = (callId = randomUUID()): DialRequest => ({
   variableValues: { firstName: 'Dana', goalsSummary: 'Run a 5k' },
   maxDurationSeconds: 300,
   metadata: { callId, userId: randomUUID(), slot: 'daily', localDate: '2026-11-21', attempt: 0 },
-  server: { url: 'http://127.0.0.1:9/api/webhooks/vapi', headers: { 'X-Vapi-Secret': 'secret' } },
+  server: { url: 'http://127.0.0.1:9/api/webhooks/vapi', credentialId },
   serverMessages: ['status-update', 'end-of-call-report'],
 })
 
@@ -69,6 +75,23 @@ describe('the Vapi calls client', () => {
     expect((await client.findPlaced(first.callId, ...window))?.name).toBe(`mc ${first.callId}`)
     expect((await client.findPlaced(second.callId, ...window))?.name).toBe(`mc ${second.callId}`)
     expect(await client.findPlaced(randomUUID(), ...window)).toBeNull()
+  })
+
+  it("names the webhook's credential by id, and finds that id by the credential's name (the oldest of that name; null when there is none)", async () => {
+    const request = dial()
+    await client.dial(request)
+    expect((fake.requestsTo('POST', '/call')[0]!.body as { assistantOverrides: { server: unknown } }).assistantOverrides.server).toEqual({ url: 'http://127.0.0.1:9/api/webhooks/vapi', credentialId, timeoutSeconds: 20 })
+    expect(await client.findWebhookCredential(credentialName('secret', SECRET))).toBe(credentialId)
+    // Another secret's, or the other mode's, is not it.
+    await createWebhookCredential(fake, `${SECRET}-rotated`)
+    await createWebhookCredential(fake, SECRET, 'hmac')
+    expect(await client.findWebhookCredential(credentialName('secret', SECRET))).toBe(credentialId)
+    expect(await client.findWebhookCredential(credentialName('secret', 'never-set-up-0123456789abcdef0123'))).toBeNull()
+    // Vapi refusing to answer is an error, not "none".
+    const refused = new VapiCallsClient({ apiKey: 'not-the-key', assistantId: 'asst_client', apiUrl: fake.url })
+    await expect(refused.findWebhookCredential(credentialName('secret', SECRET))).rejects.toThrow()
+    await refused.close()
+    expect(vapiResources(fake.app).credentials.size).toBe(3)
   })
 
   it('asks once per dial: the SDK never repeats a POST /call', async () => {

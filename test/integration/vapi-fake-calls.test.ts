@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { FakeVapi, type FakeCall } from '../fakes/vapi'
 import { fakeClock } from '../helpers/clock'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
 /**
  * The Vapi fake's phone-call surface (test/fakes/vapi.ts, vapi-calls.ts, vapi-webhooks.ts), driven
@@ -420,12 +421,28 @@ describe('the webhook emitter', () => {
     await fake.settled()
     expect(receiver.received[0]!.headers).toMatchObject({ authorization: 'Bearer tok-1', 'x-extra': 'static' })
 
+    // A credential of the account (as vapi:setup creates it): its header, as Vapi sends it.
     receiver.clear()
-    fake.calls.resolveCredential = (id) => (id === 'cred_1' ? { mode: 'secret', secret: 'from-credential' } : undefined)
-    await dial({}, { server: { url: receiver.url, credentialId: 'cred_1' } })
+    const secret = 'from-credential-0123456789abcdef0123'
+    const bearer = await createWebhookCredential(fake, secret)
+    await dial({}, { server: { url: receiver.url, credentialId: bearer } })
     await fake.settled()
-    expect(receiver.received[0]!.headers['x-vapi-secret']).toBe('from-credential')
+    expect(receiver.received[0]!.headers['x-vapi-secret']).toBe(secret)
     expect(receiver.received[0]!.headers.authorization).toBeUndefined()
+    // An HMAC credential signs each delivery with its key.
+    receiver.clear()
+    const hmac = await createWebhookCredential(fake, secret, 'hmac')
+    await dial({}, { server: { url: receiver.url, credentialId: hmac } })
+    await fake.settled()
+    for (const { headers, raw } of receiver.received) {
+      expect(headers['x-signature']).toBe(createHmac('sha256', secret).update(`${String(headers['x-timestamp'])}.${raw}`).digest('hex'))
+    }
+    // A credential the account does not have: 400, and no call.
+    const before = fake.calls.list().length
+    const refused = await failure(dial({}, { server: { url: receiver.url, credentialId: 'cred_nowhere' } }))
+    expect(refused.statusCode).toBe(400)
+    expect(refused.body).toMatchObject({ message: ['assistantOverrides.server.credentialId cred_nowhere does not exist'] })
+    expect(fake.calls.list()).toHaveLength(before)
   })
 
   it('sends the default server messages when the call sets none, and only final transcripts on request', async () => {

@@ -199,12 +199,13 @@ describe('npm run vapi:setup', () => {
     expect(chosen).toContain(`VAPI_PHONE_NUMBER_ID=${b.id}   (already set: +12025002222)`)
   })
 
-  it('runs as a command: prints the ids to put in the environment; refuses without a webhook secret', async () => {
+  const run = (env: Record<string, string>) =>
+    execFileAsync(process.execPath, ['--import', 'tsx', 'scripts/vapi-setup.ts'], {
+      env: { ...process.env, APP_URL: 'https://coach.example.com', VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_WEBHOOK_SECRET: SECRET, ...env },
+    })
+
+  it('runs as a command: prints the ids to put in the environment', async () => {
     const phone = resources.addPhoneNumber('+12025003333')
-    const run = (env: Record<string, string>) =>
-      execFileAsync(process.execPath, ['--import', 'tsx', 'scripts/vapi-setup.ts'], {
-        env: { ...process.env, APP_URL: 'https://coach.example.com', VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_WEBHOOK_SECRET: SECRET, ...env },
-      })
     const { stdout } = await run({})
     const assistant = [...resources.assistants.values()][0]!
     expect(stdout).toContain(`Assistant "${COACH_ASSISTANT_NAME}": created ${assistant.id}`)
@@ -218,8 +219,13 @@ describe('npm run vapi:setup', () => {
     expect(again.stdout).toContain(`Assistant "${COACH_ASSISTANT_NAME}": ${assistant.id} (already set up)`)
     expect(resources.assistants.size).toBe(1)
 
-    await expect(run({ VAPI_WEBHOOK_SECRET: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('VAPI_WEBHOOK_SECRET is not set') })
     await expect(run({ VAPI_API_KEY: 'wrong-key' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('vapi:setup failed (HTTP 401)') })
     fake.reset()
+  })
+
+  it('refuses to run without a webhook secret, or with one shorter than 32 characters', async () => {
+    await expect(run({ VAPI_WEBHOOK_SECRET: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('VAPI_WEBHOOK_SECRET is not set') })
+    await expect(run({ VAPI_WEBHOOK_SECRET: 'too-short-a-secret' })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('VAPI_WEBHOOK_SECRET must be at least 32 characters') })
+    expect(resources.credentials.size).toBe(0)
   })
 })

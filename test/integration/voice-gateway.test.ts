@@ -6,6 +6,7 @@
  * the Vapi key and URLs.
  */
 import { mkdtempSync } from 'node:fs'
+import http from 'node:http'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,7 +20,8 @@ import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
 import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, subscribers, usageDays, usageVoiceCalls, users, vapiWebhookEvents } from '#server/db/schema'
 import { CALL_VARIABLES, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
-import { redisAddressSlots, redisLocks } from '#server/services/voice'
+import { redisSlots } from '#server/lib/slots'
+import { redisLocks } from '#server/services/voice'
 import { FakeVapi, type TransportStats } from '../fakes/vapi'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
@@ -30,8 +32,9 @@ import { placesHolding } from '../helpers/person-data'
 import { manualTimers } from '../helpers/timers'
 import { signedInUser, type SignedIn } from '../helpers/users'
 import { VoiceClient, type Refusal } from '../helpers/voice-client'
+import { createWebhookCredential } from '../helpers/vapi-credential'
 
-const SECRET = 'whsec-voice-gateway-0123456789'
+const SECRET = 'whsec-voice-gateway-0123456789abcdef0123'
 
 let database: TestDatabase
 let fake: FakeVapi
@@ -44,6 +47,8 @@ let url: string
 let clients: VoiceClient[]
 let refusals: Refusal[]
 let appClosed: boolean
+/** The webhook credential `vapi:setup` would have made for SECRET, in the fake's account. */
+let credentialId: string
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -58,6 +63,7 @@ beforeEach(async () => {
   timers = manualTimers(clock)
   // The fake sends the assistant's frames at once (no wall-clock pacing); its own timers are real.
   fake = await FakeVapi.start({ clock, transport: { frameIntervalMs: 0 } })
+  credentialId = await createWebhookCredential(fake, SECRET)
   port = await freePort()
   app = await buildTestApp({
     database,
@@ -127,7 +133,34 @@ async function refused(headers: Record<string, string>, path = url): Promise<Ref
     throw new Error('the upgrade was accepted')
   }
   refusals.push(result)
+  // Every refusal closes its connection, and says so: a keep-alive client must not reuse it.
+  expect(result.headers.connection).toBe('close')
   return result
+}
+
+type RawAnswer = { status: number; headers: Record<string, string>; body: string; closedByServer: Promise<void> }
+
+/** Sends one request on a raw TCP connection, as a keep-alive client would, and reads its answer. */
+function rawRequest(lines: string[]): Promise<RawAnswer> {
+  const socket = net.connect({ port, host: '127.0.0.1' })
+  const closedByServer = new Promise<void>((resolve) => socket.once('end', () => resolve()))
+  socket.on('error', () => {})
+  return new Promise((resolve, reject) => {
+    let received = Buffer.alloc(0)
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk])
+      const text = received.toString('latin1')
+      const end = text.indexOf('\r\n\r\n')
+      if (end < 0) return
+      const [statusLine, ...headerLines] = text.slice(0, end).split('\r\n')
+      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+      const length = Number(headers['content-length'] ?? 0)
+      if (received.length < end + 4 + length) return
+      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(end + 4, end + 4 + length), closedByServer })
+    })
+    socket.once('close', () => reject(new Error(`the connection closed before an answer: ${received.toString('latin1')}`)))
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`)
+  })
 }
 
 /** Starts a voice call on a client; resolves with Vapi's call id once the browser hears `listening`. */
@@ -210,24 +243,73 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     expect(fake.requestsTo('POST', '/call')).toHaveLength(0)
   })
 
-  it('only /api/voice upgrades: an upgrade to any other path is 404 and its socket is closed', async () => {
-    for (const path of ['/api/plans', '/api/voice/config', '/nowhere']) {
+  it('only a GET of /api/voice upgrades: an upgrade to any other path, or by another method, is 404 and its socket is closed', async () => {
+    for (const [method, path] of [['GET', '/api/plans'], ['GET', '/api/voice/config'], ['GET', '/nowhere'], ['POST', '/api/voice'], ['HEAD', '/api/voice']]) {
       const socket = net.connect({ port, host: '127.0.0.1' })
       let answer = ''
       socket.on('data', (chunk) => (answer += chunk.toString()))
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`)
       await closed
       expect(answer).toMatch(/^HTTP\/1\.1 404 /)
+      expect(answer.toLowerCase()).toContain('connection: close')
       expect(answer).toContain('{"error":{"code":"NOT_FOUND","message":"Not found"}}')
     }
   })
 
-  it('a plain GET (no upgrade) is 426', async () => {
+  it('a plain GET (no upgrade) is 426, and closes its connection', async () => {
     const paid = await paidUser()
     const response = await fetch(`http://127.0.0.1:${port}/api/voice`, { headers: paid.headers })
     expect(response.status).toBe(426)
+    expect(response.headers.get('connection')).toBe('close')
     expect(await response.json()).toMatchObject({ error: { code: 'UPGRADE_REQUIRED' } })
+  })
+
+  it('a refused upgrade says `Connection: close` and closes: a keep-alive client asks again on a new connection, and is answered', async () => {
+    const paid = await paidUser()
+    const unpaid = await signedInUser(app)
+    app.services.voice.settings.connectionsPerIp = 1
+    await open(paid.headers)
+    const upgrade = (headers: Record<string, string>) => [
+      'GET /api/voice HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Connection: keep-alive, Upgrade',
+      'Upgrade: websocket',
+      'Sec-WebSocket-Version: 13',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ]
+    const cases: Array<[string, Record<string, string>, number]> = [
+      ['no session', { Origin: app.config.appOrigin }, 401],
+      ['not paid', { Origin: unpaid.headers.origin, Cookie: unpaid.cookie }, 403],
+      ['another origin', { Origin: 'https://evil.example', Cookie: paid.cookie }, 403],
+      ['too many sockets from the address', { Origin: paid.headers.origin, Cookie: paid.cookie }, 429],
+    ]
+    for (const [why, headers, status] of cases) {
+      const answer = await rawRequest(upgrade(headers))
+      expect(answer.status, why).toBe(status)
+      expect(answer.headers.connection, why).toBe('close')
+      expect(JSON.parse(answer.body).error.code, why).toBeDefined()
+      await answer.closedByServer
+    }
+    // A keep-alive client (node:http's agent) follows the header: the next request goes on a new
+    // connection and is answered, where a reused one would have been hung up on.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const get = (path: string, headers: Record<string, string>) =>
+        new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+          http
+            .get({ host: '127.0.0.1', port, path, headers, agent }, (response) => {
+              response.resume()
+              response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }))
+            })
+            .on('error', reject)
+        })
+      expect(await get('/api/voice', { origin: app.config.appOrigin, cookie: paid.cookie })).toEqual({ status: 426, connection: 'close' })
+      expect((await get('/api/health', {})).status).toBe(200)
+    } finally {
+      agent.destroy()
+    }
   })
 
   it('limits the sockets open from one address (429), and connection attempts a minute (429)', async () => {
@@ -241,12 +323,13 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     // One closes: one more may open.
     await first.close()
     await open(paid.headers)
-    // An upgrade that never completes gives its slot back (on the clock).
-    expect(await app.services.voice.admit('203.0.113.9')).not.toBeNull()
+    // An upgrade that never completes gives its slots back (on the clock).
+    const someone = (await paidUser()).user.id
+    expect(await app.services.voice.admit('203.0.113.9', someone)).toEqual({ slot: expect.any(String) })
     app.services.voice.settings.connectionsPerIp = 1
-    expect(await app.services.voice.admit('203.0.113.9')).toBeNull()
+    expect(await app.services.voice.admit('203.0.113.9', someone)).toEqual({ refused: 'network' })
     advance(app.services.voice.settings.upgradeMs)
-    expect(await app.services.voice.admit('203.0.113.9')).not.toBeNull()
+    expect(await app.services.voice.admit('203.0.113.9', someone)).toEqual({ slot: expect.any(String) })
 
     app.services.voice.settings.connectionsPerIp = 100
     // 30 attempts a minute per address: the 4 above, then 26 more, then refused.
@@ -254,6 +337,44 @@ describe('GET /api/voice refuses before the upgrade, with the error JSON', () =>
     const over = await refused(paid.headers)
     expect(over.status).toBe(429)
     expect(over.headers['retry-after']).toBeDefined()
+  })
+
+  it('counts an IPv6 client as its /64: the addresses of one network share its sockets', async () => {
+    app.services.voice.settings.connectionsPerIp = 2
+    const paid = await paidUser()
+    const from = (address: string) => ({ ...paid.headers, 'x-forwarded-for': address })
+    await open(from('2001:db8:1:2::a'))
+    await open(from('2001:db8:1:2::b'))
+    // Another address of the same /64 is the same client.
+    const third = await refused(from('2001:db8:1:2:ffff:ffff:ffff:c'))
+    expect(third.status).toBe(429)
+    expect(JSON.parse(third.body)).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many voice connections from this address. Close one and try again.' } })
+    // The next /64 is another client.
+    await open(from('2001:db8:1:3::a'))
+    // An IPv4-mapped address is its IPv4 address.
+    await open(from('198.51.100.20'))
+    await open(from('::ffff:198.51.100.20'))
+    expect((await refused(from('198.51.100.20'))).status).toBe(429)
+  })
+
+  it("caps one person's sockets, whatever their addresses (429), and gives the slot back when one closes", async () => {
+    app.services.voice.settings.connectionsPerUser = 2
+    const person = await paidUser()
+    const from = (who: SignedIn, address: string) => ({ ...who.headers, 'x-forwarded-for': address })
+    const first = await open(from(person, '198.51.100.1'))
+    await open(from(person, '198.51.100.2'))
+    const third = await refused(from(person, '198.51.100.3'))
+    expect(third.status).toBe(429)
+    expect(third.headers['content-type']).toMatch(/^application\/json/)
+    expect(JSON.parse(third.body)).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many voice connections are open for your account. Close a tab and try again.' } })
+    // Someone else, from that very address, is not held back by it.
+    await open(from(await paidUser(), '198.51.100.3'))
+    // One closes: one more may open, from anywhere.
+    await first.close()
+    await expect.poll(async () => VoiceClient.connect(url, from(person, '198.51.100.4')).then((result) => {
+      if (result instanceof VoiceClient) clients.push(result)
+      return result instanceof VoiceClient
+    })).toBe(true)
   })
 })
 
@@ -282,7 +403,9 @@ describe('a voice call', () => {
     expect(overrides.firstMessage).toBe(WEB_CALL_FIRST_MESSAGE)
     expect(overrides.maxDurationSeconds).toBe(600)
     expect(overrides.serverMessages).toEqual(['status-update', 'end-of-call-report'])
-    expect(overrides.server).toMatchObject({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': SECRET } })
+    // The webhook by its credential: the secret never travels with a call.
+    expect(overrides.server).toEqual({ url: `http://127.0.0.1:${port}/api/webhooks/vapi`, credentialId, timeoutSeconds: 20 })
+    expect(JSON.stringify(post!.body)).not.toContain(SECRET)
     const [row] = await callRows(user.id)
     expect(row).toMatchObject({ slot: 'web', kind: 'web', vapiCallId: callId, localDate: null, maxDurationSeconds: 600 })
     expect(overrides.metadata).toMatchObject({ callId: row!.id, userId: user.id, kind: 'web' })
@@ -437,6 +560,31 @@ describe('a voice call', () => {
       expect(client.closed).toBeNull()
     } finally {
       await bare.close()
+    }
+  })
+
+  it("opens a call's socket only on Vapi's host: an answer naming another is VOICE_UNAVAILABLE, and the key never goes there", async () => {
+    // Another host (here a listener of the test's own) that a Vapi answer names as the call's socket.
+    const elsewhere: Array<{ url: string | undefined; authorization: string | undefined }> = []
+    const foreign = http.createServer((_request, response) => response.writeHead(404).end())
+    foreign.on('upgrade', (request: http.IncomingMessage, socket: net.Socket) => {
+      elsewhere.push({ url: request.url, authorization: request.headers.authorization })
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve))
+    try {
+      fake.calls.websocketBase = `ws://127.0.0.1:${(foreign.address() as net.AddressInfo).port}`
+      const { user, headers } = await paidUser()
+      const client = await open(headers)
+      client.send({ type: 'start', v: 1 })
+      expect((await endedOf(client)).reason).toBe('upstream-error')
+      expect(elsewhere).toEqual([])
+      expect(errorsOf(client)).toEqual([{ type: 'error', code: 'VOICE_UNAVAILABLE', message: expect.any(String) }])
+      expect(fake.transport.upgrades).toEqual([])
+      const [row] = await callRows(user.id)
+      expect(row).toMatchObject({ completionStatus: 'failed', endedReason: 'vapi-socket-elsewhere' })
+    } finally {
+      await new Promise<void>((resolve) => foreign.close(() => resolve()))
     }
   })
 
@@ -1200,10 +1348,38 @@ describe('one voice call per person across servers (Redis)', () => {
     }
   })
 
-  it('an address slot: taken up to the cap, kept by renewal (held again if it lapsed), freed by release or when it lapses', async () => {
+  it("a person's sockets are counted across servers: one past the cap, on either, is 429; a dead server's slots lapse", async () => {
+    const shared = await createTestRedis()
+    const servers: FastifyInstance[] = []
+    try {
+      const [a, b] = await serversSharing(shared, servers)
+      for (const server of servers) server.services.voice.settings.connectionsPerUser = 2
+      const person = await signedInUser(a, { paid: 'basic' })
+      const urlOf = (server: FastifyInstance) => `ws://127.0.0.1:${(server.server.address() as { port: number }).port}/api/voice`
+      const headersOn = (server: FastifyInstance, address: string) => ({ cookie: person.cookie, origin: server.config.appOrigin, 'x-forwarded-for': address })
+      clients.push(await VoiceClient.open(urlOf(a), headersOn(a, '198.51.100.11')), await VoiceClient.open(urlOf(b), headersOn(b, '198.51.100.12')))
+      for (const server of [a, b]) {
+        const refusal = await VoiceClient.connect(urlOf(server), headersOn(server, '198.51.100.13'))
+        if (refusal instanceof VoiceClient) throw new Error("a third socket of the person's was accepted")
+        refusals.push(refusal)
+        expect(refusal.status).toBe(429)
+        expect(JSON.parse(refusal.body).error.message).toBe('Too many voice connections are open for your account. Close a tab and try again.')
+      }
+      // A server that dies renews nothing: its sockets' slots lapse (here, made to), and the person may open more.
+      const key = `${shared.prefix}voice:user:${person.user.id}`
+      expect(await shared.redis.zcard(key)).toBe(2)
+      for (const holder of await shared.redis.zrange(key, '0', '-1')) await shared.redis.zadd(key, 1, holder)
+      clients.push(await VoiceClient.open(urlOf(b), headersOn(b, '198.51.100.13')))
+    } finally {
+      for (const server of servers) await server.close()
+      await shared.destroy()
+    }
+  })
+
+  it('a slot: taken up to the cap, kept by renewal (held again if it lapsed), freed by release or when it lapses', async () => {
     const shared = await createTestRedis()
     try {
-      const slots = redisAddressSlots(shared.redis, shared.prefix)
+      const slots = redisSlots(shared.redis, shared.prefix)
       expect(await slots.take('198.51.100.7', 's1', 2, 60_000)).toBe(true)
       expect(await slots.take('198.51.100.7', 's2', 2, 60_000)).toBe(true)
       expect(await slots.take('198.51.100.7', 's3', 2, 60_000)).toBe(false)

@@ -86,6 +86,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ VAPI_WEBHOOK_AUTH: 'bearer' })).toThrow(/VAPI_WEBHOOK_AUTH must be "secret" or "hmac" \(got "bearer"\)/)
   })
 
+  it('refuses a VAPI_WEBHOOK_SECRET shorter than 32 characters, in one line naming it, never showing it', () => {
+    const secret = (length: number) => 'k'.repeat(length)
+    let caught: unknown
+    try {
+      loadConfig({ VAPI_API_KEY: 'vapi-key', VAPI_WEBHOOK_SECRET: secret(31) })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ConfigError)
+    expect((caught as ConfigError).variable).toBe('VAPI_WEBHOOK_SECRET')
+    expect((caught as ConfigError).message).toMatch(/^Invalid configuration: VAPI_WEBHOOK_SECRET must be at least 32 characters/)
+    expect((caught as ConfigError).message).not.toContain(secret(31))
+    expect((caught as ConfigError).message).not.toContain('\n')
+    expect(loadConfig({ VAPI_API_KEY: 'vapi-key', VAPI_WEBHOOK_SECRET: secret(32) }).vapi?.webhookSecret).toBe(secret(32))
+  })
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: ' ' }).port).toBe(3000)
   })

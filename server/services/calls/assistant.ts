@@ -10,6 +10,7 @@
  *   `artifactPlan.structuredOutputIds`; it arrives in the end-of-call report as
  *   `artifact.structuredOutputs[<output id>] = { name, result }` and is found by its name.
  */
+import { createHash } from 'node:crypto'
 import type { Vapi } from '@vapi-ai/server-sdk'
 import { z } from 'zod'
 import { OPEN_COMMITMENTS_IN_CALL } from '#common/commitments'
@@ -94,6 +95,28 @@ export const WEBHOOK_HMAC = {
   payloadFormat: '{timestamp}.{body}',
   signatureEncoding: 'hex',
 } as const
+
+/** How the webhook authenticates Vapi (VAPI_WEBHOOK_AUTH). */
+export type WebhookAuthMode = 'secret' | 'hmac'
+
+/** Every webhook credential `npm run vapi:setup` creates is named with this prefix. */
+export const CREDENTIAL_PREFIX = 'Momentum Coach webhook'
+
+/**
+ * The webhook credential's name: the mode and a fingerprint of the secret (8 hex digits of a
+ * SHA-256 of both), since Vapi never shows a secret back. At most 40 characters, Vapi's limit.
+ * Setup creates the credential under it, and the calls find it by it (ADR 063).
+ */
+export function credentialName(auth: WebhookAuthMode, secret: string): string {
+  const fingerprint = createHash('sha256').update(`momentum-coach:${auth}:${secret}`).digest('hex').slice(0, 8)
+  return `${CREDENTIAL_PREFIX} ${auth} ${fingerprint}`
+}
+
+/** What Vapi should send with each webhook, for the mode the server verifies. */
+export function authenticationPlan(auth: WebhookAuthMode, secret: string): Vapi.CreateWebhookCredentialDtoAuthenticationPlan {
+  if (auth === 'hmac') return { type: 'hmac', secretKey: secret, ...WEBHOOK_HMAC }
+  return { type: 'bearer', token: secret, headerName: WEBHOOK_SECRET_HEADER, bearerPrefixEnabled: false }
+}
 
 // ---------------------------------------------------------------------------------------------
 // What the assistant says

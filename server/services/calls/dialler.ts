@@ -23,6 +23,7 @@ import { eligibilityOf, loadCallPerson, personColumns, toPerson, type CallPerson
 import type { InstantBatches } from './instant'
 import { addCallEvent, applyObservation, type Applied } from './record'
 import { observationOfRecord } from './webhooks'
+import type { CallWebhookServer } from './webhook-server'
 
 /** How long a dialler holds a claim (a dial request takes at most 15 s). */
 export const DIAL_LEASE_MS = 60_000
@@ -51,8 +52,8 @@ export type DiallerDeps = {
   clock: Clock
   log: Logger
   vapi: VapiCallsClient | undefined
-  /** The webhook URL and its header for the per-call server override (secret mode), or undefined (the assistant's own server). */
-  server: DialRequest['server'] | undefined
+  /** The webhook server a call names (secret mode: our URL and the credential), or undefined: the assistant's own. */
+  webhookServer: () => Promise<CallWebhookServer>
   /** Applies an observation and enqueues what follows (a retry). */
   afterApply(applied: Applied): Promise<void>
   eligibleAt(db: DbExecutor, userId: string, at: Date): Promise<boolean>
@@ -380,6 +381,8 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     log.warn({ userId: request.userId }, 'calls: Vapi is not configured; no call placed')
     return 'not_configured'
   }
+  // Found once per process, ahead of the instant of a call prepared ahead.
+  const server = await deps.webhookServer()
 
   // A daily call's first try: one read, then the claim in one statement (the common case, kept
   // to few round trips so that a minute's burst of calls goes out on time).
@@ -454,7 +457,7 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
       maxDurationSeconds: call.maxDurationSeconds ?? 300,
       metadata: { callId: call.id, userId: call.userId, slot: call.slot, localDate: call.localDate ?? '', attempt: call.attempt },
       serverMessages: CALL_SERVER_MESSAGES,
-      ...(deps.server ? { server: deps.server } : {}),
+      server,
     } as DialRequest),
   )
 

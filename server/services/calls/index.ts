@@ -34,12 +34,14 @@ import { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, unansweredPlace
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, testCallJobId, type DueCall } from './tick'
 import { attachWebCall, failWebCall, openWebCall } from './web-call'
-import { forgetVapiEvent, markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, type VapiMessage, type WebhookAuth } from './webhooks'
+import { webhookServer } from './webhook-server'
+import { forgetVapiEvent, markVapiEvent, observationOf, observationOfRecord, pendingVapiEvents, storeVapiMessage, takeVapiEvent, verifyVapiWebhook, verifyVapiWebhookHeaders, type VapiMessage, type WebhookAuth } from './webhooks'
 
 export { dashboardStats, recentCalls } from './calls'
 export { getCallSchedule, type CallSchedule } from './schedule'
 export { ALLOWED_WINDOW, fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 export {
+  authenticationPlan,
   CALL_KINDS,
   CALL_REPORT_DESCRIPTION,
   CALL_REPORT_LIMITS,
@@ -55,6 +57,8 @@ export {
   COACH_VOICEMAIL_MESSAGE,
   CallReportResult,
   coachAssistant,
+  CREDENTIAL_PREFIX,
+  credentialName,
   DEFAULT_MAX_DURATION_SECONDS,
   findCallReport,
   VAPI_WEBHOOK_PATH,
@@ -66,6 +70,7 @@ export {
   type CallReport,
   type CallVariable,
   type CallVariables,
+  type WebhookAuthMode,
   type WebhookServer,
 } from './assistant'
 export { callDurationLimit, callEligibility, DEFAULT_EVENING_CALL_TIME, PLAN_CALLS, slotTimes, type CallEligibility, type CallEligibilityInput, type CallSlot, type NotCalledReason, type PlanCalls } from './entitlements'
@@ -76,6 +81,7 @@ export { dueCalls, dueRetries, placeCallJobId, testCallJobId, TICK_LOOKAHEAD_MS,
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
 export { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
 export type { OpenedWebCall } from './web-call'
+export { CREDENTIAL_RETRY_MS, webhookServer, type CallWebhookServer } from './webhook-server'
 
 export type Calls = ReturnType<typeof createCalls>
 
@@ -174,8 +180,9 @@ export function createCalls(deps: CallsDeps) {
 
   /** The client that places phone calls, when one can. */
   const dialler = deps.vapi?.canDial ? deps.vapi : undefined
-  const webhookServer = deps.webhookAuth?.mode === 'secret' ? { url: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`, headers: { 'X-Vapi-Secret': deps.webhookAuth.secret } } : undefined
-  const diallerDeps: DiallerDeps = { db, clock, log, vapi: dialler, server: webhookServer, afterApply, eligibleAt, instant: instantBatches(db) }
+  // What each call names as its webhook server: in secret mode the credential, never the secret.
+  const callWebhookServer = webhookServer({ auth: deps.webhookAuth, appUrl: deps.appUrl, vapi: deps.vapi, clock, log })
+  const diallerDeps: DiallerDeps = { db, clock, log, vapi: dialler, webhookServer: callWebhookServer, afterApply, eligibleAt, instant: instantBatches(db) }
 
   async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<number> {
     let failed = 0
@@ -262,6 +269,13 @@ export function createCalls(deps: CallsDeps) {
 
     /** Whether a webhook delivery is Vapi's (the rate limit counts only those that are not). */
     authentic: (rawBody: Buffer, headers: Record<string, string | string[] | undefined>): boolean => verifyVapiWebhook(deps.webhookAuth, headers, rawBody, clock.now()),
+    /**
+     * Whether a webhook delivery is Vapi's by its headers, before its body is read: decided in
+     * secret mode (and when nothing can be verified), null in HMAC mode (the signature covers the body).
+     */
+    authenticHeaders: (headers: Record<string, string | string[] | undefined>): boolean | null => verifyVapiWebhookHeaders(deps.webhookAuth, headers),
+    /** Whether the headers alone authenticate a webhook delivery (not HMAC mode): fixed at start. */
+    webhookHeadersDecide: deps.webhookAuth?.mode !== 'hmac',
 
     /**
      * POST /api/webhooks/vapi: authenticates, stores the message once, enqueues its processing,
@@ -352,11 +366,13 @@ export function createCalls(deps: CallsDeps) {
      * Vapi's call id (or the failure); the webhooks keep it from there, as for a phone call.
      */
     webCalls: {
-      open: (userId: string, maxDurationSeconds: number) => openWebCall(db, userId, maxDurationSeconds, clock.now()),
+      /** Writes the call's row (its length: what the voice gateway allowed it) and reads its variables; with the webhook server it names (the credential in secret mode). */
+      open: async (userId: string, maxDurationSeconds: number) => {
+        const server = await callWebhookServer()
+        return { ...(await openWebCall(db, userId, maxDurationSeconds, clock.now())), server }
+      },
       attach: (callId: string, vapiCallId: string) => attachWebCall(db, callId, vapiCallId, clock.now()),
       fail: (callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) => failWebCall(db, callId, status, reason, detail, clock.now()),
-      /** The per-call webhook server (secret mode), or undefined: the saved assistant's own (hmac mode). */
-      server: webhookServer,
       serverMessages: WEB_CALL_SERVER_MESSAGES,
     },
 

@@ -19,6 +19,8 @@ import type { CallVariables } from './assistant'
 export type OpenedWebCall = {
   /** Our call id (coaching_calls.id). */
   callId: string
+  /** The webhook server the call names (our URL and the credential, ADR 063); undefined: the saved assistant's own. */
+  server?: { url: string; credentialId: string } | undefined
   /** How long the call may run: what the voice gateway allowed it (the ceiling, or the plan's budget left). */
   maxDurationSeconds: number
   /** The same variables a daily call sends, for an in-app conversation (no call type). */

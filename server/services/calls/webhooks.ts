@@ -36,13 +36,22 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value
 }
 
+/**
+ * Whether a delivery is Vapi's, by its headers alone: in secret mode the header is the whole
+ * authentication (and without a secret nothing is), so a forged post is refused before its body is
+ * read; null in HMAC mode, whose signature covers the body.
+ */
+export function verifyVapiWebhookHeaders(auth: WebhookAuth | undefined, headers: Record<string, string | string[] | undefined>): boolean | null {
+  if (!auth?.secret) return false
+  if (auth.mode === 'hmac') return null
+  const given = header(headers, 'x-vapi-secret')
+  return typeof given === 'string' && safeEqual(given, auth.secret)
+}
+
 /** Whether a delivery is Vapi's, by the configured scheme. */
 export function verifyVapiWebhook(auth: WebhookAuth | undefined, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, now: Date): boolean {
-  if (!auth?.secret) return false
-  if (auth.mode === 'secret') {
-    const given = header(headers, 'x-vapi-secret')
-    return typeof given === 'string' && safeEqual(given, auth.secret)
-  }
+  const byHeaders = verifyVapiWebhookHeaders(auth, headers)
+  if (byHeaders !== null || !auth) return byHeaders === true
   const signature = header(headers, 'x-signature')
   const timestamp = header(headers, 'x-timestamp')
   if (!signature || !timestamp || !/^\d{1,16}$/.test(timestamp)) return false

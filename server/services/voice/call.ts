@@ -29,7 +29,6 @@ export type WebCalls = {
   open(userId: string, maxDurationSeconds: number): Promise<OpenedWebCall>
   attach(callId: string, vapiCallId: string): Promise<void>
   fail(callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>): Promise<void>
-  server: { url: string; headers?: Record<string, string> } | undefined
   serverMessages: readonly string[]
 }
 
@@ -189,13 +188,13 @@ export class VoiceCall {
         firstMessage: ctx.firstMessage,
         maxDurationSeconds: opened.maxDurationSeconds,
         metadata: { callId: opened.callId, userId: this.#userId, kind: 'web' },
-        server: ctx.webCalls.server,
+        server: opened.server,
         serverMessages: ctx.webCalls.serverMessages,
       })
       if (outcome.kind === 'failed') {
         const refused = outcome.status !== undefined && outcome.status < 500 && outcome.status !== 408
         ctx.log.error({ callId: opened.callId, status: outcome.status, vapiMessage: outcome.message }, 'voice: Vapi did not create the call')
-        await this.#failRow('failed', refused ? `vapi-refused-${outcome.status}` : 'vapi-unconfirmed', { status: outcome.status ?? null, message: outcome.message })
+        await this.#failRow('failed', outcome.reason ?? (refused ? `vapi-refused-${outcome.status}` : 'vapi-unconfirmed'), { status: outcome.status ?? null, message: outcome.message })
         this.#browser.send({ type: 'error', code: 'VOICE_UNAVAILABLE', message: new AppError('VOICE_UNAVAILABLE').message })
         this.#endReason ??= 'upstream-error'
         return void (await this.#finish())

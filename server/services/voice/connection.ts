@@ -55,7 +55,7 @@ export type ConnectionEnv = {
   closed(connection: VoiceConnection): void
 }
 
-/** Whose socket it is, and the slot of its address it holds (`admit`). */
+/** Whose socket it is, and the slot it holds (`admit`: one of its client network's and one of its person's). */
 export type Who = { userId: string; sessionId: string; ip: string; slot: string }
 
 export class VoiceConnection implements BrowserSide {

@@ -12,6 +12,8 @@ import type { Logger } from 'pino'
 import type WebSocket from 'ws'
 import type { VapiVoiceClient } from '#server/integrations/vapi-voice'
 import type { Clock, Timers } from '#server/lib/clock'
+import { clientNetwork } from '#server/lib/ip'
+import { sharedSlots, type Slots } from '#server/lib/slots'
 import type { SessionsEnded } from '#server/services/accounts'
 import type { LiveBus, LiveSubscription } from '#server/services/live'
 import { emptyMetrics, type CallContext, type VoiceBudget, type VoiceMetrics, type WebCalls } from './call'
@@ -20,7 +22,6 @@ import { defaultVoiceSettings } from './limits'
 import { withMemoryFallback } from '#server/lib/memory-fallback'
 import { memoryLocks, redisLocks, type VoiceLocks } from './locks'
 import type { VoiceConversations } from './recorder'
-import { memoryAddressSlots, redisAddressSlots, type AddressSlots } from './address-slots'
 
 export { CLOSE, type PhoneCallWatch } from './connection'
 export { defaultVoiceSettings, type VoiceSettings } from './limits'
@@ -28,7 +29,6 @@ export { endReasonOf, mapVapiMessage, RELAYED_VAPI_TYPES, transcriptText, type U
 export { AudioPump, type AudioSink } from './pump'
 export { TranscriptRules, VoiceRecorder, type VoiceConversations } from './recorder'
 export { memoryLocks, redisLocks, type VoiceLocks } from './locks'
-export { memoryAddressSlots, redisAddressSlots, type AddressSlots } from './address-slots'
 export type { VoiceAllowance, VoiceBudget, VoiceLimitReason, VoiceMetrics } from './call'
 
 export type VoiceDeps = {
@@ -44,7 +44,7 @@ export type VoiceDeps = {
   sessionIsLive(sessionId: string): Promise<boolean>
   /** The call's first line (an in-app conversation, not the daily call's greeting). */
   firstMessage: string
-  /** Shared per-user call leases and per-address socket counts across servers when set; in memory otherwise. */
+  /** Shared per-user call leases and socket counts (per client network, per person) across servers when set; in memory otherwise. */
   redis: Redis | undefined
   redisPrefix: string
   /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
@@ -55,6 +55,9 @@ export type VoiceDeps = {
 
 export type Voice = ReturnType<typeof createVoice>
 
+/** Why `admit` refused a socket: its client network, or its person, has as many open as allowed. */
+export type Admission = { slot: string } | { refused: 'network' | 'user' }
+
 export function createVoice(deps: VoiceDeps) {
   const { clock, timers, log } = deps
   const settings = defaultVoiceSettings()
@@ -64,14 +67,20 @@ export function createVoice(deps: VoiceDeps) {
   const redisDown = (error: Error) => {
     if (now() - warnedAt < 60_000) return
     warnedAt = now()
-    log.warn({ err: error }, 'voice: Redis is unavailable, one call per user and the sockets per address are counted in memory until it is back')
+    log.warn({ err: error }, 'voice: Redis is unavailable, one call per user and the sockets per network and per user are counted in memory until it is back')
   }
   const locks: VoiceLocks = deps.redis ? withMemoryFallback(redisLocks(deps.redis, `${deps.redisPrefix}voice:`), memoryLocks(now), redisDown) : memoryLocks(now)
-  const slots: AddressSlots = deps.redis
-    ? withMemoryFallback(redisAddressSlots(deps.redis, `${deps.redisPrefix}voice:ip:`), memoryAddressSlots(now), redisDown)
-    : memoryAddressSlots(now)
+  // A socket holds two slots under one holder id: one of its client network's (an IPv6 client
+  // counts as its /64, so the addresses of one home network are one client) and one of its person's
+  // (a person with many tabs, or many addresses, is still one person).
+  const networkSlots: Slots = sharedSlots(deps.redis, `${deps.redisPrefix}voice:ip:`, now, redisDown)
+  const userSlots: Slots = sharedSlots(deps.redis, `${deps.redisPrefix}voice:user:`, now, redisDown)
   /** A slot lapses unless renewed: each socket renews its own at every heartbeat. */
   const slotTtlMs = () => settings.heartbeatMs * 3
+  const releaseSlots = (ip: string, userId: string, slot: string) => {
+    networkSlots.release(clientNetwork(ip), slot).catch(() => {})
+    userSlots.release(userId, slot).catch(() => {})
+  }
   /** Slots taken before an upgrade that has not completed yet: released if it never does. */
   const reserved = new Map<string, unknown>()
   const calls: CallContext | undefined = deps.vapi
@@ -91,12 +100,13 @@ export function createVoice(deps: VoiceDeps) {
     phoneCalls: deps.phoneCalls,
     sessionIsLive: deps.sessionIsLive,
     heartbeat(connection: VoiceConnection) {
-      slots.renew(connection.ip, connection.slot, slotTtlMs()).catch(() => {})
+      networkSlots.renew(clientNetwork(connection.ip), connection.slot, slotTtlMs()).catch(() => {})
+      userSlots.renew(connection.userId, connection.slot, slotTtlMs()).catch(() => {})
     },
     closed(connection: VoiceConnection) {
       if (!connections.delete(connection)) return
       metrics.droppedToBrowser += connection.dropped
-      slots.release(connection.ip, connection.slot).catch(() => {})
+      releaseSlots(connection.ip, connection.userId, connection.slot)
     },
   }
 
@@ -114,22 +124,28 @@ export function createVoice(deps: VoiceDeps) {
     /** The limits in force (tests may change them). */
     settings,
     /**
-     * Before the upgrade: a slot of the address for one more socket (on any server), or null when
-     * it has `connectionsPerIp` open. The slot goes to `accept`; unused, it is released after
-     * `upgradeMs`.
+     * Before the upgrade: a slot for one more socket of the client's network and one of the
+     * person's (on any server), or the refusal when the network has `connectionsPerIp` open or the
+     * person `connectionsPerUser` (a stopping server takes none: refused as a full network). The
+     * slot goes to `accept`; unused, it is released after `upgradeMs`.
      */
-    async admit(ip: string): Promise<string | null> {
-      if (stopping) return null
+    async admit(ip: string, userId: string): Promise<Admission> {
+      if (stopping) return { refused: 'network' }
       const slot = randomUUID()
-      if (!(await slots.take(ip, slot, settings.connectionsPerIp, slotTtlMs()))) return null
+      const network = clientNetwork(ip)
+      if (!(await networkSlots.take(network, slot, settings.connectionsPerIp, slotTtlMs()))) return { refused: 'network' }
+      if (!(await userSlots.take(userId, slot, settings.connectionsPerUser, slotTtlMs()))) {
+        networkSlots.release(network, slot).catch(() => {})
+        return { refused: 'user' }
+      }
       reserved.set(
         slot,
         timers.setTimeout(() => {
           reserved.delete(slot)
-          slots.release(ip, slot).catch(() => {})
+          releaseSlots(ip, userId, slot)
         }, settings.upgradeMs),
       )
-      return slot
+      return { slot }
     },
     /** Takes an upgraded, authenticated socket, with the slot `admit` gave it. */
     accept(socket: WebSocket, who: Who): void {
@@ -142,7 +158,7 @@ export function createVoice(deps: VoiceDeps) {
       reserved.delete(who.slot)
       timers.clearTimeout(handle)
       if (stopping) {
-        slots.release(who.ip, who.slot).catch(() => {})
+        releaseSlots(who.ip, who.userId, who.slot)
         socket.close(CLOSE.goingAway, 'server-restarting')
         return
       }

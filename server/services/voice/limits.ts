@@ -6,8 +6,10 @@ import { VOICE_FRAME_BYTES, VOICE_FRAME_MS, VOICE_IDLE_TIMEOUT_MS, VOICE_MAX_AUD
  * gateway's settings (`services.voice.settings`).
  */
 export type VoiceSettings = {
-  /** Sockets open at once from one client address, across every server (more: 429 before the upgrade). */
+  /** Sockets open at once from one client network (an IPv4 address, an IPv6 /64), across every server (more: 429 before the upgrade). */
   connectionsPerIp: number
+  /** Sockets open at once of one person, whatever their addresses, across every server (more: 429 before the upgrade). */
+  connectionsPerUser: number
   /** How long an upgrade may take once its address's slot is taken (then the slot is released). */
   upgradeMs: number
   /** Frames of any kind a socket may send: per second sustained, and the burst (more: close 1008). */
@@ -44,6 +46,8 @@ export const AUDIO_BYTES_PER_MS = (VOICE_SAMPLE_RATE / 1000) * 2
 
 export const defaultVoiceSettings = (): VoiceSettings => ({
   connectionsPerIp: 10,
+  // A person's tabs: the dashboard holds one socket (its live card), a voice call in the chat another.
+  connectionsPerUser: 8,
   upgradeMs: 10_000,
   // Audio alone is 50 frames a second; twice that leaves room for jitter and the JSON messages.
   framesPerSecond: (1000 / VOICE_FRAME_MS) * 2,

@@ -31,6 +31,7 @@ import type { JobRunner, Timers } from '#server/jobs/in-process'
 import { FakeVapi, type StepInfo } from '../../fakes/vapi'
 import { fakeClock } from '../../helpers/clock'
 import { manualTimers } from '../../helpers/timers'
+import { createWebhookCredential } from '../../helpers/vapi-credential'
 
 /** One settle or advance at a time. */
 let queue: Promise<unknown> = Promise.resolve()
@@ -64,6 +65,8 @@ const appTimers: Timers = {
 }
 const fake = await FakeVapi.start({ clock })
 const config = loadConfig({ ...process.env, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url })
+// What `npm run vapi:setup` leaves in the account: the webhook credential the calls reference.
+if (config.vapi?.webhookSecret) await createWebhookCredential(fake, config.vapi.webhookSecret, config.vapi.webhookAuth)
 const database = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir })
 await database.migrate()
 /** The app's job runner, once the app is built (settling waits for it). */
