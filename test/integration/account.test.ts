@@ -7,7 +7,7 @@ import { ErrorBodySchema } from '#common/errors'
 import { buildApp } from '#server/app'
 import { hashPassword } from '#server/auth/password'
 import { createSession, SESSION_SEEN_MS } from '#server/auth/session'
-import { contactChanges, emailTokens, profiles, sessions, users, type User } from '#server/db/schema'
+import { contactChanges, emailTokens, phoneProofs, profiles, sessions, users, type User } from '#server/db/schema'
 import { LOGIN_FREE_FAILURES } from '#server/services/accounts'
 import { deleteExpiredRecords } from '#server/services/maintenance'
 import { FakeTwilio } from '../fakes/twilio'
@@ -370,6 +370,10 @@ describe('changing the email', () => {
 describe('changing the phone number', () => {
   it('texts a code to the new number (the log, without Twilio); calls and texts move only once it is entered', async () => {
     const { user, cookie } = await person({ phoneNumber: '2025110000' })
+    // The current password first: a new number redirects every call and text.
+    const wrongPassword = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '(202) 522-3333', currentPassword: 'not-the-password-1' } })
+    expect(wrongPassword.statusCode).toBe(400)
+    expect(errorOf(wrongPassword)).toMatchObject({ code: 'WRONG_PASSWORD', field: 'currentPassword' })
     const asked = await call({ method: 'POST', url: '/api/account/phone', cookie, payload: { phoneNumber: '(202) 522-3333', currentPassword: PASSWORD } })
     expect(asked.statusCode).toBe(202)
     expect(accountOf(asked)).toMatchObject({ phoneNumber: '2025110000', pendingPhone: { phoneNumber: '2025223333' }, textsLive: false })
@@ -389,6 +393,10 @@ describe('changing the phone number', () => {
     expect((await userRow(user.id)).phoneNumber).toBe('2025223333')
     const [profile] = await database.db.select().from(profiles).where(eq(profiles.id, user.id))
     expect(profile!.phoneNumber).toBe('2025223333')
+    // The account's address is told, with what to do if it was not the person.
+    const told = await smtp.waitForMail(user.email, /phone number was changed/)
+    expect(told.text).toContain('(202) 522-3333')
+    expect(told.text).toMatch(/Not you\? Reset your password/)
     // Used once.
     expect((await call({ method: 'POST', url: '/api/account/phone/confirm', cookie, payload: { code } })).statusCode).toBe(400)
   })
@@ -636,6 +644,31 @@ describe('sessions', () => {
     const cookie = sessionCookieFrom(response)
     const listed = SessionsResponseSchema.parse((await call({ method: 'GET', url: '/api/account/sessions', cookie })).json()).sessions
     expect(listed.find((session) => session.current)).toMatchObject({ browser: 'Safari 17', os: 'iOS 17.5' })
+  })
+})
+
+describe('in production without Twilio', () => {
+  it('texts no code (the log never holds one there) and says so; the number stays as it is', async () => {
+    const lines: string[] = []
+    const production = await buildApp(testConfig({ NODE_ENV: 'production', PAYMENT_MODE: 'testing', SMTP_URL: smtp.url, LOG_LEVEL: 'info' }), {
+      database,
+      clock,
+      logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } },
+    })
+    try {
+      const { user, cookie } = await person({ phoneNumber: '2025110099' })
+      await database.db.delete(phoneProofs).where(eq(phoneProofs.userId, user.id))
+      const inject = (url: string, payload?: Record<string, unknown>) =>
+        production.inject({ method: 'POST', url, payload, remoteAddress: '127.0.0.1', headers: { origin: APP_ORIGIN, cookie, 'x-forwarded-for': newIp() } })
+      for (const response of [await inject('/api/account/phone/verification'), await inject('/api/account/phone', { phoneNumber: '2025110098', currentPassword: PASSWORD })]) {
+        expect(response.statusCode).toBe(503)
+        expect(errorOf(response)).toMatchObject({ code: 'TEXT_NOT_SENT', message: 'Texts are not set up on this server, so we cannot text you a code.' })
+      }
+      expect((await userRow(user.id)).phoneNumber).toBe('2025110099')
+      expect(lines.join('')).not.toMatch(/is your code/)
+    } finally {
+      await production.close()
+    }
   })
 })
 

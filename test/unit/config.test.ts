@@ -119,6 +119,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', PAYMENT_MODE: 'testing', SMTP_URL: 'smtp://mail.example.com:587' }).production).toBe(true)
     expect(loadConfig({}).production).toBe(false)
   })
+
+  it('refuses Vapi phone calls without Twilio in production: no number could ever be proven (no code is logged there)', () => {
+    const production = { NODE_ENV: 'production', PAYMENT_MODE: 'testing', SMTP_URL: 'smtp://mail.example.com:587' }
+    const vapi = { VAPI_API_KEY: 'vapi-key', VAPI_ASSISTANT_ID: 'asst', VAPI_PHONE_NUMBER_ID: 'pn', VAPI_WEBHOOK_SECRET: 's'.repeat(32) }
+    expect(() => loadConfig({ ...production, ...vapi })).toThrow(/^Invalid configuration: TWILIO_ACCOUNT_SID is required when NODE_ENV=production and VAPI_PHONE_NUMBER_ID is set/)
+    const twilio = { TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`, TWILIO_AUTH_TOKEN: 't'.repeat(32), SMS_OPT_IN_NUMBER: '+12025550100' }
+    expect(loadConfig({ ...production, ...vapi, ...twilio }).vapi?.phoneNumberId).toBe('pn')
+    // Outside production, codes go to the log: the embedded default works end to end.
+    expect(loadConfig(vapi).twilio).toBeUndefined()
+    // Voice in the browser alone (no phone number) needs no Twilio.
+    expect(loadConfig({ ...production, VAPI_API_KEY: 'vapi-key', VAPI_ASSISTANT_ID: 'asst' }).vapi?.phoneNumberId).toBeUndefined()
+  })
+
+  it('takes PHONE_CODES_DAILY_CAP, a whole number, 1,000 by default', () => {
+    expect(loadConfig({}).phoneCodesDailyCap).toBe(1000)
+    expect(loadConfig({ PHONE_CODES_DAILY_CAP: '250' }).phoneCodesDailyCap).toBe(250)
+    expect(() => loadConfig({ PHONE_CODES_DAILY_CAP: '0' })).toThrow(/PHONE_CODES_DAILY_CAP must be a whole number/)
+    expect(() => loadConfig({ PHONE_CODES_DAILY_CAP: 'lots' })).toThrow(/PHONE_CODES_DAILY_CAP/)
+  })
 })
 
 describe('config errors never echo a secret', () => {
