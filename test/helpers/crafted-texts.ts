@@ -50,6 +50,7 @@ export const CRAFTED_TEXTS: readonly CraftedText[] = [
   text('white space of every kind between the letters of a keyword', craft('S', ' \t\n\u00a0\u2028\ufeff\u3000', 'TOP'), null, { keyword: 'stop' }),
   text('one long word', craft('', 'a', ''), null),
   text('characters NFKC lengthens ("\u24a4" reads as "(i)": three characters, one word)', craft('', '\u24a4', 'stop x'), 'unclear'),
+  text('the character NFKC lengthens most (U+FDFA, 18 characters once normalised, none of them a letter of ours)', craft('', '\ufdfa', 'stop x'), 'unclear'),
 ]
 
 const NOISE = ['x', 'gym', 'stopp', 'run', '9am', 'k', 'lol', 'the', 'ok', 'yes', 'STOP', 'Stop', 'END', 'opt', 'my', 'self', 'harm', 'ü', 'é', '💪', '\u24a4']
