@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_TEXT } from '#common/auth'
 import { TIMEZONES } from '#common/goals'
 import { WEEKLY_FOOTER } from '#common/texts'
-import { coachingCalls, consentEvents, profiles, textMessages, users } from '#server/db/schema'
+import { coachingCalls, consentEvents, phoneProofs, profiles, textMessages, users } from '#server/db/schema'
 import { CALL_REPORT_OUTPUT } from '#server/services/calls'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { freePort, startTextsHarness, VAPI_SECRET, type Harness } from '../helpers/texts-harness'
@@ -111,7 +111,7 @@ afterAll(async () => {
   await database?.destroy()
 })
 
-/** One wave's people, in bulk: accounts with consent to calls and texts, the texts they already had, their answered calls. */
+/** One wave's people, in bulk: accounts with proven numbers and consent to calls and texts, the texts they already had, their answered calls. */
 async function seed(wave: Person[]): Promise<void> {
   const now = h.clock.now()
   await database.db.transaction(async (tx) => {
@@ -128,6 +128,8 @@ async function seed(wave: Person[]): Promise<void> {
       })),
     )
     await tx.insert(profiles).values(wave.map((person) => ({ id: person.userId, name: `Recap Person ${person.index}`, phoneNumber: person.phone.slice(2), timezone: person.zone, onboardingCompleted: true })))
+    // Each proved their number with the code texted to it: nothing is sent to a number nobody proved.
+    await tx.insert(phoneProofs).values(wave.map((person) => ({ userId: person.userId, phoneNumber: person.phone.slice(2), method: 'code' as const, provenAt: now })))
     await tx.insert(consentEvents).values(
       wave.flatMap((person) => [
         { userId: person.userId, channel: 'calls' as const, action: 'granted' as const, source: 'sign_up' as const, text: CONSENT_TEXT, at: now },
