@@ -49,7 +49,8 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: {
-    command: 'node --import tsx server/index.ts',
+    // The log goes to DATA_DIR/server.log: without Twilio a code to verify a number is written there.
+    command: `node --import tsx server/index.ts >> '${join(process.env.E2E_DATA_DIR, 'server.log')}'`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 60_000,
@@ -61,7 +62,7 @@ export default defineConfig({
       APP_URL: baseURL,
       DATA_DIR: process.env.E2E_DATA_DIR,
       SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       // The embedded defaults: no PostgreSQL, Redis, SMTP, Stripe or Vapi unless a spec starts a fake.
       DATABASE_URL: '',
       REDIS_URL: '',

@@ -82,6 +82,9 @@ export const AccountResponseSchema = z.object({
 })
 export type AccountResponse = z.infer<typeof AccountResponseSchema>
 
+/** What a STOP means wherever something cannot be sent: why, and how it comes back (docs/decisions/060). */
+export const stoppedMessage = (smsDisplayNumber: string) => `This number texted STOP. Text START to ${smsDisplayNumber} to turn calls and texts back on.`
+
 export const DEVICE_TYPES = ['desktop', 'mobile', 'tablet', 'tv'] as const
 
 /** One signed-in session: where (browser and OS from its user agent; no place) and when. */

@@ -149,7 +149,7 @@ test.describe('the account page', () => {
   })
 
   test('axe finds nothing serious, for a paid member and for someone without a plan; the chat sidebar leads here', async ({ page, browser }) => {
-    await signUpViaApi(page, { paid: 'premium' })
+    const user = await signUpViaApi(page, { paid: 'premium' })
     await page.goto('/account')
     await expect(page.getByRole('region', { name: 'Call times' })).toBeVisible()
     await expect(page.getByRole('region', { name: 'Texts and consent' })).toBeVisible()
@@ -162,6 +162,7 @@ test.describe('the account page', () => {
     const profile = page.getByRole('region', { name: 'Profile' })
     await profile.getByRole('button', { name: 'Change phone number' }).click()
     await profile.getByLabel('New Phone Number').fill('2025223333')
+    await profile.getByLabel('Current Password', { exact: true }).fill(user.password)
     await profile.getByRole('button', { name: 'Text me a code' }).click()
     await expect(profile.getByTestId('pending-phone')).toContainText("written to the server's log")
     await expect(profile.getByTestId('account-phone')).toHaveText('(202) 523-4567')

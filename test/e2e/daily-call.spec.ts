@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
 import { startClockedAppServer, type ClockedAppServer } from './support/clocked-app'
 import { expect, test } from './support/fixtures'
+import { waitForLoggedCode } from './support/server-log'
 import { signUpViaApi } from './support/users'
 
 /**
@@ -81,9 +82,21 @@ test.describe('the daily coaching call', () => {
     expect(saved.status(), await saved.text()).toBe(200)
     const me = (await (await page.request.get(`${base}/api/me`)).json()) as { user: { id: string } }
 
-    // 9:00 AM: the dashboard says the coach calls today at 10:00, and there are no calls yet.
+    // 9:00 AM: nothing reaches a number nobody proved. The card says so and verifies it on the spot,
+    // with the code this server (no Twilio) writes to its log.
     await page.goto(`${base}/dashboard`)
     const nextCall = page.getByRole('region', { name: 'Next call' })
+    await expect(nextCall.getByTestId('next-call-when')).toHaveText('Verify your number')
+    await nextCall.getByRole('button', { name: 'Verify your number' }).click()
+    await expect(nextCall.getByTestId('verify-number')).toContainText("the 6-digit code for (202) 523-4567 was written to the server's log")
+    expect(await seriousA11yViolations(page)).toEqual([])
+    await nextCall.getByLabel('Verification Code').fill('000000')
+    await nextCall.getByRole('button', { name: 'Verify number' }).click()
+    await expect(nextCall.getByLabel('Verification Code')).toHaveAccessibleDescription(/That code is not right/)
+    await nextCall.getByLabel('Verification Code').fill(await waitForLoggedCode(app.logFile, '2025234567'))
+    await nextCall.getByRole('button', { name: 'Verify number' }).click()
+
+    // Proven: the card says the coach calls today at 10:00, and there are no calls yet.
     await expect(nextCall.getByTestId('next-call-when')).toHaveText('Today, 10:00 AM Eastern')
     await expect(nextCall).toContainText('Daily check-in')
     const recentCalls = page.getByRole('region', { name: 'Recent Coaching Calls' })

@@ -65,7 +65,7 @@ test.describe('a phone call, watched live on the dashboard', () => {
   test('the card shows the call ringing, then in progress with its transcript, and ended from the dashboard', async ({ page }) => {
     const app = server!
     await page.clock.setFixedTime(await app.now())
-    await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Brooks', origin: base })
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Brooks', origin: base, verified: true, logFile: app.logFile })
     const saved = await page.request.put(`${base}/api/goals`, { headers: { origin: base }, data: GOALS })
     expect(saved.status(), await saved.text()).toBe(200)
     // The fake keeps the call ringing, then in progress once everything before its end was said.

@@ -68,7 +68,7 @@ test.describe('the coaching loop', () => {
   test("a call's commitment is marked done on the dashboard, and Sunday's report shows the week, by email and as a page", async ({ page }) => {
     const app = server!
     await page.clock.setFixedTime(await app.now())
-    const member = await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Brooks', origin: base })
+    const member = await signUpViaApi(page, { paid: 'basic', fullName: 'Avery Brooks', origin: base, verified: true, logFile: app.logFile })
     const saved = await page.request.put(`${base}/api/goals`, { headers: { origin: base }, data: GOALS })
     expect(saved.status(), await saved.text()).toBe(200)
 

@@ -47,7 +47,7 @@ test.describe('texts', () => {
     expect(fake.repliesTo('+12025675309').map((message) => message.body).join(' ')).toContain('You will now get coaching texts')
   })
 
-  test('a STOP text turns calls and texts off in the app’s settings and in the consent history', async ({ page }) => {
+  test('a STOP text turns calls and texts off in the app’s settings and in the consent history, and only a START from the phone lets the switch bring calls back', async ({ page }) => {
     await signUpViaApi(page, { paid: 'basic', origin: server.baseUrl, phoneNumber: '2025340001' })
     await fake.inbound({ from: '+12025340001', body: 'START' })
     // A call time, so that the calls switch can be used.
@@ -74,10 +74,20 @@ test.describe('texts', () => {
     await expect(history.last()).toContainText('Coaching calls turned on at sign-up')
     expect(await seriousA11yViolations(page)).toEqual([])
 
-    // Calls come back from the app (texts only by START); the history says so.
-    await page.getByRole('switch', { name: 'Daily coaching calls' }).focus()
+    // The STOP belongs to the phone: the app's switch cannot bring calls back, and says why.
+    const calls = page.getByRole('switch', { name: 'Daily coaching calls' })
+    await expect(calls).toBeDisabled()
+    await expect(page.getByTestId('calls-number-note')).toHaveText('This number texted STOP. Text START to (555) 555-0123 to turn calls and texts back on.')
+    await expect(calls).toHaveAccessibleDescription(/This number texted STOP/)
+
+    // A START from that phone lifts it; then calls come back from the app, and the history says so.
+    await fake.inbound({ from: '+12025340001', body: 'START' })
+    await page.reload()
+    await expect(calls).toBeEnabled()
+    await expect(page.getByTestId('calls-number-note')).toHaveCount(0)
+    await calls.focus()
     await page.keyboard.press('Space')
-    await expect(page.getByRole('switch', { name: 'Daily coaching calls' })).toBeChecked()
+    await expect(calls).toBeChecked()
     await expect(history.nth(0)).toContainText('Coaching calls turned on in your settings')
   })
 })

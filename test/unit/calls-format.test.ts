@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { NO_CALL_REASONS } from '#common/calls'
 import {
   addDays,
   callKindLabel,
@@ -63,6 +64,24 @@ describe('the next call in words', () => {
     expect(noCallExplanation('no_call_time', null, '2026-11-21').title).toBe('No call time chosen')
     expect(noCallExplanation('not_configured', null, '2026-11-21').description).toBe('Coaching calls are not set up on this server yet.')
   })
+
+  it('offers "Verify your number" on the spot for a number not proven yet, and the way back from a STOP with our number', () => {
+    expect(noCallExplanation('unverified', null, '2026-11-21')).toEqual({
+      title: 'Verify your number',
+      description: 'We call and text only a number you have proven is yours. Verify your number to get your calls.',
+      action: null,
+      verify: true,
+    })
+    const stopped = noCallExplanation('stopped', null, '2026-11-21', '+1 (555) 555-0123')
+    expect(stopped).toMatchObject({ title: 'Calls and texts are stopped', action: null })
+    expect(stopped.description).toBe('This number texted STOP. Text START to +1 (555) 555-0123 to turn calls and texts back on.')
+    expect(stopped.verify).toBeUndefined()
+  })
+
+  it('gives every reason the server can send its own words', () => {
+    const generic = noCallExplanation(null, null, '2026-11-21').description
+    for (const reason of NO_CALL_REASONS) expect(noCallExplanation(reason, null, '2026-11-21').description, reason).not.toBe(generic)
+  })
 })
 
 describe('a call in words', () => {
@@ -114,6 +133,8 @@ describe('"Call me now" refused', () => {
     })
     expect(callNowErrorToast(error(409, 'CALL_NOT_ELIGIBLE', 'x')).title).toBe('We cannot call you right now')
     expect(callNowErrorToast(error(409, 'CALL_IN_PROGRESS', 'x')).title).toBe('A call is already under way')
+    expect(callNowErrorToast(error(409, 'NUMBER_NOT_VERIFIED', 'Verify')).title).toBe('Verify your number first')
+    expect(callNowErrorToast(error(409, 'NUMBER_STOPPED', 'This number texted STOP.'))).toMatchObject({ title: 'This number texted STOP', description: 'This number texted STOP.' })
     expect(callNowErrorToast(error(429, 'RATE_LIMITED', 'x')).title).toBe('Too many test calls')
     expect(callNowErrorToast(new Error('boom'))).toMatchObject({ title: "We couldn't start the call", description: 'boom' })
   })

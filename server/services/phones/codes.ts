@@ -7,6 +7,7 @@
  * 80%, no more codes at 100%) that stops a script from pumping texts through the sign-up form.
  */
 import type { Logger } from 'pino'
+import { stoppedMessage } from '#common/account'
 import type { DbExecutor } from '#server/db/client'
 import { AppError } from '#server/lib/app-error'
 import type { Counters } from '#server/lib/counters'
@@ -35,8 +36,7 @@ export type CodeGuardDeps = {
 
 const retryAfter = (resetAt: number, now: number) => Math.max(1, Math.ceil((resetAt - now) / 1000))
 
-/** What a STOP means for a form: why nothing can be sent, and how it comes back. */
-export const stoppedMessage = (displaySmsNumber: string) => `This number texted STOP. Text START to ${displaySmsNumber} to turn calls and texts back on.`
+export { stoppedMessage }
 
 /**
  * Admits one code text to `phoneNumber` (ten digits) for the account, or throws the reason it may

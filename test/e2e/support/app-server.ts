@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort, ROOT } from '../../helpers/process'
+import { serverLogIn } from './server-log'
 
-export type AppServer = { baseUrl: string; stop(): Promise<void> }
+/** `logFile`: the server's log (JSON lines), where a code is written when Twilio is not configured. */
+export type AppServer = { baseUrl: string; logFile: string; stop(): Promise<void> }
 
 /**
  * A second production server for specs that need other configuration than the shared one (Stripe
@@ -24,6 +26,8 @@ export async function spawnAppServer(entry: string, env: Record<string, string>,
   const baseUrl = `http://127.0.0.1:${port}`
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mc-e2e-server-'))
   let stderr = ''
+  const logFile = serverLogIn(dataDir)
+  const log = openSync(logFile, 'a')
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: {
@@ -35,11 +39,12 @@ export async function spawnAppServer(entry: string, env: Record<string, string>,
       DATABASE_URL: '',
       REDIS_URL: '',
       SMTP_URL: `smtp://127.0.0.1:${process.env.E2E_SMTP_PORT}`,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', log, 'pipe'],
   })
+  closeSync(log)
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const started = Date.now()
   for (;;) {
@@ -54,6 +59,7 @@ export async function spawnAppServer(entry: string, env: Record<string, string>,
   }
   return {
     baseUrl,
+    logFile,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve))

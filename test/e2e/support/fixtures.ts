@@ -33,3 +33,9 @@ export async function gotoReady(page: Page, url: string) {
   })
   return response
 }
+
+/**
+ * A US number of its own (ten digits, Washington DC's 202), for a test that proves it: codes are
+ * limited per number whoever asks, so tests that each texted the same number would share a limit.
+ */
+export const uniquePhone = () => `20252${String(Math.floor(Math.random() * 100_000)).padStart(5, '0')}`

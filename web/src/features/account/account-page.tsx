@@ -60,7 +60,7 @@ export function AccountPage() {
         {/* The call schedule and the channels apply once a plan is chosen (billing says so until then). */}
         {paid ? (
           <>
-            <CallScheduleSettings />
+            <CallScheduleSettings verifyHere={false} />
             <ConsentSection />
             <UsageSection />
           </>

@@ -1,7 +1,8 @@
 /**
  * The account page's profile (issue 16): the name; the email, changed through a link sent to the
- * new address (the current one keeps working until then); the phone number, changed with a code
- * texted to the new number (calls and texts keep going to the current one until then).
+ * new address (the current one keeps working until then); the phone number, whether it is verified
+ * (docs/decisions/060) and "Verify your number" while it is not, changed with the current password
+ * and a code texted to the new number (calls and texts keep going to the current one until then).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { MailIcon, PhoneIcon, UserIcon } from 'lucide-react'
@@ -27,6 +28,7 @@ import {
 } from './api'
 import { FormActions, FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError, useDisclosure } from './form-support'
+import { VerifyNumber, whereTheCodeWent } from './verify-number'
 
 const loadValidation = () => import('./validation')
 
@@ -199,8 +201,14 @@ function PhoneSetting({ account }: { account: AccountResponse }) {
   const pending = account.pendingPhone
   return (
     <Setting icon={<PhoneIcon className="size-4" aria-hidden="true" />} title="Phone number">
-      <p data-testid="account-phone">{formatPhone(account.phoneNumber)}</p>
+      <div className="flex flex-wrap items-center gap-2">
+        <p data-testid="account-phone">{formatPhone(account.phoneNumber)}</p>
+        <Badge variant={account.phoneVerified && !account.phoneStopped ? 'secondary' : 'outline'} data-testid="account-phone-state">
+          {phoneState(account)}
+        </Badge>
+      </div>
       <p className="text-sm text-muted-foreground">Your coaching calls and texts go to this number.</p>
+      <VerifyNumber account={account} />
       {pending ? (
         <PhoneCodeForm account={account} pending={pending} onSaved={saved} />
       ) : (
@@ -210,12 +218,8 @@ function PhoneSetting({ account }: { account: AccountResponse }) {
   )
 }
 
-/** "Texted to …", or where the code went when texts are not set up on this server. */
-function whereTheCodeWent(account: AccountResponse, phoneNumber: string): string {
-  return account.textsLive
-    ? `We texted a ${PHONE_CODE_DIGITS}-digit code to ${formatPhone(phoneNumber)}.`
-    : `Texts are not set up on this server, so the ${PHONE_CODE_DIGITS}-digit code for ${formatPhone(phoneNumber)} was written to the server's log.`
-}
+/** The number's badge: verified, waiting to be, or stopped by a STOP texted from it. */
+const phoneState = (account: AccountResponse) => (account.phoneStopped ? 'Texted STOP' : account.phoneVerified ? 'Verified' : 'Not verified yet')
 
 function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
   const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validatePhoneChange))
@@ -226,7 +230,7 @@ function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
       void toast({ title: 'Code sent', description: answer.pendingPhone ? whereTheCodeWent(answer, answer.pendingPhone.phoneNumber) : undefined })
     },
     onError: (error) => {
-      const named = serverFieldError(error, ['phoneNumber'] as const)
+      const named = serverFieldError(error, ['phoneNumber', 'currentPassword'] as const)
       if (named) showServerError(named.field, named.message)
       failureToast('Your number was not changed', error)
     },
@@ -246,7 +250,17 @@ function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
         autoFocus
         errors={errors}
         onEdit={edited}
-        hint="We'll text a code to the new number. Calls and texts keep going to your current number until you enter it."
+        hint="A US or Canadian number. We'll text a code to it; calls and texts keep going to your current number until you enter it."
+      />
+      <FormField
+        name="currentPassword"
+        id="account-phone-password"
+        label="Current Password"
+        type="password"
+        autoComplete="current-password"
+        errors={errors}
+        onEdit={edited}
+        hint="We'll also email you that your number changed."
       />
       <FormActions pending={change.isPending} idle="Text me a code" busy="Sending..." onCancel={onCancel} />
     </form>

@@ -7,6 +7,8 @@ export function callNowErrorToast(error: unknown): ToastInput {
   if (!isApiError(error)) return { title: "We couldn't start the call", description: message, variant: 'destructive' }
   if (error.is('CALLS_NOT_CONFIGURED')) return { title: 'Calls are not set up', description: message, variant: 'destructive' }
   if (error.is('CALL_NOT_ELIGIBLE')) return { title: 'We cannot call you right now', description: message, variant: 'destructive' }
+  if (error.is('NUMBER_NOT_VERIFIED')) return { title: 'Verify your number first', description: message, variant: 'destructive' }
+  if (error.is('NUMBER_STOPPED')) return { title: 'This number texted STOP', description: message, variant: 'destructive' }
   if (error.is('CALL_IN_PROGRESS')) return { title: 'A call is already under way', description: message, variant: 'destructive' }
   if (error.is('RATE_LIMITED')) return { title: 'Too many test calls', description: 'Please wait a few minutes before asking for another one.', variant: 'destructive' }
   return { title: "We couldn't start the call", description: message, variant: 'destructive' }

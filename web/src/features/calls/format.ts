@@ -3,6 +3,7 @@
  * there is none, a call's status, how it ended, why it was skipped, and its timeline. Pure (the
  * clock is passed in), so it is tested without a browser.
  */
+import { stoppedMessage } from '#common/account'
 import type { CallEvent, NextCallResponse, NoCallReason } from '#common/calls'
 import type { CallKind, CallSlotName } from '#common/domain'
 import { fromDailyCallTime, timezoneByIana } from '#common/goals'
@@ -67,11 +68,32 @@ export function callKindLabel(slot: CallSlotName | undefined, kind: CallKind | u
   return 'Daily check-in'
 }
 
-/** Why no call is scheduled: a title, what it means, and where to fix it (if the person can). */
-export type NoCallExplanation = { title: string; description: string; action: { label: string; to: '/calls/schedule' | '/goal-intake' | '/payment' } | null }
+/**
+ * Why no call is scheduled: a title, what it means, and where to fix it (if the person can).
+ * `verify`: the fix is on the spot, "Verify your number" (docs/decisions/060).
+ */
+export type NoCallExplanation = {
+  title: string
+  description: string
+  action: { label: string; to: '/calls/schedule' | '/goal-intake' | '/payment' } | null
+  verify?: true
+}
 
-export function noCallExplanation(reason: NoCallReason | null, pausedUntil: string | null, today: string): NoCallExplanation {
+export function noCallExplanation(reason: NoCallReason | null, pausedUntil: string | null, today: string, startNumber: string | null = null): NoCallExplanation {
   switch (reason) {
+    case 'unverified':
+      return {
+        title: 'Verify your number',
+        description: 'We call and text only a number you have proven is yours. Verify your number to get your calls.',
+        action: null,
+        verify: true,
+      }
+    case 'stopped':
+      return {
+        title: 'Calls and texts are stopped',
+        description: startNumber ? stoppedMessage(startNumber) : 'This number texted STOP. Text START to our number to turn calls and texts back on.',
+        action: null,
+      }
     case 'payment':
       return {
         title: 'No call scheduled',

@@ -5,12 +5,14 @@ import { useId } from 'react'
 import { Button } from '../../components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card'
 import { Spinner } from '../../components/ui/spinner'
+import { VerifyNumberFromAccount } from '../account/verify-number'
 import { nextCallQueryOptions } from './api'
 import { callKindLabel, localDateIn, longDate, nextCallText, noCallExplanation } from './format'
 
 /**
  * The dashboard's "Next call": when the coach calls next ("Tomorrow, 7:30 AM Eastern"), or why no
- * call is scheduled and where to change that; a link to the call schedule either way.
+ * call is scheduled and where to change that ("Verify your number" on the spot for a number not
+ * proven yet); a link to the call schedule either way.
  */
 export function NextCallCard() {
   const titleId = useId()
@@ -35,7 +37,7 @@ export function NextCallCard() {
       </div>
     )
   } else {
-    const { next, reason, pausedUntil } = query.data
+    const { next, reason, pausedUntil, startNumber } = query.data
     const today = localDateIn(now, next?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone)
     if (next) {
       body = (
@@ -53,7 +55,7 @@ export function NextCallCard() {
         </div>
       )
     } else {
-      const why = noCallExplanation(reason, pausedUntil, today)
+      const why = noCallExplanation(reason, pausedUntil, today, startNumber)
       body = (
         <div className="flex items-start gap-3">
           <PhoneOffIcon className="mt-1 size-5 shrink-0 text-muted-foreground" aria-hidden="true" />
@@ -62,6 +64,7 @@ export function NextCallCard() {
               {why.title}
             </p>
             <p className="text-sm text-muted-foreground">{why.description}</p>
+            {why.verify ? <VerifyNumberFromAccount /> : null}
             {why.action ? (
               <Button asChild variant="link" className="h-auto px-0">
                 <Link to={why.action.to}>{why.action.label}</Link>

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ArrowLeftIcon, PhoneOutgoingIcon, RefreshCwIcon } from 'lucide-react'
 import { useId, useState, type FormEvent } from 'react'
+import { stoppedMessage } from '#common/account'
 import type { CallScheduleResponse, UpdateCallSchedule } from '#common/calls'
 import { fromDailyCallTime, toDailyCallTime, type CallPeriod } from '#common/goals'
 import { PageShell } from '../navigation/page-shell'
@@ -15,6 +16,7 @@ import { Switch } from '../../components/ui/switch'
 import { useDocumentTitle } from '../../components/use-document-title'
 import { isApiError } from '../../lib/api-client'
 import { toast, type ToastInput } from '../../lib/toast'
+import { VerifyNumberFromAccount } from '../account/verify-number'
 import { consentKeys } from '../consent/api'
 import { ConsentSection } from '../consent/consent-section'
 import { dashboardKeys } from '../dashboard/api'
@@ -52,9 +54,10 @@ export function SchedulePage() {
 
 /**
  * The schedule's sections (call times, pause, calls on or off, a test call) with their loading and
- * error states: this page's, and the account page's (paid members).
+ * error states: this page's, and the account page's (paid members). `verifyHere`: offer "Verify your
+ * number" in the calls section while the number is not proven (the account page has it in Profile).
  */
-export function CallScheduleSettings() {
+export function CallScheduleSettings({ verifyHere = true }: { verifyHere?: boolean }) {
   const query = useQuery(callScheduleQueryOptions())
   if (query.isPending) {
     return (
@@ -74,7 +77,7 @@ export function CallScheduleSettings() {
       </div>
     )
   }
-  return <ScheduleLoaded schedule={query.data} />
+  return <ScheduleLoaded schedule={query.data} verifyHere={verifyHere} />
 }
 
 type TimeChoice = { time: string | null; period: CallPeriod | null }
@@ -87,7 +90,7 @@ function aYearAfter(today: string): string {
   return next.endsWith('-02-29') ? next.replace(/-02-29$/, '-02-28') : next
 }
 
-function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
+function ScheduleLoaded({ schedule, verifyHere }: { schedule: CallScheduleResponse; verifyHere: boolean }) {
   const queryClient = useQueryClient()
   const base = useId()
   const [errors, setErrors] = useState<FieldErrors>({})
@@ -106,6 +109,16 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
         callsEnabled: schedule.callsEnabled,
       }
     : null
+
+  // A STOP texted from the number: only a START from it turns calls back on, not this switch.
+  const stoppedOff = schedule.phoneStopped && !schedule.callsEnabled
+  const numberNote = schedule.phoneStopped
+    ? stoppedMessage(schedule.startNumber)
+    : !schedule.phoneVerified
+      ? verifyHere
+        ? 'Your coach calls only once your number is verified.'
+        : 'Your coach calls only once your number is verified (under Profile).'
+      : null
 
   const save = useMutation({
     mutationFn: ({ input }: { input: UpdateCallSchedule; done: ToastInput }) => saveCallSchedule(input),
@@ -285,8 +298,8 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
           <Switch
             id={ids.enabled}
             checked={schedule.callsEnabled}
-            disabled={!current || saving}
-            aria-describedby={`${ids.enabled}-state`}
+            disabled={!current || saving || stoppedOff}
+            aria-describedby={`${ids.enabled}-state${numberNote ? ` ${ids.enabled}-number` : ''}`}
             onCheckedChange={(callsEnabled) =>
               current &&
               save.mutate({
@@ -303,6 +316,12 @@ function ScheduleLoaded({ schedule }: { schedule: CallScheduleResponse }) {
           </span>
         </div>
         <FieldError id={ids.enabled}>{errors.callsEnabled}</FieldError>
+        {numberNote ? (
+          <p id={`${ids.enabled}-number`} className="text-sm" data-testid="calls-number-note">
+            {numberNote}
+          </p>
+        ) : null}
+        {!schedule.phoneStopped && !schedule.phoneVerified && verifyHere ? <VerifyNumberFromAccount /> : null}
       </SectionCard>
 
       <SectionCard title="Test your setup" description="Get a short test call now, to check that your phone rings and you can hear your coach.">
