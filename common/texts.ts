@@ -23,6 +23,23 @@ export type KeywordFamily = 'stop' | 'start' | 'help'
  * most (no regular expression: a long run of "!" must not cost its square).
  */
 export function keywordOf(body: string, counter?: Steps): KeywordFamily | null {
+  const word = keywordWord(body, counter)
+  if (word === null) return null
+  if ((STOP_KEYWORDS as readonly string[]).includes(word)) return 'stop'
+  if ((START_KEYWORDS as readonly string[]).includes(word)) return 'start'
+  if ((HELP_KEYWORDS as readonly string[]).includes(word)) return 'help'
+  return null
+}
+
+/**
+ * Whether the message is START itself (as keywordOf reads it), the word /opt-in asks for: only it
+ * proves a number (docs/decisions/060). YES and UNSTOP still opt back in, but a stranger answering
+ * "yes?" to a code they never asked for must not prove the account that asked.
+ */
+export const isStartWord = (body: string): boolean => keywordWord(body) === 'START'
+
+/** The message as one upper-case word, without white space or end punctuation; null when it is too long to be a keyword. */
+function keywordWord(body: string, counter?: Steps): string | null {
   const text = normalized(body, counter)
   // White space does not count anywhere, nor punctuation at the end (after the white space is gone).
   let end = text.length
@@ -39,11 +56,7 @@ export function keywordOf(body: string, counter?: Steps): KeywordFamily | null {
   for (; i < end && word.length <= 2 * LONGEST_KEYWORD; i++) if (!isWhiteSpace(text.charCodeAt(i))) word += text.charAt(i)
   if (counter) counter.steps += text.length - end + i
   if (word.length > 2 * LONGEST_KEYWORD) return null
-  word = word.toUpperCase()
-  if ((STOP_KEYWORDS as readonly string[]).includes(word)) return 'stop'
-  if ((START_KEYWORDS as readonly string[]).includes(word)) return 'start'
-  if ((HELP_KEYWORDS as readonly string[]).includes(word)) return 'help'
-  return null
+  return word.toUpperCase()
 }
 
 const LONGEST_KEYWORD = Math.max(...[...STOP_KEYWORDS, ...START_KEYWORDS, ...HELP_KEYWORDS].map((keyword) => keyword.length))
@@ -213,7 +226,7 @@ export const CRISIS_REPLY = `${BRAND}: ${CRISIS_RESOURCES} Your coach is an AI a
 export const OPT_OUT_QUESTION = `${BRAND}: Do you want to stop texts and coaching calls from us? Reply STOP to unsubscribe.`
 
 /** The one answer to a STOP that changed something: what stopped, and how each comes back. */
-export const STOP_REPLY = `${BRAND}: You are unsubscribed. You will get no more texts or coaching calls from us. Reply START to get texts again; turn calls back on in the app under Call schedule.`
+export const STOP_REPLY = `${BRAND}: You are unsubscribed. You will get no more texts or coaching calls from us. Reply START to get texts again; calls can then be turned back on in the app.`
 
 /** The answer to START (texts only: calls stay as they are). */
 export const START_REPLY = `${BRAND}: You will now get coaching texts (call recaps, missed calls, weekly reports; up to 3 a day). Msg & data rates may apply. Reply HELP for help, STOP to opt out.`

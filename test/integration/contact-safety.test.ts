@@ -208,6 +208,47 @@ describe('a number is proven before anything reaches it', () => {
     expect(h.twilio.sentTo(`+1${digits}`)).toEqual([])
   })
 
+  it('YES and UNSTOP opt back in to texts but prove nothing: a stranger answering "yes?" to a code text cannot prove the account that asked', async () => {
+    for (const [digits, body] of [
+      ['2025550179', 'yes?'],
+      ['2025550180', 'UNSTOP'],
+    ] as const) {
+      const { userId, cookie } = await signUp(digits)
+      await readyForCalls(userId)
+      expect((await h.twilio.inbound({ from: `+1${digits}`, body })).status).toBe(200)
+      expect(await database.db.select().from(phoneProofs).where(eq(phoneProofs.userId, userId))).toEqual([])
+      expect((await account(cookie)).phoneVerified).toBe(false)
+    }
+    await h.advanceTo(at('2026-06-15T14:30:00Z'))
+    expect([...dialsTo('+12025550179'), ...dialsTo('+12025550180')]).toEqual([])
+  })
+
+  it('an older account proven on a number outside the US and Canada is never dialled nor texted', async () => {
+    // Accounts made before the rule (and proofs the migration carried over) may hold such a number.
+    const { user } = await member('8765550142')
+    await readyForCalls(user.id)
+    await h.advanceTo(at('2026-06-15T14:30:00Z'))
+    expect(dialsTo('+18765550142')).toEqual([])
+    await h.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `weekly_report:${user.id}:x`, content: 'Your report' })
+    await h.settle()
+    expect(h.twilio.sentTo('+18765550142')).toEqual([])
+  })
+
+  it('a call prepared ahead rings the number the account holds at the instant, not the one it held at the claim', async () => {
+    const { user } = await member('2025550183')
+    await readyForCalls(user.id)
+    // 9:59:30: the 10:00 call is claimed (45 s ahead) and parked with the number held then.
+    await h.advanceTo(at('2026-06-15T13:59:30Z'))
+    expect((await callsOf(user.id)).map((row) => row.completionStatus)).toEqual(['dialling'])
+    // The person moves to a new number (proved by its code) before the instant.
+    await database.db.update(profiles).set({ phoneNumber: '2025550184' }).where(eq(profiles.id, user.id))
+    await database.db.update(users).set({ phoneNumber: '2025550184' }).where(eq(users.id, user.id))
+    await database.db.update(phoneProofs).set({ phoneNumber: '2025550184' }).where(eq(phoneProofs.userId, user.id))
+    await h.advanceTo(at('2026-06-15T14:01:00Z'))
+    expect(dialsTo('+12025550183')).toEqual([])
+    expect(dialsTo('+12025550184')).toHaveLength(1)
+  })
+
   it('takes US and Canadian numbers', async () => {
     await signUp('4165550123')
     await signUp('6045550123')
@@ -242,7 +283,9 @@ describe('STOP belongs to the phone', () => {
     // Nor does the opt-in screen's button.
     const optIn = await call({ method: 'GET', url: '/api/opt-in', cookie })
     const consentText = (optIn.json() as { consent_text: string }).consent_text
-    expect((await call({ method: 'POST', url: '/api/opt-in', cookie, payload: { consentText } })).statusCode).toBe(200)
+    const optedIn = await call({ method: 'POST', url: '/api/opt-in', cookie, payload: { consentText } })
+    expect(optedIn.statusCode).toBe(409)
+    expect(errorOf(optedIn)).toMatchObject({ code: 'NUMBER_STOPPED', message: 'This number texted STOP. Text START to (555) 555-0123 to turn calls and texts back on.' })
     expect(await isListed('+12025550181')).toBe(true)
     await h.advanceTo(at('2026-06-15T14:30:00Z'))
     expect(dialsTo('+12025550181')).toHaveLength(0)
@@ -347,6 +390,20 @@ describe('codes cannot be pumped', () => {
     expect(day.filter((status) => status === 202)).toHaveLength(10)
     expect(day.at(-1)).toBe(429)
     expect(h.twilio.sentTo(`+1${target}`)).toHaveLength(10)
+  })
+
+  it("a request the asker's own limit refuses uses up no number's cap", async () => {
+    const target = '2025550206'
+    const { cookie } = await member('2025550207')
+    const ask = (who: string) => call({ method: 'POST', url: '/api/account/phone', cookie: who, payload: { phoneNumber: target, currentPassword: PASSWORD } })
+    expect((await ask(cookie)).statusCode).toBe(202)
+    // The same person again within the minute: refused by their own limit, before the number's.
+    for (let i = 0; i < 3; i++) expect((await ask(cookie)).statusCode).toBe(429)
+    // So the number still has two codes this hour for whoever asks.
+    expect((await ask((await member('2025550208')).cookie)).statusCode).toBe(202)
+    expect((await ask((await member('2025550209')).cookie)).statusCode).toBe(202)
+    expect((await ask((await member('2025550210')).cookie)).statusCode).toBe(429)
+    expect(h.twilio.sentTo(`+1${target}`)).toHaveLength(3)
   })
 
   it('texts no code to a number on the do-not-contact list', async () => {

@@ -1,7 +1,7 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseDriver } from '#server/db/client'
-import { coachingCalls, goals, partnerPrograms, profiles, sessions, users } from '#server/db/schema'
+import { coachingCalls, goals, inboundTextAccounts, inboundTexts, partnerPrograms, profiles, sessions, users } from '#server/db/schema'
 import { deleteExpiredRecords } from '#server/services/maintenance'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { insertUser } from '../helpers/factories'
@@ -119,6 +119,20 @@ describe.each<DatabaseDriver>(['postgres', 'pglite'])('data layer on %s', (drive
     expect(await database.db.select().from(sessions).where(eq(sessions.userId, user.id))).toEqual([])
     expect(await database.db.select().from(goals).where(eq(goals.userId, user.id))).toEqual([])
     expect(await database.db.select().from(profiles).where(eq(profiles.id, user.id))).toEqual([])
+  })
+
+  it('deletes an inbound text no account holds any more, and keeps one an account holds', async () => {
+    const user = await insertUser(database.db)
+    const at = new Date('2026-11-21T12:00:00Z')
+    const text = (sid: string) => ({ messageSid: sid, fromNumber: '+12025550190', toNumber: '+15555550123', body: 'hello coach', keyword: null, matchedUsers: 1, receivedAt: at })
+    const held = `SMheld${user.id.slice(0, 8)}`
+    const unheld = `SMunheld${user.id.slice(0, 8)}`
+    await database.db.insert(inboundTexts).values([text(held), text(unheld)])
+    await database.db.insert(inboundTextAccounts).values({ messageSid: held, userId: user.id })
+    const result = await deleteExpiredRecords(database.db, at)
+    expect(result.unheldInboundTexts).toBeGreaterThanOrEqual(1)
+    const left = await database.db.select({ sid: inboundTexts.messageSid }).from(inboundTexts).where(inArray(inboundTexts.messageSid, [held, unheld]))
+    expect(left).toEqual([{ sid: held }])
   })
 
   it('deletes expired sessions and keeps live ones', async () => {

@@ -283,8 +283,9 @@ describe('what a delivery error says', () => {
 
   it('a number Twilio refuses at once as not a mobile number (21614) gets no more texts either', async () => {
     const harness = await start()
-    // Twilio's magic number for "not a valid mobile number".
-    const { user } = await harness.person({ phone: '5005550009' })
+    // Twilio answers the send with "not a valid mobile number" (a landline, a number that cannot get texts).
+    const { user } = await harness.person()
+    harness.twilio.failNext(1, { status: 400, code: 21614, message: "'To' number is not a valid mobile number" })
     await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `a:${user.id}`, content: 'Text a' })
     await harness.settle()
     await harness.app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: `b:${user.id}`, content: 'Text b' })

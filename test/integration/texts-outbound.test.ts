@@ -160,8 +160,9 @@ describe('when texts go out', () => {
 
   it('records Twilio’s 21610 as a revocation of texts (the person opted out with the carrier)', async () => {
     const { app, twilio } = await start()
-    // Twilio's magic number for an unsubscribed recipient.
-    const { user } = await h!.person({ phone: '5005550004' })
+    // The person texted STOP to Twilio itself (our webhook never heard it): Twilio refuses with 21610.
+    const { user, phone } = await h!.person()
+    twilio.block(phone)
     await app.services.texts.sendText({ userId: user.id, kind: 'weekly_report', dedupeKey: 'carrier-1', content: 'Hello' })
     await h!.settle()
     expect(await textsOf(user.id)).toMatchObject([{ status: 'failed', errorCode: 21610 }])

@@ -190,16 +190,18 @@ async function textCode(deps: SettingsDeps, user: User, kind: 'phone' | 'phone_p
   if (!deps.phoneCodes.canSend) {
     throw new AppError('TEXT_NOT_SENT', 'Texts are not set up on this server, so we cannot text you a code.', { field: 'phoneNumber' })
   }
-  await admitCode(codeGuard(deps), {
-    emailConfirmed: user.emailConfirmedAt !== null,
-    phoneNumber,
-    field: 'phoneNumber',
-    displaySmsNumber: displayPhoneNumber(deps.config.smsOptInNumber),
-  })
-  const allowance = await mailAllowance(deps, user.id, kind === 'phone' ? 'phone-code' : 'phone-proof')
-  if (!allowance.ok) {
-    throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'We texted you a code recently. Please use it, or try again in a little while.')
-  }
+  await admitCode(
+    codeGuard(deps),
+    { emailConfirmed: user.emailConfirmedAt !== null, phoneNumber, field: 'phoneNumber', displaySmsNumber: displayPhoneNumber(deps.config.smsOptInNumber) },
+    // The person's own limit before the number's and the service's caps are counted: one account
+    // asking again and again (for any number) uses up its own allowance, not everyone's.
+    async () => {
+      const allowance = await mailAllowance(deps, user.id, kind === 'phone' ? 'phone-code' : 'phone-proof')
+      if (!allowance.ok) {
+        throw tooMany(allowance.resetAt, deps.clock.now().getTime(), 'We texted you a code recently. Please use it, or try again in a little while.')
+      }
+    },
+  )
   const code = newCode()
   await savePending(deps, user.id, kind, phoneNumber, codeHash(user.id, code), PHONE_CODE_TTL_MINUTES * MINUTE)
   const sent = await deps.phoneCodes.send(phoneNumber, code, kind === 'phone' ? 'change' : 'proof')

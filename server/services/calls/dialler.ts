@@ -14,6 +14,7 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, profiles, subscribers, users, type CoachingCall } from '#server/db/schema'
 import type { DialRequest, VapiCallRecord, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
+import { isCallableNumber } from '#server/lib/phone-numbers'
 import { coachContextJson, loadCoachContext, toCoachContext, type CoachContext } from '#server/services/chat'
 import { openCommitmentsForCall, openCommitmentsJson, openCommitmentsVariable, type AskedCommitment } from '#server/services/commitments'
 import { CALL_SERVER_MESSAGES, type CallVariables } from './assistant'
@@ -339,7 +340,7 @@ async function attach(deps: DiallerDeps, call: ClaimedCall, vapiCallId: string, 
  * (a call the person may no longer get is recorded as skipped). A runner that stops meanwhile gets
  * the claim back as never dialled, and JobStopping is thrown (the job is tried again later).
  */
-async function atTheInstant(deps: DiallerDeps, call: ClaimedCall, waitUntil: (at: Date) => Promise<void>): Promise<Date | null> {
+async function atTheInstant(deps: DiallerDeps, call: ClaimedCall, waitUntil: (at: Date) => Promise<void>): Promise<{ at: Date; phone: string | null } | null> {
   try {
     await waitUntil(call.dialledAt!)
   } catch (error) {
@@ -357,7 +358,9 @@ async function atTheInstant(deps: DiallerDeps, call: ClaimedCall, waitUntil: (at
   const state = await deps.instant.check(call.id, now)
   if (!state?.stillDialling) return null
   const eligibility = eligibilityOf(state.person, now)
-  if (eligibility.eligible) return now
+  // The number dialled is the one the rules were checked on now: a number changed since the claim
+  // is not called on the old number's proof.
+  if (eligibility.eligible) return { at: now, phone: state.person.phoneNumber }
   await deps.db.transaction(async (tx) => {
     const [skipped] = await tx
       .update(coachingCalls)
@@ -403,9 +406,10 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     if (claimed && 'call' in claimed) {
       variables = variablesOf(read.person, read.context, read.previousSummary, read.asked, claimed.call)
       if (prepared && variables.phone) {
-        const at = await atTheInstant(deps, claimed.call, timing.waitUntil!)
-        if (at === null) return 'skipped'
-        now = at
+        const instant = await atTheInstant(deps, claimed.call, timing.waitUntil!)
+        if (instant === null) return 'skipped'
+        now = instant.at
+        variables = { ...variables, phone: instant.phone }
       }
     }
   }
@@ -444,6 +448,12 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
   const { values, firstName, phone } = dial
   if (!phone) {
     await failDial(deps, call, 'no-phone-number', {}, now)
+    return 'failed'
+  }
+  // The last guard before the money is spent: only a US or Canadian geographic number is ever
+  // dialled, whatever an older account holds (docs/decisions/060).
+  if (!isCallableNumber(phone)) {
+    await failDial(deps, call, 'number-not-callable', {}, now)
     return 'failed'
   }
   // A new claim was written with the dial's instant; a claim taken over gets this try's.

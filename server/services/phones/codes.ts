@@ -38,20 +38,31 @@ const retryAfter = (resetAt: number, now: number) => Math.max(1, Math.ceil((rese
 
 export { stoppedMessage }
 
+export type CodeRequest = { emailConfirmed: boolean; phoneNumber: string; field: string; displaySmsNumber: string }
+
 /**
  * Admits one code text to `phoneNumber` (ten digits) for the account, or throws the reason it may
  * not go (naming `field`). Counts it against the number's and the service's caps once admitted.
+ * `first`: the asker's own limit, checked after the rules and before anything is counted, so a
+ * request the asker's limit refuses uses up nobody's cap.
  */
-export async function admitCode(
-  deps: CodeGuardDeps,
-  input: { emailConfirmed: boolean; phoneNumber: string; field: string; displaySmsNumber: string },
-): Promise<void> {
+export async function admitCode(deps: CodeGuardDeps, input: CodeRequest, first?: () => Promise<void>): Promise<void> {
+  await refuseUncodable(deps, input)
+  await first?.()
+  await countCode(deps, input)
+}
+
+/** The rules a code's number must meet, before anything is counted. */
+async function refuseUncodable(deps: CodeGuardDeps, input: CodeRequest): Promise<void> {
   if (!input.emailConfirmed) {
     throw new AppError('EMAIL_NOT_CONFIRMED', 'Confirm your email address first: we text codes only to accounts with a confirmed email.', { field: input.field })
   }
   if (!isCallableNumber(input.phoneNumber)) throw new AppError('VALIDATION_FAILED', NOT_CALLABLE_MESSAGE, { field: input.field })
   if (await isStopped(deps.db, input.phoneNumber)) throw new AppError('NUMBER_STOPPED', stoppedMessage(input.displaySmsNumber), { field: input.field })
+}
 
+/** The number's caps (an hour, a day) and the service's daily cap, counted for one code. */
+async function countCode(deps: CodeGuardDeps, input: CodeRequest): Promise<void> {
   const now = deps.now()
   const digest = numberDigest(input.phoneNumber)
   const hour = await deps.counters.hit(`code-number-hour:${digest}`, HOUR)

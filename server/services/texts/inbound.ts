@@ -20,9 +20,10 @@
  */
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
-import { CRISIS_REPLY, helpReply, isCrisisMessage, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
+import { CRISIS_REPLY, helpReply, isCrisisMessage, isStartWord, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
 import type { Db, DbExecutor } from '#server/db/client'
 import { inboundTextAccounts, inboundTextReceipts, inboundTexts, profiles, users } from '#server/db/schema'
+import { isCallableNumber } from '#server/lib/phone-numbers'
 import { stopCallsOf } from '#server/services/calls'
 import { getConsentStates, recordConsent, type ConsentChange } from '#server/services/consent'
 import { recordProof, startNumber, stopNumber } from '#server/services/phones'
@@ -168,9 +169,13 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
           .set({ smsOptedInAt: now, smsOptInConsentText: optInConsentText(deps.smsNumber), updatedAt: now })
           .where(and(inArray(profiles.id, ids), isNull(profiles.smsOptedInAt)))
       }
-      // A START proves the number is the account's, when it is the only account with that number:
-      // with several, the text cannot tell whose holder sent it, and each proves it with a code.
-      if (userIds.length === 1) await recordProof(tx, { userId: userIds[0]!, phoneNumber: digits!, method: 'inbound_text', messageSid: message.messageSid, at: now })
+      // START itself (not YES or UNSTOP) proves the number is the account's, when it is the only
+      // account with that number: with several, the text cannot tell whose holder sent it, and
+      // each proves it with a code.
+      // The holders are read again inside this transaction: a phone change since the first read
+      // must not leave the START proving an account that no longer, or no longer alone, holds it.
+      const holders = userIds.length === 1 && isStartWord(message.body) && isCallableNumber(digits!) ? await accountsByNumber(tx, digits!) : []
+      if (holders.length === 1 && holders[0] === userIds[0]) await recordProof(tx, { userId: userIds[0]!, phoneNumber: digits!, method: 'inbound_text', messageSid: message.messageSid, at: now })
       result.started = userIds
       reply = changes.length > 0 || unlisted ? START_REPLY : null
     } else if (keyword === 'help') {

@@ -15,6 +15,7 @@ import { Temporal } from 'temporal-polyfill'
 import type { Db, DbExecutor } from '#server/db/client'
 import { profiles, textMessages, TEXT_OUT_STATUSES, users, type TextKind, type TextMessage } from '#server/db/schema'
 import type { TextSender } from '#server/integrations/twilio'
+import { isCallableNumber } from '#server/lib/phone-numbers'
 import { fireInstant, localDateOf, localTimeOf } from '#server/services/calls'
 import { hasConsent } from '#server/services/consent'
 import { isStopped, proofOf } from '#server/services/phones'
@@ -134,6 +135,8 @@ async function claim(db: Db, id: string, now: Date): Promise<{ outcome: DeliverO
     // Never a number that texted STOP, nor one the person has not proven theirs (docs/decisions/060).
     if (await isStopped(tx, person.phone)) return skip('do_not_contact')
     if (!(await proofOf(tx, text.userId, person.phone))) return skip('unverified')
+    // Only a US or Canadian geographic number, whatever an older account holds.
+    if (!isCallableNumber(person.phone)) return skip('not_callable')
     if (await isSuppressed(tx, text.userId, e164(person.phone))) return skip('undeliverable')
     const timeZone = person.timeZone ?? 'America/New_York'
     const window = textWindow(now, timeZone)

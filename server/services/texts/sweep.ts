@@ -12,6 +12,7 @@ import type { Logger } from 'pino'
 import { CRISIS_REPLY } from '#common/texts'
 import type { Db } from '#server/db/client'
 import { inboundTextReceipts, inboundTextSweeps } from '#server/db/schema'
+import { isStopped } from '#server/services/phones'
 import { INBOUND_LIST_LIMIT, type TextSender } from '#server/integrations/twilio'
 import type { InboundResult, InboundText } from './inbound'
 
@@ -51,7 +52,9 @@ export async function sweepInboundLog(deps: SweepDeps, now: Date): Promise<Sweep
     if (result.duplicate) continue
     missed++
     deps.log.warn({ messageSid: message.sid, keyword: result.keyword, accounts: result.userIds.length }, "texts: an inbound text reached us only through the sweep of Twilio's log (the webhook missed it)")
-    if (result.reply === CRISIS_REPLY) {
+    // The resources, late, by REST (nobody is waiting for a webhook's answer); never to a number
+    // that texted STOP since.
+    if (result.reply === CRISIS_REPLY && !(await isStopped(deps.db, message.from))) {
       const sent = await deps.sender.send({ to: message.from, from: deps.smsNumber, body: CRISIS_REPLY })
       if (sent.kind !== 'sent' && sent.kind !== 'logged') deps.log.warn({ messageSid: message.sid, outcome: sent.kind }, 'texts: the crisis resources could not be texted')
     }
