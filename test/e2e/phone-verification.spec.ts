@@ -29,6 +29,8 @@ const GOALS = {
 const profileOf = (page: Page) => page.getByRole('region', { name: 'Profile' })
 
 test.describe('proving a phone number', () => {
+  test.describe.configure({ timeout: 60_000 })
+
   test('sign-up refuses a number outside the US and Canada, under the phone field', async ({ page }) => {
     await gotoReady(page, '/auth')
     await page.getByRole('tab', { name: 'Create Account' }).click()
