@@ -87,7 +87,8 @@ function plan(): Person[] {
       userId: randomUUID(),
       callId: randomUUID(),
       vapiCallId: randomUUID(),
-      phone: `+1555${String(8_000_000 + index).padStart(7, '0')}`,
+      // Seattle numbers (206-230-0000 on): only US and Canadian geographic numbers get texts.
+      phone: `+1206${2_300_000 + index}`,
       zone,
       reportAt,
       seeded,
