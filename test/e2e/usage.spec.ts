@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from '@playwright/test'
@@ -10,6 +10,7 @@ import { openDatabase, type Db } from '#server/db/client'
 import { coachingCalls, profiles, subscribers, usageDays, usageVoiceCalls } from '#server/db/schema'
 import { insertUser } from '../helpers/factories'
 import { seriousA11yViolations } from './support/a11y'
+import { fakeMicrophone, wavFile } from './support/chromium'
 import { startClockedAppServer, type ClockedAppServer } from './support/clocked-app'
 import { expect, test } from './support/fixtures'
 
@@ -30,42 +31,11 @@ function microphoneWav(): string {
   const rate = 48_000
   const data = Buffer.alloc(rate * 2 * 2)
   for (let i = 0; i < rate / 2; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 220 * i) / rate) * 6000), i * 2)
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0)
-  header.writeUInt32LE(36 + data.length, 4)
-  header.write('WAVE', 8)
-  header.write('fmt ', 12)
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(rate, 24)
-  header.writeUInt32LE(rate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36)
-  header.writeUInt32LE(data.length, 40)
-  const path = join(mkdtempSync(join(tmpdir(), 'mc-e2e-usage-mic-')), 'microphone.wav')
-  writeFileSync(path, Buffer.concat([header, data]))
-  return path
+  return wavFile(data, rate)
 }
 
 test.use({
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      `--use-file-for-fake-audio-capture=${microphoneWav()}`,
-    ],
-  },
-  permissions: ['microphone'],
+  ...fakeMicrophone(microphoneWav()),
   timezoneId: NEW_YORK,
   locale: 'en-US',
 })

@@ -1,11 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import AxeBuilder from '@axe-core/playwright'
 import { chromium, type Page } from '@playwright/test'
 import { CHAT_ERRORS, CHAT_TEXT } from '#common/chat'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'
+import { CHROMIUM_ARGS, CHROMIUM_PATH, fakeMicrophone, wavFile } from './support/chromium'
 import { expect, test } from './support/fixtures'
 import { signUpViaApi } from './support/users'
 
@@ -36,43 +34,10 @@ function microphoneWav(): string {
     value *= 0.25 * (0.6 + 0.4 * Math.sin(2 * Math.PI * 4 * t)) * Math.min(1, i / 480, (sound - i) / 480)
     data.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(value * 32767))), i * 2)
   }
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0)
-  header.writeUInt32LE(36 + data.length, 4)
-  header.write('WAVE', 8)
-  header.write('fmt ', 12)
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20) // PCM
-  header.writeUInt16LE(1, 22) // mono
-  header.writeUInt32LE(rate, 24)
-  header.writeUInt32LE(rate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36)
-  header.writeUInt32LE(data.length, 40)
-  const path = join(mkdtempSync(join(tmpdir(), 'mc-e2e-voice-')), 'microphone.wav')
-  writeFileSync(path, Buffer.concat([header, data]))
-  return path
+  return wavFile(data, rate)
 }
 
-/** The suite's Chromium flags (playwright.config.ts), to which a spec adds the fake microphone's. */
-const BASE_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-
-test.use({
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    args: [...BASE_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${microphoneWav()}`],
-  },
-  permissions: ['microphone'],
-})
+test.use(fakeMicrophone(microphoneWav()))
 
 async function seriousA11yViolations(page: Page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze()
@@ -364,7 +329,7 @@ test.describe('a voice call in the chat', () => {
 
   test("a refused or missing microphone says 'Voice Error' - 'Failed to start voice input.' and leaves the call idle", async () => {
     // A browser of its own without the fake microphone and without the permission.
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: BASE_ARGS })
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
     try {
       const page = await (await browser.newContext({ permissions: [] })).newPage()
       const base = server.baseUrl
