@@ -129,6 +129,16 @@ export default tseslint.config(
     },
   },
   {
+    // The web app: no import cycles either (type-only ones included); `#web/…` resolves through web/tsconfig.json.
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: ['web/tsconfig.json'] })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
     // Playwright fixtures take their dependencies as a destructured (sometimes empty) object.
     files: ['test/e2e/**/*.ts'],
     rules: { 'no-empty-pattern': 'off' },

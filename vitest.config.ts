@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // The web app's own imports (`#web/…`, web/tsconfig.json), for the unit tests that import web/src.
+  resolve: { alias: [{ find: /^#web\//, replacement: fileURLToPath(new URL('./web/src/', import.meta.url)) }] },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],

@@ -19,6 +19,8 @@ export default defineConfig({
     // What a prerendered page's footer says (components/app-shell.tsx).
     'import.meta.env.BUILD_YEAR': JSON.stringify(new Date().getFullYear()),
   },
+  // `#web/…` is web/src (web/tsconfig.json's paths say the same to TypeScript).
+  resolve: { alias: [{ find: /^#web\//, replacement: fromWeb('./src/') }] },
   // The app imports the isomorphic zod schemas from ../common; let the dev server read them.
   server: {
     fs: { allow: [fromWeb('..')] },

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useSyncExternalStore, type ReactNode } from 'react'
-import { meQueryOptions } from '../features/auth/api'
-import { cn } from '../lib/utils'
+import { meQueryOptions } from '#web/features/auth/api'
+import { cn } from '#web/lib/utils'
 import { BrandName, LogoMark } from './brand'
 import { Button } from './ui/button'
 

@@ -1,4 +1,4 @@
-import { cn } from '../lib/utils'
+import { cn } from '#web/lib/utils'
 
 /** The two-colour brand name: "Momentum" in deep indigo, "Coach" in burnt amber. */
 export function BrandName({ className }: { className?: string }) {

@@ -1,9 +1,9 @@
 import { useQuery, type QueryClient } from '@tanstack/react-query'
 import { ClientOnly, createRootRouteWithContext, Outlet } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect } from 'react'
-import { NotFoundPage } from '../components/not-found'
-import { meQueryOptions } from '../features/auth/api'
-import { AccessPending } from '../features/auth/components/access-views'
+import { NotFoundPage } from '#web/components/not-found'
+import { meQueryOptions } from '#web/features/auth/api'
+import { AccessPending } from '#web/features/auth/components/access-views'
 
 export type RouterContext = {
   queryClient: QueryClient
@@ -13,9 +13,9 @@ export type RouterContext = {
 
 // The toast region is loaded after the first paint: no screen shows a toast before the
 // user has done something, and sonner replays toasts created before it mounted.
-const Toaster = lazy(() => import('../components/ui/sonner').then((module) => ({ default: module.Toaster })))
+const Toaster = lazy(() => import('#web/components/ui/sonner').then((module) => ({ default: module.Toaster })))
 // The payment testing-mode banner, loaded only for a signed-in user (billing/testing-mode-banner).
-const TestingModeBanner = lazy(() => import('../features/billing/testing-mode-banner'))
+const TestingModeBanner = lazy(() => import('#web/features/billing/testing-mode-banner'))
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: RootLayout,
@@ -39,7 +39,7 @@ function RootLayout() {
   useEffect(() => {
     let stop: (() => void) | undefined
     let cancelled = false
-    void import('../features/billing/subscription-check').then((module) => {
+    void import('#web/features/billing/subscription-check').then((module) => {
       if (!cancelled) stop = module.startSubscriptionChecks(queryClient)
     })
     return () => {

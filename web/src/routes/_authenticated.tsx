@@ -1,8 +1,8 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { GuardCheckFailed } from '../features/auth/components/access-check-failed'
-import { AccessPending } from '../features/auth/components/access-views'
-import { AuthenticatedLayout } from '../features/auth/components/guarded-layouts'
-import { requireSession } from '../features/auth/guards'
+import { GuardCheckFailed } from '#web/features/auth/components/access-check-failed'
+import { AccessPending } from '#web/features/auth/components/access-views'
+import { AuthenticatedLayout } from '#web/features/auth/components/guarded-layouts'
+import { requireSession } from '#web/features/auth/guards'
 
 /** The screens for signed-in users; a pathless layout, so URLs stay as they are. */
 export const Route = createFileRoute('/_authenticated')({

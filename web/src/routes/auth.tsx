@@ -1,7 +1,7 @@
 import { createFileRoute, useLocation } from '@tanstack/react-router'
-import { AuthPage } from '../features/auth/auth-page'
-import { validateAuthSearch } from '../features/auth/search'
-import { prefetchSession } from '../features/auth/session'
+import { AuthPage } from '#web/features/auth/auth-page'
+import { validateAuthSearch } from '#web/features/auth/search'
+import { prefetchSession } from '#web/features/auth/session'
 
 export const Route = createFileRoute('/auth')({
   validateSearch: validateAuthSearch,

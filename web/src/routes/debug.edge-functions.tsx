@@ -1,6 +1,6 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { prefetchSession } from '../features/auth/session'
-import { DiagnosticsPage } from '../features/diagnostics/diagnostics-page'
+import { prefetchSession } from '#web/features/auth/session'
+import { DiagnosticsPage } from '#web/features/diagnostics/diagnostics-page'
 
 // Signed in only, but outside _authenticated: signed out, the page shows its own
 // 'Authentication Required' view instead of a redirect (spec 2 §2).

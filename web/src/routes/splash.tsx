@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { SplashPage } from '../features/splash/splash-page'
+import { SplashPage } from '#web/features/splash/splash-page'
 
 export const Route = createFileRoute('/splash')({
   component: SplashPage,

@@ -1,5 +1,5 @@
 import { createFileRoute, useLocation } from '@tanstack/react-router'
-import { UnsubscribePage } from '../features/reports/unsubscribe-page'
+import { UnsubscribePage } from '#web/features/reports/unsubscribe-page'
 
 export const Route = createFileRoute('/unsubscribe')({
   component: UnsubscribeRoute,

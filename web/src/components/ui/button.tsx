@@ -1,7 +1,7 @@
 import { cva, type VariantProps } from 'class-variance-authority'
 import { Slot } from 'radix-ui'
 import type * as React from 'react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 
 export const buttonVariants = cva(
   [

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 import { Label } from './label'
 
 /** The attributes that tie a control to its label and its error message. */

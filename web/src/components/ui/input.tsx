@@ -1,5 +1,5 @@
 import type * as React from 'react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 
 export const fieldClasses = [
   'w-full min-w-0 rounded-md border border-input bg-card px-3 text-base text-foreground shadow-xs transition-colors md:text-sm',

@@ -1,7 +1,7 @@
 import { EyeIcon, EyeOffIcon } from 'lucide-react'
 import { useState } from 'react'
 import type * as React from 'react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 import { Input } from './input'
 
 export type PasswordInputProps = Omit<React.ComponentProps<'input'>, 'type'> & {

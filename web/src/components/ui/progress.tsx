@@ -1,6 +1,6 @@
 import { Progress as ProgressPrimitive } from 'radix-ui'
 import type * as React from 'react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 
 /** A progress bar (role="progressbar"); name it with aria-label or aria-labelledby. */
 export function Progress({

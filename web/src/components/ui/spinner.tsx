@@ -1,5 +1,5 @@
 import { LoaderCircleIcon } from 'lucide-react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 
 export type SpinnerProps = {
   /** What is loading; read by screen readers (the icon itself is hidden from them). */

@@ -1,6 +1,6 @@
 import { Switch as SwitchPrimitive } from 'radix-ui'
 import type * as React from 'react'
-import { cn } from '../../lib/utils'
+import { cn } from '#web/lib/utils'
 
 /** A Radix switch (a real `role="switch"` button, Space toggles it); label it with a <Label htmlFor> or aria-label. */
 export function Switch({ className, ...props }: React.ComponentProps<typeof SwitchPrimitive.Root>) {

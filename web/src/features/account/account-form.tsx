@@ -6,12 +6,12 @@
  * and put /auth over its first-load budget (ADR 020, 050). Password fields here are plain ones.
  */
 import { useEffect, useState, type ChangeEvent, type ComponentProps, type FormEvent, type ReactNode } from 'react'
-import { Button } from '../../components/ui/button'
-import { Field } from '../../components/ui/field'
-import { Input } from '../../components/ui/input'
-import { PasswordInput } from '../../components/ui/password-input'
-import { PendingLabel } from '../auth/components/pending-label'
-import type { FieldErrors, Validator } from '../auth/use-form'
+import { Button } from '#web/components/ui/button'
+import { Field } from '#web/components/ui/field'
+import { Input } from '#web/components/ui/input'
+import { PasswordInput } from '#web/components/ui/password-input'
+import { PendingLabel } from '#web/features/auth/components/pending-label'
+import type { FieldErrors, Validator } from '#web/features/auth/use-form'
 import { failureToast } from './form-support'
 
 /** `loadValidator` brings the schema (and zod) on the first submit. */

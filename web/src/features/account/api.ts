@@ -16,7 +16,7 @@ import {
   type UpdateProfileBody,
 } from '#common/account'
 import { AccountUsageResponseSchema } from '#common/usage'
-import { api } from '../../lib/api-client'
+import { api } from '#web/lib/api-client'
 
 export const accountKeys = {
   all: ['account'] as const,

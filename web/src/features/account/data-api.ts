@@ -1,7 +1,7 @@
 /** The account page's data requests: "Export my data" (a ZIP download) and "Delete my account". */
 import { z } from 'zod'
 import type { DeleteAccountBody } from '#common/account-data'
-import { api, type DownloadedFile } from '../../lib/api-client'
+import { api, type DownloadedFile } from '#web/lib/api-client'
 
 /** POST /api/account/export: the archive (429 with the wait within 10 minutes of the last one). */
 export const exportMyData = () => api.download('POST', '/api/account/export')

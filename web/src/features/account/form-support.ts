@@ -1,8 +1,8 @@
 /** What the account forms share: where a server's refusal goes (under its field) and the failure toast. */
 import { useCallback, useRef, useState } from 'react'
-import { isApiError } from '../../lib/api-client'
-import { toast } from '../../lib/toast'
-import { failureMessage, fieldErrorOf } from '../auth/messages'
+import { isApiError } from '#web/lib/api-client'
+import { toast } from '#web/lib/toast'
+import { failureMessage, fieldErrorOf } from '#web/features/auth/messages'
 
 /**
  * A refusal that names one of the form's fields, as the message to show under it: validation and

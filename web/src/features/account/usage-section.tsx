@@ -7,9 +7,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { useId } from 'react'
 import type { AccountUsageResponse, UsageAmount } from '#common/usage'
-import { SectionCard } from '../../components/section-card'
-import { Progress } from '../../components/ui/progress'
-import { Spinner } from '../../components/ui/spinner'
+import { SectionCard } from '#web/components/section-card'
+import { Progress } from '#web/components/ui/progress'
+import { Spinner } from '#web/components/ui/spinner'
 import { usageQueryOptions } from './api'
 import { comesBackOn, counted, minutesOf } from './usage-format'
 

@@ -1,6 +1,6 @@
 /** The account forms' validation: the shared schemas, as the server applies them (loaded with the forms' first submit). */
 import { ChangeEmailBodySchema, ChangePasswordBodySchema, ChangePhoneBodySchema, ConfirmPhoneBodySchema, UpdateProfileBodySchema } from '#common/account'
-import { validatorFor } from '../auth/validation'
+import { validatorFor } from '#web/features/auth/validation'
 
 export const validateProfile = validatorFor(UpdateProfileBodySchema)
 export const validateEmailChange = validatorFor(ChangeEmailBodySchema)

@@ -5,8 +5,8 @@
 import { z } from 'zod'
 import { DestinationResponseSchema, MessageResponseSchema, SessionUserResponseSchema, type SessionUser } from '#common/auth'
 import type { PostLoginPath } from '#common/auth-constants'
-import { api, isApiError } from '../../lib/api-client'
-import type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SignupInput } from './api'
+import { api, isApiError } from '#web/lib/api-client'
+import type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SignupInput } from './api.types'
 
 /** GET /api/me; a 401 means signed out (null). */
 export async function fetchMe(signal?: AbortSignal): Promise<SessionUser | null> {

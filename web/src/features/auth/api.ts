@@ -9,14 +9,9 @@
  * its first paint.
  */
 import { queryOptions } from '@tanstack/react-query'
-import type { z } from 'zod'
-import type { ForgotPasswordBodySchema, LoginBodySchema, ResetPasswordBodySchema, SessionUser, SignupBodySchema } from '#common/auth'
+import type { SessionUser } from './api.types'
 
-export type { SessionUser }
-export type LoginInput = z.output<typeof LoginBodySchema>
-export type SignupInput = z.output<typeof SignupBodySchema>
-export type ForgotPasswordInput = z.output<typeof ForgotPasswordBodySchema>
-export type ResetPasswordInput = z.output<typeof ResetPasswordBodySchema>
+export type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SessionUser, SignupInput } from './api.types'
 
 export const authKeys = {
   all: ['auth'] as const,

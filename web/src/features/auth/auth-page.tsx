@@ -1,10 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect, useRef, useState } from 'react'
-import { PagePending } from '../../components/route-feedback'
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card'
-import { Tabs, TabsContent, TabsList, TabsTrigger } from '../../components/ui/tabs'
-import { useDocumentTitle } from '../../components/use-document-title'
+import { PagePending } from '#web/components/route-feedback'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '#web/components/ui/card'
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '#web/components/ui/tabs'
+import { useDocumentTitle } from '#web/components/use-document-title'
 import { AuthLayout, AuthProgress } from './components/auth-layout'
 import { LoginForm } from './components/login-form'
 import { SignupForm } from './components/signup-form'
@@ -19,7 +19,7 @@ const loadForgotPasswordDialog = () => import('./components/forgot-password-dial
 const ForgotPasswordDialog = lazy(loadForgotPasswordDialog)
 const ConfirmEmailView = lazy(() => import('./components/confirm-email-view').then((m) => ({ default: m.ConfirmEmailView })))
 const ResetPasswordView = lazy(() => import('./components/reset-password-view').then((m) => ({ default: m.ResetPasswordView })))
-const ConfirmEmailChangeView = lazy(() => import('../account/confirm-email-change-view').then((m) => ({ default: m.ConfirmEmailChangeView })))
+const ConfirmEmailChangeView = lazy(() => import('#web/features/account/confirm-email-change-view').then((m) => ({ default: m.ConfirmEmailChangeView })))
 
 /**
  * /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset,

@@ -1,5 +1,5 @@
 /** Server error codes mapped to the spec's texts. */
-import { isApiError, NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
+import { isApiError, NETWORK_ERROR_MESSAGE } from '#web/lib/api-error'
 
 export const SIGNUP_NETWORK_MESSAGE =
   'Unable to connect to our servers. Please check your internet connection and try again in a few moments.'

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
-import { NETWORK_ERROR_MESSAGE } from '../../lib/api-error'
-import { toast } from '../../lib/toast'
+import { NETWORK_ERROR_MESSAGE } from '#web/lib/api-error'
+import { toast } from '#web/lib/toast'
 
 export type FieldErrors = Partial<Record<string, string>>
 

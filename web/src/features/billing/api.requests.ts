@@ -10,7 +10,7 @@ import {
   type CheckSubscriptionResponse,
 } from '#common/billing'
 import type { PlanId } from '#common/plans'
-import { api } from '../../lib/api-client'
+import { api } from '#web/lib/api-client'
 
 export function checkSubscription(signal?: AbortSignal): Promise<CheckSubscriptionResponse> {
   return api.get('/api/billing/check-subscription', CheckSubscriptionResponseSchema, { signal })

@@ -11,7 +11,7 @@
  * the fetch client and zod load with the first check (api.ts), made only for a signed-in user.
  */
 import type { QueryClient } from '@tanstack/react-query'
-import { authKeys, type SessionUser } from '../auth/api'
+import { authKeys, type SessionUser } from '#web/features/auth/api'
 import { billingKeys, loadBillingRequests } from './api'
 
 export const CHECK_THROTTLE_MS = 5_000

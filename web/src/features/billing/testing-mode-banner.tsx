@@ -11,7 +11,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { FlaskConicalIcon } from 'lucide-react'
 import { useEffect } from 'react'
-import { meQueryOptions } from '../auth/api'
+import { meQueryOptions } from '#web/features/auth/api'
 import { subscriptionQueryOptions } from './api'
 
 const BANNER_HEIGHT = '2.25rem'

@@ -5,8 +5,8 @@
  */
 import { useQuery } from '@tanstack/react-query'
 import { SparklesIcon } from 'lucide-react'
-import { Button } from '../../components/ui/button'
-import { PendingLabel } from '../auth/components/pending-label'
+import { Button } from '#web/components/ui/button'
+import { PendingLabel } from '#web/features/auth/components/pending-label'
 import { subscriptionQueryOptions } from './api'
 import { billingDate, useCustomerPortal } from './use-customer-portal'
 

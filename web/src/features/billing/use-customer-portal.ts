@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react'
-import { toast } from '../../lib/toast'
+import { toast } from '#web/lib/toast'
 import { openCustomerPortal } from './api.requests'
 
 /** "November 30, 2026": how billing dates (trial end, grace end) are shown. */

@@ -13,8 +13,8 @@ import {
   type CallScheduleResponse,
   type UpdateCallSchedule,
 } from '#common/calls'
-import { api, isApiError } from '../../lib/api-client'
-import { dashboardRetryDelay, shouldRetryDashboardLoad } from '../dashboard/retry'
+import { api, isApiError } from '#web/lib/api-client'
+import { dashboardRetryDelay, shouldRetryDashboardLoad } from '#web/features/dashboard/retry'
 
 export const callsKeys = {
   next: ['calls', 'next'] as const,

@@ -1,5 +1,5 @@
-import { isApiError } from '../../lib/api-error'
-import type { ToastInput } from '../../lib/toast'
+import { isApiError } from '#web/lib/api-error'
+import type { ToastInput } from '#web/lib/toast'
 
 /** "Call me now" refused: what the toast says for each of the server's answers (409s and 429). */
 export function callNowErrorToast(error: unknown): ToastInput {

@@ -21,7 +21,7 @@ import {
 } from '#common/chat'
 import { ErrorBodySchema } from '#common/errors'
 import { VoiceConfigResponseSchema } from '#common/voice'
-import { api, ApiError, NETWORK_ERROR_MESSAGE } from '../../lib/api-client'
+import { api, ApiError, NETWORK_ERROR_MESSAGE } from '#web/lib/api-client'
 
 export const chatKeys = {
   all: ['conversations'] as const,

@@ -1,6 +1,6 @@
 import { CHAT_ERRORS } from '#common/chat'
 import { USAGE_TEXT } from '#common/usage'
-import { isApiError } from '../../lib/api-error'
+import { isApiError } from '#web/lib/api-error'
 
 export type SendFailure = { reply: string | null; toast: { title: string; description: string } | null }
 

@@ -12,7 +12,7 @@ import {
   type ReplyOutcome,
   type SavedMessage,
 } from '#common/chat'
-import { toast } from '../../lib/toast'
+import { toast } from '#web/lib/toast'
 import { chatKeys, createConversation, fetchConversation, saveConversationContent, streamMessage } from './api'
 import { sendFailure } from './send-failure'
 import { applyTranscript, initialTranscriptState, type LiveTranscripts, type TranscriptEvent, type TranscriptState } from './voice/transcripts'

@@ -1,7 +1,7 @@
 /** The consent API as the web uses it: where each channel stands and the ledger (GET), a change (PUT). */
 import { queryOptions } from '@tanstack/react-query'
 import { ConsentResponseSchema, type SETTABLE_CONSENT_CHANNELS } from '#common/consent'
-import { api } from '../../lib/api-client'
+import { api } from '#web/lib/api-client'
 
 export const consentKeys = { all: ['consent'] as const }
 

@@ -15,7 +15,7 @@ import {
   type EnrollResponse,
   type QuizAnswerResponse,
 } from '#common/courses'
-import { api } from '../../lib/api-client'
+import { api } from '#web/lib/api-client'
 
 export const courseKeys = {
   all: ['courses'] as const,

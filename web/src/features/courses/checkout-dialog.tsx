@@ -9,10 +9,10 @@ import { loadStripe } from '@stripe/stripe-js/pure'
 import { useQuery } from '@tanstack/react-query'
 import { useMemo } from 'react'
 import { formatCoursePrice } from '#common/courses'
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../../components/ui/dialog'
-import { Spinner } from '../../components/ui/spinner'
-import { billingKeys } from '../billing/api'
-import { fetchPublishableKey } from '../billing/api.requests'
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '#web/components/ui/dialog'
+import { Spinner } from '#web/components/ui/spinner'
+import { billingKeys } from '#web/features/billing/api'
+import { fetchPublishableKey } from '#web/features/billing/api.requests'
 
 const stripePromises = new Map<string, Promise<Stripe | null>>()
 

@@ -1,9 +1,9 @@
 import { GraduationCapIcon } from 'lucide-react'
 import { COURSE_CATEGORY_LABELS, formatCoursePrice, type CourseSummary } from '#common/courses'
 import type { CourseCategory } from '#common/domain'
-import { Badge } from '../../components/ui/badge'
-import { Progress } from '../../components/ui/progress'
-import { cn } from '../../lib/utils'
+import { Badge } from '#web/components/ui/badge'
+import { Progress } from '#web/components/ui/progress'
+import { cn } from '#web/lib/utils'
 
 export function CategoryBadge({ category }: { category: CourseCategory }) {
   return <Badge variant="secondary">{COURSE_CATEGORY_LABELS[category]}</Badge>

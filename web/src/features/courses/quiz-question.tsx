@@ -2,9 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { CheckCircle2Icon, XCircleIcon } from 'lucide-react'
 import { useId, useState } from 'react'
 import type { QuizQuestion as QuizQuestionData } from '#common/courses'
-import { Button } from '../../components/ui/button'
-import { toast } from '../../lib/toast'
-import { cn } from '../../lib/utils'
+import { Button } from '#web/components/ui/button'
+import { toast } from '#web/lib/toast'
+import { cn } from '#web/lib/utils'
 import { answerQuiz, courseKeys } from './api'
 
 export const QUIZ_TOASTS = {

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import type { CourseSummary } from '#common/courses'
-import { isApiError } from '../../lib/api-client'
-import { toast } from '../../lib/toast'
+import { isApiError } from '#web/lib/api-client'
+import { toast } from '#web/lib/toast'
 import { courseQueryOptions, enrollInCourse, invalidateCourses } from './api'
 
 // Stripe's embedded checkout is loaded only when a premium course is bought in Stripe mode.

@@ -5,8 +5,8 @@
 import { queryOptions } from '@tanstack/react-query'
 import { CommitmentsResponseSchema, MarkCommitmentDoneResponseSchema, type MarkCommitmentDoneResponse } from '#common/commitments'
 import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
-import { api } from '../../lib/api-client'
-import { goalsQueryOptions } from '../goal-intake/api'
+import { api } from '#web/lib/api-client'
+import { goalsQueryOptions } from '#web/features/goal-intake/api'
 import { dashboardRetryDelay, shouldRetryDashboardLoad } from './retry'
 
 export const dashboardKeys = {

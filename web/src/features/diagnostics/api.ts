@@ -3,7 +3,7 @@
  * on, under the original functions' names, each mapped to our /api, and one timed call of any of them.
  */
 import { z } from 'zod'
-import { api, isApiError } from '../../lib/api-client'
+import { api, isApiError } from '#web/lib/api-client'
 
 export type FunctionTest = {
   name: string

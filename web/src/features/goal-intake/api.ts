@@ -4,7 +4,7 @@
  */
 import { queryOptions } from '@tanstack/react-query'
 import { GOALS_LOAD_TIMEOUT_MS, GoalsResponseSchema, SaveGoalsResponseSchema, type GoalRecord, type GoalsForm, type SaveGoalsResponse } from '#common/goals'
-import { api } from '../../lib/api-client'
+import { api } from '#web/lib/api-client'
 
 export const goalsKeys = {
   all: ['goals'] as const,

@@ -10,11 +10,11 @@ import {
 } from 'lucide-react'
 import { LIFE_AREAS } from '#common/domain'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
-import { AppShell, useKnownUser } from '../../components/app-shell'
-import { BrandName } from '../../components/brand'
-import { Badge } from '../../components/ui/badge'
-import { Button } from '../../components/ui/button'
-import { useDocumentTitle } from '../../components/use-document-title'
+import { AppShell, useKnownUser } from '#web/components/app-shell'
+import { BrandName } from '#web/components/brand'
+import { Badge } from '#web/components/ui/badge'
+import { Button } from '#web/components/ui/button'
+import { useDocumentTitle } from '#web/components/use-document-title'
 import { PlansSection } from './components/plans-section'
 
 const features = [

@@ -14,12 +14,15 @@ import {
   MessageCircleIcon,
   type LucideIcon,
 } from 'lucide-react'
-import type { FileRoutesByTo } from '../../routeTree.gen'
-import type { SessionUser } from '../auth/api'
-import { isPaid } from '../auth/guards'
+import type { LinkProps } from '@tanstack/react-router'
+import type { SessionUser } from '#web/features/auth/api'
+import { isPaid } from '#web/features/auth/guards'
 
-/** A route without path parameters (the navigation links to whole pages). */
-type PagePath = Exclude<keyof FileRoutesByTo, `${string}$${string}`>
+/**
+ * A route without path parameters (the navigation links to whole pages), from the router's
+ * registered types: absolute paths only, no `.` or `..`.
+ */
+type PagePath = Extract<Exclude<NonNullable<LinkProps['to']>, `${string}$${string}`>, `/${string}`>
 
 /**
  * Who sees a link: only what they may open, so no link bounces to /auth or /payment.

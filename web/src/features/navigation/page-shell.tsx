@@ -7,9 +7,9 @@
  */
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
-import { AppShell, PublicNav, SiteHeader, SkipLink, type AppShellProps } from '../../components/app-shell'
-import { cn } from '../../lib/utils'
-import { meQueryOptions } from '../auth/api'
+import { AppShell, PublicNav, SiteHeader, SkipLink, type AppShellProps } from '#web/components/app-shell'
+import { cn } from '#web/lib/utils'
+import { meQueryOptions } from '#web/features/auth/api'
 import { AppNav } from './app-nav'
 
 export type PageShellProps = Omit<AppShellProps, 'nav'> & {

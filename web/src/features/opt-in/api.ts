@@ -1,7 +1,7 @@
 /** The opt-in screen's API: the state to show (GET /api/opt-in) and recording the opt-in. */
 import { queryOptions } from '@tanstack/react-query'
 import { OptInResponseSchema, OptInStateResponseSchema } from '#common/opt-in'
-import { api } from '../../lib/api-client'
+import { api } from '#web/lib/api-client'
 
 export const optInKeys = {
   state: ['opt-in'] as const,

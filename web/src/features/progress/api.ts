@@ -5,7 +5,7 @@
  * on first use.
  */
 import { queryOptions } from '@tanstack/react-query'
-import { isApiError } from '../../lib/api-error'
+import { isApiError } from '#web/lib/api-error'
 
 /** A 4xx (the Basic plan's 403 among them) is an answer, not a hiccup: it is not retried. */
 const clientErrorsAreFinal = (failureCount: number, error: unknown) => !(isApiError(error) && error.isClientError) && failureCount < 2

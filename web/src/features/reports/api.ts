@@ -1,7 +1,7 @@
 /** The weekly reports as the web uses them: the history, one week, and the email's unsubscribe. */
 import { queryOptions } from '@tanstack/react-query'
 import { UnsubscribeResponseSchema, WeeklyReportSchema, WeeklyReportsResponseSchema, type UnsubscribeResponse } from '#common/reports'
-import { api, isApiError } from '../../lib/api-client'
+import { api, isApiError } from '#web/lib/api-client'
 
 const clientErrorsAreFinal = (failureCount: number, error: unknown) => !(isApiError(error) && error.isClientError) && failureCount < 2
 

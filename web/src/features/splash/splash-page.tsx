@@ -1,8 +1,8 @@
 import { useNavigate, useRouter } from '@tanstack/react-router'
 import { useEffect } from 'react'
-import { BrandName, LogoMark } from '../../components/brand'
-import { Spinner } from '../../components/ui/spinner'
-import { useDocumentTitle } from '../../components/use-document-title'
+import { BrandName, LogoMark } from '#web/components/brand'
+import { Spinner } from '#web/components/ui/spinner'
+import { useDocumentTitle } from '#web/components/use-document-title'
 
 /** Spec 1 §9: the splash shows for 2 s, then goes to /auth. */
 export const SPLASH_DELAY_MS = 2000

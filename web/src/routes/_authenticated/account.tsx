@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { AccountPage } from '../../features/account/account-page'
+import { AccountPage } from '#web/features/account/account-page'
 
 /**
  * /account: any signed-in person, paid or not (the page shows the call schedule and the channels

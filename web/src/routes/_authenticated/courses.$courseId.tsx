@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { CoursePage } from '../../features/courses/course-page'
+import { CoursePage } from '#web/features/courses/course-page'
 
 export const Route = createFileRoute('/_authenticated/courses/$courseId')({
   component: CourseRoute,

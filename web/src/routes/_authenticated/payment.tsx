@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { PaymentPage } from '../../features/payment/payment-page'
+import { PaymentPage } from '#web/features/payment/payment-page'
 
 /** `session_id`: Stripe's return after a checkout that needed a redirect (plain TS: route options load with the entry). */
 export type PaymentSearch = { session_id?: string }

@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useRouter, type ErrorComponentProps } from '@tanstack/react-router'
 import { useState } from 'react'
-import { Button } from '../../../components/ui/button'
-import { meQueryOptions } from '../api'
+import { Button } from '#web/components/ui/button'
+import { meQueryOptions } from '#web/features/auth/api'
 
 /**
  * When GET /api/me itself fails (no answer, a 5xx): say so and offer to ask again. `onAnswered`

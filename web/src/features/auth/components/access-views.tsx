@@ -1,7 +1,7 @@
 import { useMatches } from '@tanstack/react-router'
 import { LoaderCircleIcon } from 'lucide-react'
 import { useEffect, useState } from 'react'
-import { AUTHENTICATED_LAYOUT_ID, PAID_LAYOUT_ID, type Access } from '../guards'
+import { AUTHENTICATED_LAYOUT_ID, PAID_LAYOUT_ID, type Access } from '#web/features/auth/guards'
 
 /** Spec 1 §9: the protected-route spinner appears after 500 ms. */
 export const SPINNER_DELAY_MS = 500

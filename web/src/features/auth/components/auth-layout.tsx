@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
-import { AppShell } from '../../../components/app-shell'
-import { cn } from '../../../lib/utils'
+import { AppShell } from '#web/components/app-shell'
+import { cn } from '#web/lib/utils'
 
 /** The frame of the /auth screens: the site header (without the visitor links), a centred column. */
 export function AuthLayout({ children, className }: { children: ReactNode; className?: string }) {

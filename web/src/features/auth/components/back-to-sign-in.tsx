@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
-import { Button, type ButtonProps } from '../../../components/ui/button'
-import { meQueryOptions } from '../api'
+import { Button, type ButtonProps } from '#web/components/ui/button'
+import { meQueryOptions } from '#web/features/auth/api'
 import { LogoutButton } from './logout-button'
 
 /**

@@ -1,5 +1,5 @@
 import type { RefObject } from 'react'
-import { Button } from '../../../components/ui/button'
+import { Button } from '#web/components/ui/button'
 import {
   Dialog,
   DialogClose,
@@ -7,7 +7,7 @@ import {
   DialogDescription,
   DialogHeader,
   DialogTitle,
-} from '../../../components/ui/dialog'
+} from '#web/components/ui/dialog'
 import { ForgotPasswordForm } from './forgot-password-form'
 
 export type ForgotPasswordDialogProps = {

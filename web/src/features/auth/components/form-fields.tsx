@@ -4,12 +4,12 @@
  * the control's id (label `for`, `aria-invalid`, `aria-describedby` of the message).
  */
 import type { ChangeEvent, ComponentProps, ReactNode } from 'react'
-import { Checkbox } from '../../../components/ui/checkbox'
-import { Field, FieldError, fieldControlProps } from '../../../components/ui/field'
-import { Input } from '../../../components/ui/input'
-import { Label } from '../../../components/ui/label'
-import { PasswordInput } from '../../../components/ui/password-input'
-import type { FormFields } from '../use-form'
+import { Checkbox } from '#web/components/ui/checkbox'
+import { Field, FieldError, fieldControlProps } from '#web/components/ui/field'
+import { Input } from '#web/components/ui/input'
+import { Label } from '#web/components/ui/label'
+import { PasswordInput } from '#web/components/ui/password-input'
+import type { FormFields } from '#web/features/auth/use-form'
 
 /** The names of the form's fields whose values are of type T. */
 type NameOf<V, T> = { [K in keyof V]: V[K] extends T ? K : never }[keyof V] & string

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { Outlet, useLocation, useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef } from 'react'
-import { isPaid, PAYMENT_REDIRECT, signInRedirect } from '../guards'
-import { meQueryOptions, type SessionUser } from '../api'
-import { isSigningOut } from '../session'
+import { isPaid, PAYMENT_REDIRECT, signInRedirect } from '#web/features/auth/guards'
+import { meQueryOptions, type SessionUser } from '#web/features/auth/api'
+import { isSigningOut } from '#web/features/auth/session'
 import { useScreenAccess, VerifyingAccess } from './access-views'
 
 type Leave = ReturnType<typeof signInRedirect> | typeof PAYMENT_REDIRECT

@@ -1,5 +1,5 @@
-import { Button, type ButtonProps } from '../../../components/ui/button'
-import { useLogout } from '../use-logout'
+import { Button, type ButtonProps } from '#web/components/ui/button'
+import { useLogout } from '#web/features/auth/use-logout'
 import { PendingLabel } from './pending-label'
 
 /** Signs out (useLogout) and goes to /auth. The label is the screen's ('Logout', 'Log Out', ...). */

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { Button, type ButtonProps } from '../../../components/ui/button'
-import { isApiError } from '../../../lib/api-error'
-import { toast } from '../../../lib/toast'
-import { authKeys, loadAuthRequests } from '../api'
-import { failureMessage } from '../messages'
+import { Button, type ButtonProps } from '#web/components/ui/button'
+import { isApiError } from '#web/lib/api-error'
+import { toast } from '#web/lib/toast'
+import { authKeys, loadAuthRequests } from '#web/features/auth/api'
+import { failureMessage } from '#web/features/auth/messages'
 import { PendingLabel } from './pending-label'
 
 /** POST /api/auth/resend-confirmation for the signed-in user; toasts the server's answer. */

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
-import { meQueryOptions, type SessionUser } from '../api'
-import { isSigningOut } from '../session'
+import { meQueryOptions, type SessionUser } from '#web/features/auth/api'
+import { isSigningOut } from '#web/features/auth/session'
 import { AccessCheckFailed } from './access-check-failed'
 import { VerifyingAccess } from './access-views'
 

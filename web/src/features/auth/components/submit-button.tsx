@@ -1,5 +1,5 @@
 import { useHydrated } from '@tanstack/react-router'
-import { Button, type ButtonProps } from '../../../components/ui/button'
+import { Button, type ButtonProps } from '#web/components/ui/button'
 
 /**
  * The auth forms' submit button. In a prerendered /auth (docs/decisions/052) it is a plain button

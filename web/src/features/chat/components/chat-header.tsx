@@ -1,7 +1,7 @@
 import { Link } from '@tanstack/react-router'
 import { BookOpenIcon, MessagesSquareIcon, Volume2Icon, VolumeXIcon } from 'lucide-react'
 import { CHAT_TEXT } from '#common/chat'
-import { Button } from '../../../components/ui/button'
+import { Button } from '#web/components/ui/button'
 
 export type ChatHeaderProps = {
   /** 'Current Conversation' when one is active, otherwise a greeting. */

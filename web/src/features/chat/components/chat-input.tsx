@@ -1,11 +1,11 @@
 import { MicIcon, PhoneOffIcon, SendHorizontalIcon } from 'lucide-react'
 import { useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { CHAT_TEXT, USER_MESSAGE_MAX } from '#common/chat'
-import { Button } from '../../../components/ui/button'
-import { Textarea } from '../../../components/ui/textarea'
-import { cn } from '../../../lib/utils'
-import type { MeterStore } from '../voice/meter-store'
-import type { VoiceFlags } from '../voice/use-voice-call'
+import { Button } from '#web/components/ui/button'
+import { Textarea } from '#web/components/ui/textarea'
+import { cn } from '#web/lib/utils'
+import type { MeterStore } from '#web/features/chat/voice/meter-store'
+import type { VoiceFlags } from '#web/features/chat/voice/use-voice-call'
 
 export type ChatInputProps = {
   processing: boolean

@@ -1,9 +1,9 @@
 import { MessageSquareIcon, PencilIcon, Trash2Icon } from 'lucide-react'
 import { useRef, useState, type KeyboardEvent } from 'react'
 import type { ConversationSummary } from '#common/chat'
-import { Button } from '../../../components/ui/button'
-import { Input } from '../../../components/ui/input'
-import { cn } from '../../../lib/utils'
+import { Button } from '#web/components/ui/button'
+import { Input } from '#web/components/ui/input'
+import { cn } from '#web/lib/utils'
 
 export type ConversationRowProps = {
   conversation: ConversationSummary

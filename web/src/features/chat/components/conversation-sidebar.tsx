@@ -2,9 +2,9 @@ import { Link } from '@tanstack/react-router'
 import { CircleUserRoundIcon, LogOutIcon, PlusIcon, SearchIcon, XIcon } from 'lucide-react'
 import type { ConversationSummary } from '#common/chat'
 import { CHAT_TEXT } from '#common/chat'
-import { Button } from '../../../components/ui/button'
-import { Input } from '../../../components/ui/input'
-import { cn } from '../../../lib/utils'
+import { Button } from '#web/components/ui/button'
+import { Input } from '#web/components/ui/input'
+import { cn } from '#web/lib/utils'
 import { ConversationRow } from './conversation-row'
 
 export type ConversationSidebarProps = {

@@ -1,9 +1,9 @@
 import { useEffect, useRef } from 'react'
 import { CHAT_TEXT } from '#common/chat'
-import { Button } from '../../../components/ui/button'
-import { cn } from '../../../lib/utils'
-import type { LocalMessage } from '../use-chat'
-import type { LiveTranscripts } from '../voice/transcripts'
+import { Button } from '#web/components/ui/button'
+import { cn } from '#web/lib/utils'
+import type { LocalMessage } from '#web/features/chat/use-chat'
+import type { LiveTranscripts } from '#web/features/chat/voice/transcripts'
 
 export type MessageListProps = {
   messages: LocalMessage[]

@@ -3,11 +3,11 @@ import { Link } from '@tanstack/react-router'
 import { CheckIcon, ListChecksIcon, RotateCwIcon } from 'lucide-react'
 import { useId } from 'react'
 import { keptRateText, type CommitmentsResponse } from '#common/commitments'
-import { Button } from '../../../components/ui/button'
-import { Card, CardContent, CardHeader, CardTitle } from '../../../components/ui/card'
-import { Spinner } from '../../../components/ui/spinner'
-import { toast } from '../../../lib/toast'
-import { commitmentsQueryOptions, markCommitmentDone } from '../api'
+import { Button } from '#web/components/ui/button'
+import { Card, CardContent, CardHeader, CardTitle } from '#web/components/ui/card'
+import { Spinner } from '#web/components/ui/spinner'
+import { toast } from '#web/lib/toast'
+import { commitmentsQueryOptions, markCommitmentDone } from '#web/features/dashboard/api'
 
 /**
  * "Your Commitments": what the person said they would do in their calls and has not settled yet,

@@ -11,12 +11,12 @@ import {
   type GoalRecord,
 } from '#common/goals'
 import type { LifeArea } from '#common/domain'
-import { Badge } from '../../../components/ui/badge'
-import { Button } from '../../../components/ui/button'
-import { Card, CardContent, CardHeader, CardTitle } from '../../../components/ui/card'
-import { Progress } from '../../../components/ui/progress'
-import { Spinner } from '../../../components/ui/spinner'
-import { callKindLabel, statusText } from '../../calls/format'
+import { Badge } from '#web/components/ui/badge'
+import { Button } from '#web/components/ui/button'
+import { Card, CardContent, CardHeader, CardTitle } from '#web/components/ui/card'
+import { Progress } from '#web/components/ui/progress'
+import { Spinner } from '#web/components/ui/spinner'
+import { callKindLabel, statusText } from '#web/features/calls/format'
 
 type PanelProps = { failed: boolean; onRetry: () => void }
 

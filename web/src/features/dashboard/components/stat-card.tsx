@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import { Card, CardContent } from '../../../components/ui/card'
+import { Card, CardContent } from '#web/components/ui/card'
 
 export type StatState = 'loading' | 'ready' | 'failed'
 

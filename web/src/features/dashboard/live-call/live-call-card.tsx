@@ -1,9 +1,9 @@
 import { Link } from '@tanstack/react-router'
 import { PhoneCallIcon, PhoneOffIcon } from 'lucide-react'
 import { useEffect, useId, useRef } from 'react'
-import { Button } from '../../../components/ui/button'
-import { Card, CardContent, CardHeader, CardTitle } from '../../../components/ui/card'
-import { endedReasonText } from '../../calls/format'
+import { Button } from '#web/components/ui/button'
+import { Card, CardContent, CardHeader, CardTitle } from '#web/components/ui/card'
+import { endedReasonText } from '#web/features/calls/format'
 import { liveStatusText } from './live-call-state'
 import type { LiveCallHandle } from './use-live-call'
 

@@ -1,6 +1,6 @@
 import { CALL_PERIODS, CALL_TIMES, TIMEZONES, timezoneDisplay, type CallPeriod } from '#common/goals'
-import { Label } from '../../../components/ui/label'
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '../../../components/ui/select'
+import { Label } from '#web/components/ui/label'
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '#web/components/ui/select'
 
 /**
  * The call-time dropdowns of the goal intake (spec 2 §2: time, AM/PM, timezone), shared with the

@@ -1,8 +1,8 @@
 import { useId } from 'react'
 import { SATISFACTION_MAX, SATISFACTION_MIN } from '#common/domain'
 import { NOTES_MAX, satisfactionQuestion, type AreaAnswer, type LifeAreaDefinition } from '#common/goals'
-import { Label } from '../../../components/ui/label'
-import { Textarea } from '../../../components/ui/textarea'
+import { Label } from '#web/components/ui/label'
+import { Textarea } from '#web/components/ui/textarea'
 import { OptionButton } from './option-button'
 
 const SCORES = Array.from({ length: SATISFACTION_MAX - SATISFACTION_MIN + 1 }, (_, i) => SATISFACTION_MIN + i)

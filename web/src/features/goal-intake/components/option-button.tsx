@@ -1,7 +1,7 @@
 import { CheckIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
-import { Button } from '../../../components/ui/button'
-import { cn } from '../../../lib/utils'
+import { Button } from '#web/components/ui/button'
+import { cn } from '#web/lib/utils'
 
 /** A toggle button that exposes its state (aria-pressed) and shows it by colour and a tick. */
 export function OptionButton({

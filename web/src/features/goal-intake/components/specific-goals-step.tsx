@@ -1,7 +1,7 @@
 import { useId } from 'react'
 import { GOAL_TEXT_MAX, NOTES_MAX, type GoalsForm } from '#common/goals'
-import { Label } from '../../../components/ui/label'
-import { Textarea } from '../../../components/ui/textarea'
+import { Label } from '#web/components/ui/label'
+import { Textarea } from '#web/components/ui/textarea'
 import { CallPeriodSelect, CallTimeSelect, TimezoneSelect } from './call-time-selects'
 
 type SpecificGoals = GoalsForm['specificGoals']

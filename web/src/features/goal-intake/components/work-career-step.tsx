@@ -1,9 +1,9 @@
 import { useId } from 'react'
 import { COMPANIES, COMPANY_SELECT_LABEL, INDUSTRIES, ROLE_MAX, type GoalsForm } from '#common/goals'
-import { Checkbox } from '../../../components/ui/checkbox'
-import { Input } from '../../../components/ui/input'
-import { Label } from '../../../components/ui/label'
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '../../../components/ui/select'
+import { Checkbox } from '#web/components/ui/checkbox'
+import { Input } from '#web/components/ui/input'
+import { Label } from '#web/components/ui/label'
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '#web/components/ui/select'
 
 type WorkCareer = GoalsForm['workCareer']
 

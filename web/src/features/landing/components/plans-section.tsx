@@ -1,8 +1,8 @@
 import { Link } from '@tanstack/react-router'
-import { useKnownUser } from '../../../components/app-shell'
-import { Button } from '../../../components/ui/button'
+import { useKnownUser } from '#web/components/app-shell'
+import { Button } from '#web/components/ui/button'
 import { PLANS } from '#common/plan-catalogue'
-import { PlanGrid } from '../../plans/components/plan-grid'
+import { PlanGrid } from '#web/features/plans/components/plan-grid'
 
 /**
  * The three plans, embedded: the same catalogue GET /api/plans serves (common/plan-catalogue.ts),

@@ -1,10 +1,10 @@
 import { CheckIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
 import type { Plan } from '#common/plans'
-import { Badge } from '../../../components/ui/badge'
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '../../../components/ui/card'
-import { cn } from '../../../lib/utils'
-import { formatPrice } from '../format'
+import { Badge } from '#web/components/ui/badge'
+import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '#web/components/ui/card'
+import { cn } from '#web/lib/utils'
+import { formatPrice } from '#web/features/plans/format'
 
 export type PlanCardProps = {
   plan: Plan

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import type { Plan } from '#common/plans'
-import { cn } from '../../../lib/utils'
+import { cn } from '#web/lib/utils'
 import { PlanCard, type PlanCardProps } from './plan-card'
 
 export type PlanGridProps = {

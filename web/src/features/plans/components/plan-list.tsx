@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
 import type { ReactNode } from 'react'
 import type { Plan } from '#common/plans'
-import { Button } from '../../../components/ui/button'
-import { Spinner } from '../../../components/ui/spinner'
-import { plansQueryOptions } from '../api'
+import { Button } from '#web/components/ui/button'
+import { Spinner } from '#web/components/ui/spinner'
+import { plansQueryOptions } from '#web/features/plans/api'
 import { PlanCardSkeleton, type PlanCardProps } from './plan-card'
 import { PlanGrid } from './plan-grid'
 

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { CallDetailPage } from '../../../features/calls/call-detail-page'
+import { CallDetailPage } from '#web/features/calls/call-detail-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/calls/$callId')({
   component: CallRoute,

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { SchedulePage } from '../../../features/calls/schedule-page'
+import { SchedulePage } from '#web/features/calls/schedule-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/calls/schedule')({
   component: SchedulePage,

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { GoalIntakePage } from '../../../features/goal-intake/goal-intake-page'
+import { GoalIntakePage } from '#web/features/goal-intake/goal-intake-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/goal-intake')({
   component: GoalIntakePage,

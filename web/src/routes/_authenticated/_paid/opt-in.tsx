@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { OptInPage } from '../../../features/opt-in/opt-in-page'
+import { OptInPage } from '#web/features/opt-in/opt-in-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/opt-in')({
   component: OptInPage,

@@ -1,6 +1,6 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { progressQueryOptions } from '../../../features/progress/api'
-import { ProgressPage } from '../../../features/progress/progress-page'
+import { progressQueryOptions } from '#web/features/progress/api'
+import { ProgressPage } from '#web/features/progress/progress-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/progress')({
   // Start fetching the series with the route's code (on hover or focus of a link too); the page

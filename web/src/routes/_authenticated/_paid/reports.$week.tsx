@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { ReportPage } from '../../../features/reports/report-page'
+import { ReportPage } from '#web/features/reports/report-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/reports/$week')({
   component: WeekRoute,

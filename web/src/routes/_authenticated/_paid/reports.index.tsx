@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router'
-import { ReportsPage } from '../../../features/reports/reports-page'
+import { ReportsPage } from '#web/features/reports/reports-page'
 
 export const Route = createFileRoute('/_authenticated/_paid/reports/')({
   component: ReportsPage,
