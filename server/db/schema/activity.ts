@@ -1,4 +1,3 @@
-import { relations } from 'drizzle-orm'
 import { check, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 import { users } from './users'
@@ -26,6 +25,3 @@ export const userActivity = pgTable(
   ],
 )
 
-export const userActivityRelations = relations(userActivity, ({ one }) => ({
-  user: one(users, { fields: [userActivity.userId], references: [users.id] }),
-}))

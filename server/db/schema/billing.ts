@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { SUBSCRIPTION_STATUSES } from '#common/domain'
 import { PLAN_IDS } from '#common/plans'
@@ -80,9 +80,5 @@ export const trialClaims = pgTable('trial_claims', {
   emailDigest: text().primaryKey(),
   claimedAt: timestamp({ withTimezone: true }).notNull(),
 })
-
-export const subscribersRelations = relations(subscribers, ({ one }) => ({
-  user: one(users, { fields: [subscribers.userId], references: [users.id] }),
-}))
 
 export type Subscriber = typeof subscribers.$inferSelect

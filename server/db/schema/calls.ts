@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { bigint, check, date, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { CALL_KINDS, CALL_SLOTS, CALL_STATUSES } from '#common/domain'
 import { inList } from './helpers'
@@ -126,15 +126,6 @@ export const vapiWebhookEvents = pgTable(
       .where(sql`${t.processedAt} is null`),
   ],
 )
-
-export const coachingCallsRelations = relations(coachingCalls, ({ one, many }) => ({
-  user: one(users, { fields: [coachingCalls.userId], references: [users.id] }),
-  events: many(coachingCallEvents),
-}))
-
-export const coachingCallEventsRelations = relations(coachingCallEvents, ({ one }) => ({
-  call: one(coachingCalls, { fields: [coachingCallEvents.callId], references: [coachingCalls.id] }),
-}))
 
 export type CoachingCall = typeof coachingCalls.$inferSelect
 export type CoachingCallEvent = typeof coachingCallEvents.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { timestamps, users } from './users'
 
@@ -29,9 +29,5 @@ export const conversations = pgTable(
     check('conversations_content_is_array', sql`jsonb_typeof(${t.content}) = 'array'`),
   ],
 )
-
-export const conversationsRelations = relations(conversations, ({ one }) => ({
-  user: one(users, { fields: [conversations.userId], references: [users.id] }),
-}))
 
 export type Conversation = typeof conversations.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { COMMITMENT_RESOLVERS, COMMITMENT_STATUSES } from '#common/commitments'
 import { coachingCalls } from './calls'
@@ -48,10 +48,5 @@ export const commitments = pgTable(
     check('commitments_position_range', sql`${t.position} between 0 and 99`),
   ],
 )
-
-export const commitmentsRelations = relations(commitments, ({ one }) => ({
-  user: one(users, { fields: [commitments.userId], references: [users.id] }),
-  call: one(coachingCalls, { fields: [commitments.callId], references: [coachingCalls.id] }),
-}))
 
 export type Commitment = typeof commitments.$inferSelect

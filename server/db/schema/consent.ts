@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { CONSENT_ACTIONS, CONSENT_CHANNELS, CONSENT_SOURCES } from '#common/consent'
 import { inList } from './helpers'
@@ -61,10 +61,6 @@ export const consentStates = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.channel] }), check('consent_states_channel_check', inList(t.channel, CONSENT_CHANNELS))],
 )
-
-export const consentEventsRelations = relations(consentEvents, ({ one }) => ({
-  user: one(users, { fields: [consentEvents.userId], references: [users.id] }),
-}))
 
 export type ConsentEvent = typeof consentEvents.$inferSelect
 export type ConsentState = typeof consentStates.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import {
   boolean,
   check,
@@ -173,34 +173,6 @@ export const quizAttempts = pgTable(
     check('quiz_attempts_points_nonnegative', sql`${t.pointsEarned} >= 0`),
   ],
 )
-
-export const coursesRelations = relations(courses, ({ many }) => ({
-  lessons: many(lessons),
-  enrollments: many(courseEnrollments),
-}))
-
-export const lessonsRelations = relations(lessons, ({ one, many }) => ({
-  course: one(courses, { fields: [lessons.courseId], references: [courses.id] }),
-  quizzes: many(quizzes),
-}))
-
-export const courseEnrollmentsRelations = relations(courseEnrollments, ({ one }) => ({
-  user: one(users, { fields: [courseEnrollments.userId], references: [users.id] }),
-  course: one(courses, { fields: [courseEnrollments.courseId], references: [courses.id] }),
-}))
-
-export const lessonProgressRelations = relations(lessonProgress, ({ one }) => ({
-  lesson: one(lessons, { fields: [lessonProgress.lessonId], references: [lessons.id] }),
-}))
-
-export const quizzesRelations = relations(quizzes, ({ one, many }) => ({
-  lesson: one(lessons, { fields: [quizzes.lessonId], references: [lessons.id] }),
-  attempts: many(quizAttempts),
-}))
-
-export const quizAttemptsRelations = relations(quizAttempts, ({ one }) => ({
-  quiz: one(quizzes, { fields: [quizAttempts.quizId], references: [quizzes.id] }),
-}))
 
 export type Course = typeof courses.$inferSelect
 export type Lesson = typeof lessons.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { GOAL_RECORD_KINDS, SATISFACTION_MAX, SATISFACTION_MIN } from '#common/domain'
 import { inList } from './helpers'
@@ -28,9 +28,5 @@ export const goals = pgTable(
     ),
   ],
 )
-
-export const goalsRelations = relations(goals, ({ one }) => ({
-  user: one(users, { fields: [goals.userId], references: [users.id] }),
-}))
 
 export type Goal = typeof goals.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 import { users } from './users'
@@ -50,10 +50,6 @@ export const doNotContact = pgTable(
   },
   (t) => [check('do_not_contact_source_check', inList(t.source, DO_NOT_CONTACT_SOURCES))],
 )
-
-export const phoneProofsRelations = relations(phoneProofs, ({ one }) => ({
-  user: one(users, { fields: [phoneProofs.userId], references: [users.id] }),
-}))
 
 export type PhoneProof = typeof phoneProofs.$inferSelect
 export type DoNotContactEntry = typeof doNotContact.$inferSelect

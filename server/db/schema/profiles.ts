@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { boolean, check, date, index, pgTable, text, time, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { inList } from './helpers'
@@ -56,10 +56,6 @@ export const profiles = pgTable(
       .where(sql`${t.dailyCallTime} is not null`),
   ],
 )
-
-export const profilesRelations = relations(profiles, ({ one }) => ({
-  user: one(users, { fields: [profiles.id], references: [users.id] }),
-}))
 
 export type Profile = typeof profiles.$inferSelect
 export type PartnerProgram = typeof partnerPrograms.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, date, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { REPORT_EMAIL_STATUSES, REPORT_TEXT_STATUSES, type WeeklyReportContent } from '#common/reports'
 import { inList } from './helpers'
@@ -54,9 +54,5 @@ export const weeklyReports = pgTable(
     check('weekly_reports_generated', sql`(${t.content} is null) = (${t.generatedAt} is null)`),
   ],
 )
-
-export const weeklyReportsRelations = relations(weeklyReports, ({ one }) => ({
-  user: one(users, { fields: [weeklyReports.userId], references: [users.id] }),
-}))
 
 export type WeeklyReport = typeof weeklyReports.$inferSelect

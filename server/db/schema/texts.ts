@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, date, index, integer, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 import { coachingCalls } from './calls'
@@ -165,11 +165,6 @@ export const textSuppressions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.toNumber] })],
 )
-
-export const textMessagesRelations = relations(textMessages, ({ one }) => ({
-  user: one(users, { fields: [textMessages.userId], references: [users.id] }),
-  call: one(coachingCalls, { fields: [textMessages.callId], references: [coachingCalls.id] }),
-}))
 
 export type TextMessage = typeof textMessages.$inferSelect
 export type InboundText = typeof inboundTexts.$inferSelect

@@ -1,4 +1,4 @@
-import { relations, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { check, customType, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 
@@ -126,19 +126,6 @@ export const contactChanges = pgTable(
     check('contact_changes_kind_check', inList(t.kind, CONTACT_CHANGE_KINDS)),
   ],
 )
-
-export const usersRelations = relations(users, ({ many }) => ({
-  sessions: many(sessions),
-  emailTokens: many(emailTokens),
-}))
-
-export const sessionsRelations = relations(sessions, ({ one }) => ({
-  user: one(users, { fields: [sessions.userId], references: [users.id] }),
-}))
-
-export const emailTokensRelations = relations(emailTokens, ({ one }) => ({
-  user: one(users, { fields: [emailTokens.userId], references: [users.id] }),
-}))
 
 export type User = typeof users.$inferSelect
 export type NewUser = typeof users.$inferInsert
