@@ -4,7 +4,7 @@
  * order alternating), read the servers' CPU time around each round, and report the median of the
  * per-pair ratios with its interquartile range: on these noisy 2-core machines a long round
  * measures the neighbours as much as the server, two adjacent short rounds see nearly the same
- * machine, and CPU per request moves far less with other load than req/s (README, "Performance").
+ * machine, and CPU per request moves far less with other load than req/s (docs/benchmarks.md).
  */
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
