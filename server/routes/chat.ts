@@ -47,6 +47,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations',
     {
       schema: {
+        operationId: 'listConversations',
         tags: ['conversations'],
         summary: "The user's conversations, newest first; `search` matches titles and message text",
         querystring: ListConversationsQuerySchema,
@@ -61,6 +62,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations',
     {
       schema: {
+        operationId: 'createConversation',
         tags: ['conversations'],
         summary: 'Save a new conversation (title: the given one, else the first 50 characters of the first user message plus "...")',
         body: CreateConversationBodySchema,
@@ -75,6 +77,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id',
     {
       schema: {
+        operationId: 'getConversation',
         tags: ['conversations'],
         summary: 'One conversation with a page of its messages: the newest `limit` (default 50, at most 200), or those just before the message `before`',
         params: ConversationParamsSchema,
@@ -90,6 +93,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id',
     {
       schema: {
+        operationId: 'renameConversation',
         tags: ['conversations'],
         summary: 'Rename a conversation (trimmed, 1 to 200 characters)',
         params: ConversationParamsSchema,
@@ -105,6 +109,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id/content',
     {
       schema: {
+        operationId: 'autosaveConversation',
         tags: ['conversations'],
         summary:
           "Save the user's own messages (the autosave): merged by id, so a repeated or stale save never loses or duplicates one; " +
@@ -122,6 +127,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id',
     {
       schema: {
+        operationId: 'deleteConversation',
         tags: ['conversations'],
         summary: 'Delete a conversation',
         params: ConversationParamsSchema,
@@ -139,6 +145,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id/messages',
     {
       schema: {
+        operationId: 'sendMessage',
         tags: ['conversations'],
         summary: "Send a message: stores it, asks the assistant, stores the reply (the user's message survives a failed reply)",
         description: STREAM_DESCRIPTION,

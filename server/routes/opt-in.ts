@@ -40,6 +40,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/opt-in',
     {
       schema: {
+        operationId: 'getTextOptIn',
         tags: ['opt-in'],
         summary: 'The text opt-in instructions (number, keywords, the consent text) and whether the user opted in',
         response: { 200: OptInStateResponseSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema },
@@ -64,6 +65,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/opt-in/events',
     {
       schema: {
+        operationId: 'streamTextOptInEvents',
         tags: ['opt-in'],
         summary: `Server-sent events while /opt-in is open: \`ready\` once listening, then \`text-opt-in\` when a START text from the user’s own number reached the inbound webhook. At most ${OPT_IN_STREAMS_PER_USER} open streams per person (429 past them)`,
         response: {
@@ -133,6 +135,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/opt-in',
     {
       schema: {
+        operationId: 'recordTextOptIn',
         tags: ['opt-in'],
         summary: 'Record the text opt-in: the time and the exact consent text shown',
         body: OptInBodySchema,

@@ -59,6 +59,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/webhooks/sms',
     {
       schema: {
+        operationId: 'receiveInboundText',
         tags: ['webhooks'],
         summary:
           'Inbound texts from Twilio (form-encoded), verified with X-Twilio-Signature; each MessageSid processed once; STOP-family keywords revoke texts and calls, START-family ones grant texts, HELP/INFO answered; the answer is TwiML',
@@ -78,6 +79,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     SMS_STATUS_PATH,
     {
       schema: {
+        operationId: 'receiveTextStatus',
         tags: ['webhooks'],
         summary:
           "Twilio's status callbacks for the texts we send (form-encoded), verified with X-Twilio-Signature: each text's final status once (delivered, undelivered, failed); 21610 revokes texts, a number that cannot take texts gets none again",

@@ -23,6 +23,7 @@ const stripeWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/webhooks/stripe',
     {
       schema: {
+        operationId: 'receiveStripeEvent',
         tags: ['webhooks'],
         summary: 'Stripe events, verified with the Stripe-Signature header; each event id is processed once',
         headers: z.object({ 'stripe-signature': text().optional() }),

@@ -43,6 +43,7 @@ const vapiWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/webhooks/vapi',
     {
       schema: {
+        operationId: 'receiveVapiMessage',
         tags: ['webhooks'],
         summary: 'Vapi server messages (status updates, end-of-call reports, final transcript lines), authenticated with X-Vapi-Secret or an HMAC; each (call, type, status) is applied once, each transcript line relayed live once',
         headers: z.object({ 'x-vapi-secret': text().optional(), 'x-signature': text().optional(), 'x-timestamp': text().optional() }),
