@@ -16,6 +16,7 @@ import { z } from 'zod'
 import { OPEN_COMMITMENTS_IN_CALL } from '#common/commitments'
 import { LIFE_AREAS, type LifeArea } from '#common/domain'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
+import { storableText } from '#common/text'
 import type { ReviewedCommitment } from '#server/services/commitments'
 
 /** The assistant's name in Vapi: setup finds it by this name (Vapi allows 40 characters). */
@@ -271,13 +272,9 @@ export const CALL_REPORT_SCHEMA = {
 /** Limits on what is kept from a report (a model may ramble; the database keeps it all). */
 export const CALL_REPORT_LIMITS = { summaryChars: 4000, commitments: 10, commitmentChars: 300 } as const
 
-/** NUL, which PostgreSQL text refuses, and lone surrogates, which jsonb refuses. */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what is removed
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-
 function cleanText(value: unknown, maxChars: number): string | null {
   if (typeof value !== 'string') return null
-  const cleaned = value.replace(UNSTORABLE, '').replace(/\s+/g, ' ').trim()
+  const cleaned = storableText(value).replace(/\s+/g, ' ').trim()
   if (!cleaned) return null
   return cleaned.length > maxChars ? `${cleaned.slice(0, maxChars - 1).trimEnd()}…` : cleaned
 }
