@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { PassThrough } from 'node:stream'
+import type { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { formatSse } from '#common/chat'
 import { ErrorBodySchema } from '#common/errors'
 import {
   displayPhoneNumber,
@@ -14,6 +13,7 @@ import {
 } from '#common/opt-in'
 import { text } from '#common/text'
 import { AppError } from '../lib/app-error'
+import { eventStream } from '../lib/sse'
 
 /** A comment line on an open event stream this often, so proxies keep it open. */
 const KEEP_ALIVE_MS = 25_000
@@ -85,15 +85,11 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!(await optInStreams.take(userId, slot, OPT_IN_STREAMS_PER_USER, STREAM_SLOT_TTL_MS))) {
         throw new AppError('RATE_LIMITED', 'Too many live update streams are open for your account. Close a tab and try again.')
       }
-      const stream = new PassThrough()
-      // A browser that went away destroys the stream; its error is of no further interest.
-      stream.on('error', () => {})
-      const write = (chunk: string) => {
-        if (!stream.destroyed && !stream.writableEnded) stream.write(chunk)
-      }
-      const subscription = texts.watchOptIn(userId, (event) => write(formatSse('text-opt-in', event)))
+      const sse = eventStream()
+      const { stream } = sse
+      const subscription = texts.watchOptIn(userId, (event) => sse.event('text-opt-in', event))
       const keepAlive = setInterval(() => {
-        write(': keep-alive\n\n')
+        sse.write(': keep-alive\n\n')
         optInStreams.renew(userId, slot, STREAM_SLOT_TTL_MS).catch(() => {})
       }, KEEP_ALIVE_MS)
       keepAlive.unref()
@@ -119,14 +115,8 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
         request.log.warn({ err: error }, 'opt-in: could not listen for START texts')
         throw new AppError('SERVICE_UNAVAILABLE', 'Live updates are not available right now.')
       }
-      reply
-        .code(200)
-        .type('text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-accel-buffering', 'no')
-        // A stream is sent as it is, never through the response serializer.
-        .send(stream as never)
-      write(formatSse('ready', {}))
+      sse.open(reply)
+      sse.event('ready', {})
       return reply
     },
   )
