@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { inArray, isNull } from 'drizzle-orm'
 import { pino } from 'pino'
 import postgres from 'postgres'
+import { VAPI_SECRET_HEADER, VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import { loadConfig } from '#server/config'
 import { createServices } from '#server/container'
 import { openDatabase, type Database } from '#server/db/client'
@@ -107,7 +108,7 @@ async function deliver(url: string, deliveries: Message[]): Promise<number[]> {
     inFlight.push(
       (async () => {
         const sent = performance.now()
-        const response = await fetch(`${url}/api/webhooks/vapi`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-vapi-secret': SECRET }, body })
+        const response = await fetch(`${url}${VAPI_WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', [VAPI_SECRET_HEADER]: SECRET }, body })
         await response.arrayBuffer()
         if (response.status !== 200) throw new Error(`webhook answered ${response.status}`)
         latencies.push(performance.now() - sent)

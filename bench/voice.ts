@@ -31,6 +31,7 @@ import { createInterface } from 'node:readline'
 import { Agent, request } from 'undici'
 import WebSocket from 'ws'
 import { VOICE_FRAME_BYTES, VOICE_FRAME_MS, VOICE_PROTOCOL_VERSION } from '#common/voice'
+import { VAPI_SECRET_HEADER, VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import { createSession } from '#server/auth/session'
 import type { Database } from '#server/db/client'
 import { coachingCalls } from '#server/db/schema'
@@ -681,10 +682,10 @@ export async function liveTranscript(): Promise<boolean> {
       sentAt.set(text, performance.now())
       posted++
       if (measuring) measuredPosts++
-      const response = await request(`${a.base}/api/webhooks/vapi`, {
+      const response = await request(`${a.base}${VAPI_WEBHOOK_PATH}`, {
         method: 'POST',
         dispatcher: a.agent,
-        headers: { 'content-type': 'application/json', 'x-vapi-secret': WEBHOOK_SECRET },
+        headers: { 'content-type': 'application/json', [VAPI_SECRET_HEADER]: WEBHOOK_SECRET },
         body,
       })
       await response.body.dump()

@@ -23,7 +23,6 @@ export const ENROLLMENT_SOURCES = ['free', 'testing', 'stripe'] as const
 
 /** A course is addressed by its id (a UUID) or by its slug. */
 export const COURSE_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const CourseParamsSchema = z.object({
   courseId: text().trim().min(1, 'Course id is required').max(200, 'Course id is too long'),

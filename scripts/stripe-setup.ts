@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
 import type Stripe from 'stripe'
 import type { PlanId } from '#common/plans'
+import { STRIPE_WEBHOOK_PATH } from '#common/webhooks'
 import { EnvSchema } from '#server/config'
 import { createStripeClient, STRIPE_APP_TAG } from '#server/integrations/stripe'
 import { PLANS, priceLookupKey } from '#server/services/billing'
@@ -166,9 +167,9 @@ async function main() {
   }
   const appUrl = (parsed.data.APP_URL ?? `http://localhost:${parsed.data.PORT ?? 3000}`).replace(/\/+$/, '')
   console.log('')
-  console.log(`Webhook endpoint: ${appUrl}/api/webhooks/stripe (API version 2026-10-28.endive)`)
+  console.log(`Webhook endpoint: ${appUrl}${STRIPE_WEBHOOK_PATH} (API version 2026-10-28.endive)`)
   console.log(`Events: ${WEBHOOK_EVENTS.join(', ')}`)
-  console.log('Put its signing secret (whsec_…) in STRIPE_WEBHOOK_SECRET. Locally: stripe listen --forward-to localhost:3000/api/webhooks/stripe')
+  console.log(`Put its signing secret (whsec_…) in STRIPE_WEBHOOK_SECRET. Locally: stripe listen --forward-to localhost:3000${STRIPE_WEBHOOK_PATH}`)
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main()

@@ -16,6 +16,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { VapiClient, VapiError, type Vapi } from '@vapi-ai/server-sdk'
+import { VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER, VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import { EnvSchema } from '#server/config'
 import {
   authenticationPlan,
@@ -26,8 +27,6 @@ import {
   coachAssistant,
   CREDENTIAL_PREFIX,
   credentialName,
-  VAPI_WEBHOOK_PATH,
-  WEBHOOK_SECRET_HEADER,
   type WebhookAuthMode,
 } from '#server/services/calls'
 
@@ -228,7 +227,7 @@ export function report(result: VapiSetupResult, options: VapiSetupOptions & { ph
   lines.push('')
   lines.push(
     `Webhook: ${result.webhookUrl} (status-update and end-of-call-report), authenticated by ${
-      options.webhookAuth === 'hmac' ? 'an HMAC-SHA256 signature (x-signature over "x-timestamp.body")' : `the ${WEBHOOK_SECRET_HEADER} header`
+      options.webhookAuth === 'hmac' ? `an HMAC-SHA256 signature (${VAPI_SIGNATURE_HEADER} over "${VAPI_TIMESTAMP_HEADER}.body")` : `the ${VAPI_SECRET_HEADER} header`
     } with VAPI_WEBHOOK_SECRET; the server must run with the same VAPI_WEBHOOK_SECRET and VAPI_WEBHOOK_AUTH.`,
   )
   const host = new URL(result.webhookUrl).hostname

@@ -18,6 +18,7 @@ import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { sharedSlots } from './lib/slots'
+import { throttledWarn } from './lib/throttled-warn'
 import { createAccounts, type JobQueue } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
 import { createBilling } from '#server/services/billing'
@@ -81,22 +82,21 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const vapiVoice = config.vapi?.assistantId ? new VapiVoiceClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, apiUrl: config.vapi.apiUrl }) : undefined
   // Texts: through Twilio with its keys, else written to the log (like mail without SMTP).
   const textSender = createTextSender(config.twilio, log, { logBodies: !config.production })
-  let countersWarnedAt = 0
   const counters = deps.redis
-    ? withMemoryFallback(redisCounters(deps.redis, `${prefix}ct:`, now), memoryCounters(now), (error) => {
-        if (now() - countersWarnedAt < 60_000) return
-        countersWarnedAt = now()
-        log.warn({ err: error }, 'counters: Redis is unavailable, counting in memory until it is back')
-      })
+    ? withMemoryFallback(
+        redisCounters(deps.redis, `${prefix}ct:`, now),
+        memoryCounters(now),
+        throttledWarn(log, 'counters: Redis is unavailable, counting in memory until it is back', now),
+      )
     : memoryCounters(now)
 
   // The /opt-in screen's open event streams, per person, counted on every server (ADR 063).
-  let streamsWarnedAt = 0
-  const optInStreams = sharedSlots(deps.redis, `${prefix}optin:user:`, now, (error) => {
-    if (now() - streamsWarnedAt < 60_000) return
-    streamsWarnedAt = now()
-    log.warn({ err: error }, 'opt-in streams: Redis is unavailable, counting them in memory until it is back')
-  })
+  const optInStreams = sharedSlots(
+    deps.redis,
+    `${prefix}optin:user:`,
+    now,
+    throttledWarn(log, 'opt-in streams: Redis is unavailable, counting them in memory until it is back', now),
+  )
 
   const billing = createBilling({
     db,
@@ -109,16 +109,11 @@ export function createServices(config: Config, deps: ServiceDeps) {
 
   // Live phone calls: Redis pub/sub (one channel per user) shared by every server and worker when
   // REDIS_URL is set, so a webhook on one server reaches a dashboard on another; in-process otherwise.
-  let liveWarnedAt = 0
   const liveBus = deps.redis
     ? redisLiveBus(deps.redis, {
         prefix: `${prefix}live:`,
         now,
-        onError: (error) => {
-          if (now() - liveWarnedAt < 60_000) return
-          liveWarnedAt = now()
-          log.warn({ err: error }, 'live calls: Redis is unavailable, live events reach this process only until it is back')
-        },
+        onError: throttledWarn(log, 'live calls: Redis is unavailable, live events reach this process only until it is back', now),
       })
     : memoryLiveBus(now)
 

@@ -1,4 +1,5 @@
 import pino, { type LoggerOptions } from 'pino'
+import { headerKey, STRIPE_SIGNATURE_HEADER, VAPI_SECRET_HEADER } from '#common/webhooks'
 
 /**
  * pino options shared by the server and the worker: JSON lines by default, pretty only on a TTY,
@@ -12,8 +13,8 @@ export function loggerOptions(level: string): LoggerOptions {
       paths: [
         'req.headers.cookie',
         'req.headers.authorization',
-        'req.headers["stripe-signature"]',
-        'req.headers["x-vapi-secret"]',
+        `req.headers["${headerKey(STRIPE_SIGNATURE_HEADER)}"]`,
+        `req.headers["${headerKey(VAPI_SECRET_HEADER)}"]`,
         'res.headers["set-cookie"]',
       ],
       censor: '[redacted]',

@@ -1,5 +1,6 @@
 import type { onRequestHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { WEBHOOKS_PREFIX } from '#common/webhooks'
 import { forbidden } from '../lib/app-error'
 import { addRouteHook, isApiPath } from '../lib/route-hooks'
 
@@ -25,7 +26,7 @@ export default fp(
     // Decided once per route: only /api routes that change state (webhooks, and the routes an
     // emailed token authenticates, excepted) are checked.
     app.addHook('onRoute', (route) => {
-      if (!isApiPath(route.url) || route.url.startsWith('/api/webhooks/')) return
+      if (!isApiPath(route.url) || route.url.startsWith(WEBHOOKS_PREFIX)) return
       if ((route.config as { auth?: string } | undefined)?.auth === 'token') return
       if ([route.method].flat().every((method) => SAFE_METHODS.has(method))) return
       addRouteHook(route, 'onRequest', sameOrigin, 'last') // after the security headers, so a refusal carries them

@@ -3,6 +3,24 @@ import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
 import type { RouteAuth } from './auth'
 
+/** Every operation carries one of these tags (redocly.yaml makes an undeclared tag an error). */
+const TAGS = [
+  { name: 'operations', description: 'The state of the server and what it depends on.' },
+  { name: 'auth', description: 'Sign-up, sign-in and sign-out, email confirmation and password reset.' },
+  { name: 'account', description: "The signed-in person's profile, email, phone, password, sessions and plan usage; exporting their data and deleting the account." },
+  { name: 'billing', description: 'The plans, the subscription, Stripe Checkout and the customer portal, and payment testing mode.' },
+  { name: 'opt-in', description: 'The text (SMS) opt-in page: its instructions, recording the opt-in, and the events while it is open.' },
+  { name: 'consent', description: 'Where calls, texts and report emails stand for the person, and the consent ledger.' },
+  { name: 'goals', description: 'The goal intake: the life areas, work and career, specific goals and the call time.' },
+  { name: 'dashboard', description: 'The dashboard: recent calls, days active and open commitments.' },
+  { name: 'calls', description: 'Coaching calls: the schedule, the next call, one call with its timeline, "Call me now" and the diagnostics.' },
+  { name: 'voice', description: "Voice in the app: whether it is configured, and the realtime WebSocket gateway to the coach." },
+  { name: 'conversations', description: 'Text chat with the coach: conversations and their messages.' },
+  { name: 'courses', description: 'Courses, their lessons and quizzes, enrollment and progress.' },
+  { name: 'reports', description: 'Weekly progress reports, progress over the weeks, and unsubscribing from report emails.' },
+  { name: 'webhooks', description: 'Calls from Stripe, Vapi and Twilio, each authenticated by its signature or secret rather than a session.' },
+]
+
 /**
  * The OpenAPI 3 document, generated from the zod schemas of every /api route and served at
  * GET /api/openapi.json. Each operation says whether it needs a session (`security`).
@@ -16,7 +34,11 @@ export default fp(
           title: 'Momentum Coach API',
           description: 'The JSON API behind the Momentum Coach web app. Errors are {"error":{"code","message","field?"}}.',
           version: '1.0.0',
+          license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         },
+        // Relative: the API is served by the same origin as this document (APP_URL).
+        servers: [{ url: '/', description: 'The Momentum Coach server that serves this document' }],
+        tags: TAGS,
         components: {
           securitySchemes: {
             session: { type: 'apiKey', in: 'cookie', name: 'session', description: 'The session cookie set at login.' },

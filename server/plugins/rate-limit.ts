@@ -6,6 +6,7 @@ import fp from 'fastify-plugin'
 import { AppError } from '../lib/app-error'
 import { memoryStore, redisWithMemoryFallback } from '../lib/rate-limit-store'
 import { addRouteHook, isApiPath } from '../lib/route-hooks'
+import { throttledWarn } from '../lib/throttled-warn'
 
 export type RateLimitOptions = {
   /** Requests per minute per IP for any route without its own limit. */
@@ -34,13 +35,7 @@ export default fp<RateLimitOptions>(
   async (app, options) => {
     const globalMax = options.globalMax ?? 1000
     if (!Number.isInteger(globalMax) || globalMax < 1) throw new Error('rate-limit: globalMax must be a positive integer')
-    let warnedAt = 0
-    const warnOnce = (error: Error) => {
-      const now = Date.now()
-      if (now - warnedAt < 60_000) return
-      warnedAt = now
-      app.log.warn({ err: error }, 'rate limits: Redis is unavailable, counting in memory until it is back')
-    }
+    const warnOnce = throttledWarn(app.log, 'rate limits: Redis is unavailable, counting in memory until it is back')
     // Never fails open: while Redis is away each server counts in its own memory.
     const Store = app.redis ? redisWithMemoryFallback(app.redis, options.nameSpace ?? 'mc:rl:', warnOnce) : undefined
     // The global counters: the store the library would have made for them (Redis keys are the

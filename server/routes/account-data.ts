@@ -22,6 +22,7 @@ const accountDataRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/export',
     {
       schema: {
+        operationId: 'exportAccountData',
         tags: ['account'],
         summary:
           'Export my data: a ZIP (README.md and a JSON file per area) of everything kept about the signed-in user, streamed as it is written; at most once in 10 minutes (429 with Retry-After)',
@@ -46,6 +47,7 @@ const accountDataRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/delete',
     {
       schema: {
+        operationId: 'deleteAccount',
         tags: ['account'],
         summary:
           "Delete my account: the password (401 naming it when wrong) and the account's email typed to confirm (400 naming it); cancels the Stripe subscription, the calls, texts and reports still to come, deletes every record of the person in one transaction (billing records law requires are kept without the person), ends every session and sends a last email",

@@ -42,6 +42,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account',
     {
       schema: {
+        operationId: 'getAccount',
         tags: ['account'],
         summary: 'The profile: name, email, phone, and the email or phone change waiting for its confirmation',
         response: { 200: AccountResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
@@ -55,6 +56,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/usage',
     {
       schema: {
+        operationId: 'getUsage',
         tags: ['account'],
         summary:
           "This month's and today's use of the plan's in-app budget (voice minutes in the app, messages to the assistant), the limits, what is left and when each comes back, in the person's time zone",
@@ -68,7 +70,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     '/api/account/profile',
     {
-      schema: { tags: ['account'], summary: 'Change the name (sign-up’s rules)', body: UpdateProfileBodySchema, response: { 200: AccountResponseSchema, ...errors } },
+      schema: { operationId: 'updateProfile', tags: ['account'], summary: 'Change the name (sign-up’s rules)', body: UpdateProfileBodySchema, response: { 200: AccountResponseSchema, ...errors } },
       config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
     },
     async (request) => accounts.updateName(request.user.id, request.body.fullName),
@@ -78,6 +80,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/email',
     {
       schema: {
+        operationId: 'requestEmailChange',
         tags: ['account'],
         summary:
           'Ask to change the email (current password required): a link goes to the new address, the old one is told and keeps working until the link is followed (one a minute, five an hour)',
@@ -93,6 +96,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/email/confirm',
     {
       schema: {
+        operationId: 'confirmEmailChange',
         tags: ['account'],
         summary: 'Follow the link emailed to the new address (single use, valid 24 h; no session needed): it becomes the account’s email, confirmed',
         body: ConfirmEmailChangeBodySchema,
@@ -110,6 +114,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/phone',
     {
       schema: {
+        operationId: 'requestPhoneChange',
         tags: ['account'],
         summary:
           'Ask to change the phone number (current password required; a US or Canadian number; a confirmed email): a 6-digit code is texted to it (written to the log without Twilio, outside production); calls and texts keep going to the current number until it is entered (one a minute, five an hour per person; three an hour and ten a day per number)',
@@ -125,6 +130,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/phone/resend',
     {
       schema: {
+        operationId: 'resendPhoneChangeCode',
         tags: ['account'],
         summary: 'Text a new code for the phone change waiting for one (the old code stops working; the same limits as the first)',
         response: { 202: AccountResponseSchema, ...errors },
@@ -138,6 +144,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/phone/verification',
     {
       schema: {
+        operationId: 'requestPhoneVerification',
         tags: ['account'],
         summary:
           'Verify the current number: a 6-digit code is texted to it (a confirmed email; never to a number that texted STOP; one a minute, five an hour per person; three an hour and ten a day per number). Nothing is called or texted before the number is proven',
@@ -152,6 +159,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/phone/verification/confirm',
     {
       schema: {
+        operationId: 'confirmPhoneVerification',
         tags: ['account'],
         summary: 'Enter the code texted to the current number (valid 10 minutes, 5 tries): the number is proven, and calls and texts can reach it',
         body: ConfirmPhoneBodySchema,
@@ -166,6 +174,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/phone/confirm',
     {
       schema: {
+        operationId: 'confirmPhoneChange',
         tags: ['account'],
         summary: 'Enter the texted code (valid 10 minutes, 5 tries): the new number becomes where calls and texts go',
         body: ConfirmPhoneBodySchema,
@@ -180,11 +189,12 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     email: 'Cancel the email change waiting for its link (the link stops working)',
     phone: 'Cancel the phone change waiting for its code (the code stops working)',
   } as const
+  const CANCEL_OPERATION_IDS = { email: 'cancelEmailChange', phone: 'cancelPhoneChange' } as const
   for (const kind of ['email', 'phone'] as const) {
     app.delete(
       `/api/account/${kind}`,
       {
-        schema: { tags: ['account'], summary: CANCEL_SUMMARIES[kind], response: { 200: AccountResponseSchema, ...errors } },
+        schema: { operationId: CANCEL_OPERATION_IDS[kind], tags: ['account'], summary: CANCEL_SUMMARIES[kind], response: { 200: AccountResponseSchema, ...errors } },
         config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
       },
       async (request) => accounts.cancelChange(request.user.id, kind),
@@ -195,6 +205,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/password',
     {
       schema: {
+        operationId: 'changePassword',
         tags: ['account'],
         summary: 'Change the password (the current one required, sign-up’s rules for the new one): every other session is signed out and an email tells the person',
         body: ChangePasswordBodySchema,
@@ -209,6 +220,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/sessions',
     {
       schema: {
+        operationId: 'listSessions',
         tags: ['account'],
         summary: 'The signed-in sessions: browser and OS (from the user agent), created and last seen (to within 5 minutes); the current one marked',
         response: { 200: SessionsResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
@@ -222,6 +234,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/account/sessions/:id',
     {
       schema: {
+        operationId: 'signOutSession',
         tags: ['account'],
         summary: 'Sign out one of the user’s sessions (404 for anyone else’s); the current one signs this browser out',
         params: SessionParamsSchema,
@@ -239,7 +252,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/account/sessions/sign-out-others',
     {
-      schema: { tags: ['account'], summary: 'Sign out every other session of the user', response: { 200: SignedOutResponseSchema, ...errors } },
+      schema: { operationId: 'signOutOtherSessions', tags: ['account'], summary: 'Sign out every other session of the user', response: { 200: SignedOutResponseSchema, ...errors } },
       config: { auth: 'session', cache: 'no-store', rateLimit: WRITE_LIMIT },
     },
     async (request) => ({ signedOut: await accounts.signOutOtherSessions(request.user.id, request.sessionId) }),

@@ -28,6 +28,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/signup',
     {
       schema: {
+        operationId: 'signUp',
         tags: ['auth'],
         summary: 'Create an account and sign in (a confirmation email is sent)',
         body: SignupBodySchema,
@@ -47,6 +48,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/login',
     {
       schema: {
+        operationId: 'signIn',
         tags: ['auth'],
         summary: 'Sign in with email and password (always a new session)',
         body: LoginBodySchema,
@@ -64,7 +66,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/auth/logout',
     {
-      schema: { tags: ['auth'], summary: 'Sign out: deletes the session on the server', response: { 204: z.undefined(), ...errors } },
+      schema: { operationId: 'signOut', tags: ['auth'], summary: 'Sign out: deletes the session on the server', response: { 204: z.undefined(), ...errors } },
       config: { auth: 'optional' },
     },
     async (request, reply) => {
@@ -77,7 +79,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/me',
     {
-      schema: { tags: ['auth'], summary: 'The signed-in user (spec 1 §3)', response: { 200: SessionUserResponseSchema, 401: ErrorBodySchema } },
+      schema: { operationId: 'getCurrentUser', tags: ['auth'], summary: 'The signed-in user (spec 1 §3)', response: { 200: SessionUserResponseSchema, 401: ErrorBodySchema } },
       config: { auth: 'session', cache: 'no-store' },
     },
     async (request) => ({ user: sessionUserFrom(request.user, request.session?.profile ?? null, clock.now()) }),
@@ -87,6 +89,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/destination',
     {
       schema: {
+        operationId: 'resolvePostLoginDestination',
         tags: ['auth'],
         summary: 'Post-login routing (spec 1 §4); records onboarding_completed when goals exist and payment is done',
         response: { 200: DestinationResponseSchema, ...errors },
@@ -100,6 +103,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/confirm-email',
     {
       schema: {
+        operationId: 'confirmEmail',
         tags: ['auth'],
         summary: 'Confirm the email address with the emailed token (single use, valid 24 h)',
         body: ConfirmEmailBodySchema,
@@ -114,6 +118,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/resend-confirmation',
     {
       schema: {
+        operationId: 'resendConfirmationEmail',
         tags: ['auth'],
         summary: 'Send the confirmation email again (one a minute, five an hour)',
         response: { 202: MessageResponseSchema, ...errors },
@@ -132,6 +137,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/forgot-password',
     {
       schema: {
+        operationId: 'requestPasswordReset',
         tags: ['auth'],
         summary: 'Email a password reset link; always answers the same',
         body: ForgotPasswordBodySchema,
@@ -151,6 +157,7 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/auth/reset-password',
     {
       schema: {
+        operationId: 'resetPassword',
         tags: ['auth'],
         summary: 'Set a new password with the emailed token (single use, valid 1 h); signs out every other session',
         body: ResetPasswordBodySchema,

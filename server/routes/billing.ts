@@ -40,6 +40,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/billing/check-subscription',
     {
       schema: {
+        operationId: 'checkSubscription',
         tags: ['billing'],
         summary: 'check-subscription (spec 1 §7): subscribed, tier and period end, from the same rule as the guards',
         response: { 200: CheckSubscriptionResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
@@ -53,6 +54,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/billing/publishable-key',
     {
       schema: {
+        operationId: 'getStripePublishableKey',
         tags: ['billing'],
         summary: 'The Stripe publishable key for Stripe.js (409 PAYMENTS_NOT_CONFIGURED in testing mode)',
         response: { 200: PublishableKeyResponseSchema, 401: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },
@@ -66,6 +68,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/billing/embedded-checkout',
     {
       schema: {
+        operationId: 'createEmbeddedCheckout',
         tags: ['billing'],
         summary: "create-embedded-checkout: an embedded Stripe Checkout Session (subscription mode) for the plan's monthly price (403 EMAIL_NOT_CONFIRMED until the email is confirmed)",
         body: CreateCheckoutBodySchema,
@@ -80,6 +83,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/billing/checkout-session/:sessionId',
     {
       schema: {
+        operationId: 'getCheckoutSession',
         tags: ['billing'],
         summary: "A checkout session's state after the form completes or Stripe redirects back; syncs the subscription",
         params: CheckoutSessionParamsSchema,
@@ -94,6 +98,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/billing/customer-portal',
     {
       schema: {
+        operationId: 'createCustomerPortalSession',
         tags: ['billing'],
         summary: "customer-portal (spec 2 §7): a Stripe billing portal session for the user's customer",
         response: { 200: CustomerPortalResponseSchema, ...errors },
@@ -107,6 +112,7 @@ const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/billing/testing-activation',
     {
       schema: {
+        operationId: 'activatePlanInTestingMode',
         tags: ['billing'],
         summary: 'Testing mode: activate a plan without payment, starting the free trial once (refused when Stripe is configured; 403 EMAIL_NOT_CONFIRMED until the email is confirmed)',
         body: TestingActivationBodySchema,

@@ -16,6 +16,7 @@ const callNowRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/test',
     {
       schema: {
+        operationId: 'callMeNow',
         tags: ['calls'],
         summary: '"Call me now": places a test call to the signed-in person at once (3 an hour)',
         response: { 202: CallNowResponseSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema },

@@ -24,6 +24,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/diagnostics',
     {
       schema: {
+        operationId: 'getCallDiagnostics',
         tags: ['calls'],
         summary:
           "The diagnostics page's daily-calls section: whether calls can be placed, the webhook URL, failures on our side in the last 24 hours by reason, and the user's latest call",
@@ -38,6 +39,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/next',
     {
       schema: {
+        operationId: 'getNextCall',
         tags: ['calls'],
         summary:
           "The signed-in user's next coaching call (instant, slot, kind, local date and time, zone), or why none is scheduled: payment, onboarding, phone, consent, paused, no_call_time or not_configured",
@@ -52,6 +54,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/schedule',
     {
       schema: {
+        operationId: 'getCallSchedule',
         tags: ['calls'],
         summary: "The signed-in user's call schedule: daily call time and zone, evening check-in time (Premium, Elite), pause, calls on or off",
         response: { 200: CallScheduleResponseSchema, ...errors, 404: ErrorBodySchema },
@@ -65,6 +68,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/schedule',
     {
       schema: {
+        operationId: 'updateCallSchedule',
         tags: ['calls'],
         summary:
           "Save the call schedule (the daily time also becomes the goal intake's preferred call time); 400 naming the field for a zone that is not an IANA zone, a time off the half hour, an evening time without the evening check-in, or a pause not ending after today and within a year",
@@ -80,6 +84,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/:id',
     {
       schema: {
+        operationId: 'getCall',
         tags: ['calls'],
         summary: "One of the signed-in user's calls with its timeline (events by time); 404 for another user's call or an id that is not a call's",
         params: CallParamsSchema,

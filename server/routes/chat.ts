@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { text } from '#common/text'
@@ -14,12 +13,12 @@ import {
   SaveContentBodySchema,
   SendMessageBodySchema,
   SendMessageResponseSchema,
-  formatSse,
   type ChatStreamEvent,
 } from '#common/chat'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
 import { AppError } from '../lib/app-error'
 import { perUserLimit } from '../lib/route-hooks'
+import { eventStream, EVENT_STREAM } from '../lib/sse'
 
 /** Per signed-in user (the guard runs first), so one busy user never slows another. */
 const limit = perUserLimit
@@ -47,6 +46,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations',
     {
       schema: {
+        operationId: 'listConversations',
         tags: ['conversations'],
         summary: "The user's conversations, newest first; `search` matches titles and message text",
         querystring: ListConversationsQuerySchema,
@@ -61,6 +61,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations',
     {
       schema: {
+        operationId: 'createConversation',
         tags: ['conversations'],
         summary: 'Save a new conversation (title: the given one, else the first 50 characters of the first user message plus "...")',
         body: CreateConversationBodySchema,
@@ -75,6 +76,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id',
     {
       schema: {
+        operationId: 'getConversation',
         tags: ['conversations'],
         summary: 'One conversation with a page of its messages: the newest `limit` (default 50, at most 200), or those just before the message `before`',
         params: ConversationParamsSchema,
@@ -90,6 +92,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id',
     {
       schema: {
+        operationId: 'renameConversation',
         tags: ['conversations'],
         summary: 'Rename a conversation (trimmed, 1 to 200 characters)',
         params: ConversationParamsSchema,
@@ -105,6 +108,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id/content',
     {
       schema: {
+        operationId: 'autosaveConversation',
         tags: ['conversations'],
         summary:
           "Save the user's own messages (the autosave): merged by id, so a repeated or stale save never loses or duplicates one; " +
@@ -122,6 +126,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id',
     {
       schema: {
+        operationId: 'deleteConversation',
         tags: ['conversations'],
         summary: 'Delete a conversation',
         params: ConversationParamsSchema,
@@ -139,6 +144,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/conversations/:id/messages',
     {
       schema: {
+        operationId: 'sendMessage',
         tags: ['conversations'],
         summary: "Send a message: stores it, asks the assistant, stores the reply (the user's message survives a failed reply)",
         description: STREAM_DESCRIPTION,
@@ -158,31 +164,21 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const userId = request.user.id
       const { id } = request.params
-      if (!(request.headers.accept ?? '').includes('text/event-stream')) {
+      if (!(request.headers.accept ?? '').includes(EVENT_STREAM)) {
         return reply.code(201).send(await chat.send(userId, id, request.body))
       }
 
       // Streaming. Refusals before the message is stored (not found, repeated id, full) are
       // ordinary JSON errors; once it is stored the stream starts, and a failed reply is an
       // `error` event. A browser that leaves early does not stop the reply from being stored.
-      const stream = new PassThrough()
-      // A browser that went away destroys the stream; its error is of no further interest.
-      stream.on('error', () => {})
-      const emit = (event: ChatStreamEvent) => {
-        if (!stream.destroyed && !stream.writableEnded) stream.write(formatSse(event.type, event))
-      }
+      const sse = eventStream()
+      const emit = (event: ChatStreamEvent) => sse.event(event.type, event)
       let started = false
       try {
         const result = await chat.send(userId, id, request.body, {
           onStored: (message) => {
             started = true
-            reply
-              .code(200)
-              .type('text/event-stream; charset=utf-8')
-              .header('cache-control', 'no-store')
-              .header('x-accel-buffering', 'no')
-              // A stream is sent as it is, never through the response serializer.
-              .send(stream as never)
+            sse.open(reply)
             emit({ type: 'user', message })
           },
           onDelta: (text) => emit({ type: 'delta', text }),
@@ -197,7 +193,7 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
           error: known ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: ERRORS.INTERNAL.message },
         })
       }
-      if (!stream.destroyed) stream.end()
+      if (!sse.stream.destroyed) sse.stream.end()
       return reply
     },
   )

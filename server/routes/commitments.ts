@@ -20,6 +20,7 @@ const commitmentsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/commitments',
     {
       schema: {
+        operationId: 'listOpenCommitments',
         tags: ['dashboard'],
         summary: "The signed-in user's open commitments (newest first) and the share kept of those settled in the last 30 days",
         response: { 200: CommitmentsResponseSchema, ...errors },
@@ -33,6 +34,7 @@ const commitmentsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/commitments/:id/done',
     {
       schema: {
+        operationId: 'markCommitmentDone',
         tags: ['dashboard'],
         summary:
           "Marks one of the signed-in user's commitments done (kept); again on a kept one changes nothing; 409 for one the call recorded as missed; 404 for another user's or an unknown id",

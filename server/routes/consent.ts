@@ -10,6 +10,7 @@ const consentRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/consent',
     {
       schema: {
+        operationId: 'getConsent',
         tags: ['consent'],
         summary: 'Where calls, texts and report emails stand for the user, and every grant and revocation (newest first: source, exact text, time)',
         response: { 200: ConsentResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
@@ -23,6 +24,7 @@ const consentRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/consent/:channel',
     {
       schema: {
+        operationId: 'setChannelConsent',
         tags: ['consent'],
         summary: 'Turn texts off, or report emails on or off (recorded in the ledger with the request’s IP and user agent); texts come back only by a START text',
         params: ConsentChannelParamsSchema,

@@ -30,6 +30,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/courses',
     {
       schema: {
+        operationId: 'listCourses',
         tags: ['courses'],
         summary: 'The catalogue: active courses by order, each with the signed-in user’s enrollment and progress',
         response: { 200: CatalogueResponseSchema, ...readErrors },
@@ -43,6 +44,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/courses/:courseId',
     {
       schema: {
+        operationId: 'getCourse',
         tags: ['courses'],
         summary: 'One course (by id or slug) with its lessons, questions (never their answers) and the user’s progress',
         params: CourseParamsSchema,
@@ -57,6 +59,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/courses/:courseId/enroll',
     {
       schema: {
+        operationId: 'enrollInCourse',
         tags: ['courses'],
         summary:
           'Enroll: a free course at once; a premium one through an embedded Stripe Checkout Session (the webhook enrolls), or at once in payment testing mode; 403 EMAIL_NOT_CONFIRMED until the email is confirmed',
@@ -72,6 +75,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/lessons/:lessonId/complete',
     {
       schema: {
+        operationId: 'completeLesson',
         tags: ['courses'],
         summary: 'Mark a lesson complete (once; a second time changes nothing) and store the course progress',
         params: LessonParamsSchema,
@@ -86,6 +90,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/lessons/:lessonId/open',
     {
       schema: {
+        operationId: 'recordLessonOpened',
         tags: ['courses'],
         summary: 'Remember the lesson the user opened, so Continue Learning resumes there',
         params: LessonParamsSchema,
@@ -103,6 +108,7 @@ const coursesRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/quizzes/:quizId/answer',
     {
       schema: {
+        operationId: 'answerQuiz',
         tags: ['courses'],
         summary: 'Answer a quiz question: graded on the server, the attempt stored, right or wrong returned',
         params: QuizParamsSchema,

@@ -12,6 +12,7 @@ const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/calls/recent',
     {
       schema: {
+        operationId: 'listRecentCalls',
         tags: ['dashboard'],
         summary: "The signed-in user's last 5 coaching calls, newest first",
         response: { 200: RecentCallsResponseSchema, ...errors },
@@ -25,6 +26,7 @@ const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/dashboard/stats',
     {
       schema: {
+        operationId: 'getDashboardStats',
         tags: ['dashboard'],
         summary: 'Days Active (distinct days in the user\'s time zone with a sign-in, goals save or completed call since sign-up) and the partner program',
         response: { 200: DashboardStatsResponseSchema, ...errors },

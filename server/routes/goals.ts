@@ -15,6 +15,7 @@ const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/goals',
     {
       schema: {
+        operationId: 'getGoals',
         tags: ['goals'],
         summary: "The signed-in user's goal records (the eight life areas, company_industry and specific_goals)",
         response: { 200: GoalsResponseSchema, ...errors },
@@ -28,6 +29,7 @@ const goalsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/goals',
     {
       schema: {
+        operationId: 'saveGoalIntake',
         tags: ['goals'],
         summary:
           'Save the whole goal intake in one transaction: every life area, work & career, specific goals, the call time and timezone on the profile, onboarding completed',

@@ -27,6 +27,7 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/health',
     {
       schema: {
+        operationId: 'getHealth',
         tags: ['operations'],
         summary: 'Liveness and the state of the database and Redis',
         response: { 200: HealthResponseSchema, 503: HealthResponseSchema.extend({ status: z.literal('degraded') }) },

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { PassThrough } from 'node:stream'
+import type { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { formatSse } from '#common/chat'
 import { ErrorBodySchema } from '#common/errors'
 import {
   displayPhoneNumber,
@@ -14,6 +13,7 @@ import {
 } from '#common/opt-in'
 import { text } from '#common/text'
 import { AppError } from '../lib/app-error'
+import { eventStream } from '../lib/sse'
 
 /** A comment line on an open event stream this often, so proxies keep it open. */
 const KEEP_ALIVE_MS = 25_000
@@ -40,6 +40,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/opt-in',
     {
       schema: {
+        operationId: 'getTextOptIn',
         tags: ['opt-in'],
         summary: 'The text opt-in instructions (number, keywords, the consent text) and whether the user opted in',
         response: { 200: OptInStateResponseSchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema },
@@ -64,6 +65,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/opt-in/events',
     {
       schema: {
+        operationId: 'streamTextOptInEvents',
         tags: ['opt-in'],
         summary: `Server-sent events while /opt-in is open: \`ready\` once listening, then \`text-opt-in\` when a START text from the user’s own number reached the inbound webhook. At most ${OPT_IN_STREAMS_PER_USER} open streams per person (429 past them)`,
         response: {
@@ -83,15 +85,11 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!(await optInStreams.take(userId, slot, OPT_IN_STREAMS_PER_USER, STREAM_SLOT_TTL_MS))) {
         throw new AppError('RATE_LIMITED', 'Too many live update streams are open for your account. Close a tab and try again.')
       }
-      const stream = new PassThrough()
-      // A browser that went away destroys the stream; its error is of no further interest.
-      stream.on('error', () => {})
-      const write = (chunk: string) => {
-        if (!stream.destroyed && !stream.writableEnded) stream.write(chunk)
-      }
-      const subscription = texts.watchOptIn(userId, (event) => write(formatSse('text-opt-in', event)))
+      const sse = eventStream()
+      const { stream } = sse
+      const subscription = texts.watchOptIn(userId, (event) => sse.event('text-opt-in', event))
       const keepAlive = setInterval(() => {
-        write(': keep-alive\n\n')
+        sse.write(': keep-alive\n\n')
         optInStreams.renew(userId, slot, STREAM_SLOT_TTL_MS).catch(() => {})
       }, KEEP_ALIVE_MS)
       keepAlive.unref()
@@ -117,14 +115,8 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
         request.log.warn({ err: error }, 'opt-in: could not listen for START texts')
         throw new AppError('SERVICE_UNAVAILABLE', 'Live updates are not available right now.')
       }
-      reply
-        .code(200)
-        .type('text/event-stream; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-accel-buffering', 'no')
-        // A stream is sent as it is, never through the response serializer.
-        .send(stream as never)
-      write(formatSse('ready', {}))
+      sse.open(reply)
+      sse.event('ready', {})
       return reply
     },
   )
@@ -133,6 +125,7 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/opt-in',
     {
       schema: {
+        operationId: 'recordTextOptIn',
         tags: ['opt-in'],
         summary: 'Record the text opt-in: the time and the exact consent text shown',
         body: OptInBodySchema,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { ErrorBodySchema } from '#common/errors'
 import { PlansResponseSchema } from '#common/plans'
 import { PLANS } from '#server/services/billing'
 
@@ -7,9 +8,10 @@ const plansRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/plans',
     {
       schema: {
+        operationId: 'listPlans',
         tags: ['billing'],
         summary: 'The monthly plans (spec 1 §9), and whether choosing one goes to Stripe or testing mode',
-        response: { 200: PlansResponseSchema },
+        response: { 200: PlansResponseSchema, 429: ErrorBodySchema },
       },
       config: { auth: 'none' },
     },

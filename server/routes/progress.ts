@@ -14,6 +14,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/progress',
     {
       schema: {
+        operationId: 'getProgress',
         tags: ['reports'],
         summary:
           "The signed-in user's progress over their last weeks (`weeks`, default 12, at most 52; the weekly report's weeks, the last one running now): calls completed and missed, average mood and commitments kept and missed per week, and how many completed calls discussed each life area. Premium and Elite only: 403 PLAN_UPGRADE_REQUIRED on Basic",

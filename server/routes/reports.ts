@@ -41,6 +41,7 @@ const reportsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/reports',
     {
       schema: {
+        operationId: 'listWeeklyReports',
         tags: ['reports'],
         summary: "The signed-in user's weekly progress reports, newest first (up to 52 weeks): each week's headline figures",
         response: { 200: WeeklyReportsResponseSchema, ...errors },
@@ -54,6 +55,7 @@ const reportsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/reports/unsubscribe',
     {
       schema: {
+        operationId: 'openReportUnsubscribeLink',
         tags: ['reports'],
         summary: "A report email's List-Unsubscribe link opened in a browser: changes nothing, and sends the browser to the app's /unsubscribe page (303), which asks first",
         querystring: UnsubscribeQuerySchema,
@@ -68,6 +70,7 @@ const reportsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/reports/unsubscribe',
     {
       schema: {
+        operationId: 'unsubscribeFromReports',
         tags: ['reports'],
         summary:
           "One-click unsubscribe from the weekly report emails (RFC 8058): the token from the email's List-Unsubscribe URL (?token=, the provider's POST of List-Unsubscribe=One-Click) or the /unsubscribe page's JSON body; no session. Recorded in the consent ledger (report_emails revoked, source email_unsubscribe); 400 INVALID_TOKEN naming `token` for a token that is not one",
@@ -91,6 +94,7 @@ const reportsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/reports/:week',
     {
       schema: {
+        operationId: 'getWeeklyReport',
         tags: ['reports'],
         summary: "One of the signed-in user's weekly reports, by the date of the Sunday its week ends on; 404 for a week they have no report of",
         params: WeeklyReportParamsSchema,

@@ -8,6 +8,7 @@ const voiceConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/voice/config',
     {
       schema: {
+        operationId: 'getVoiceConfig',
         tags: ['voice'],
         summary: 'Whether voice is configured, and the assistant id (the API key stays on the server)',
         response: { 200: VoiceConfigResponseSchema, 401: ErrorBodySchema },

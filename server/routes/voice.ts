@@ -91,6 +91,7 @@ const voiceRoutes: FastifyPluginAsyncZod = async (app) => {
     method: 'GET',
     url: VOICE_PATH,
     schema: {
+      operationId: 'openVoiceGateway',
       tags: ['voice'],
       summary: 'The realtime voice gateway (WebSocket): talk to the coach; the Vapi key and URLs never leave the server',
       description: DESCRIPTION,

@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
-import { SMS_STATUS_PATH, STATUS_TEXT_PARAM, type InboundParams, type SignedWebhook } from '#server/services/texts'
+import { headerKey, SMS_STATUS_PATH, SMS_WEBHOOK_PATH, TWILIO_SIGNATURE_HEADER } from '#common/webhooks'
+import { STATUS_TEXT_PARAM, type InboundParams, type SignedWebhook } from '#server/services/texts'
 
 /** Twilio's inbound message: a few form fields (Twilio adds more without notice; all of them are signed). */
 const BODY_LIMIT = 64 * 1024
@@ -17,7 +18,7 @@ const escapeXml = (value: string) => value.replace(/[<>&"']/g, (c) => ({ '<': '&
 
 /** What both of Twilio's webhooks send: the signature header and the signed form fields. */
 const signedForm = {
-  headers: z.object({ 'x-twilio-signature': text().optional() }),
+  headers: z.object({ [headerKey(TWILIO_SIGNATURE_HEADER)]: text().optional() }),
   body: z.record(text(), z.union([text(), z.array(text())])).optional(),
 }
 const refusals = { 400: ErrorBodySchema, 403: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema }
@@ -41,7 +42,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   const appUrl = app.config.appUrl.replace(/\/$/, '')
   await app.register(formbody, { bodyLimit: BODY_LIMIT })
   const signed = (request: FastifyRequest): SignedWebhook => ({
-    signature: request.headers['x-twilio-signature'] as string | undefined,
+    signature: request.headers[headerKey(TWILIO_SIGNATURE_HEADER)] as string | undefined,
     url: appUrl + request.url,
     params: (request.body ?? {}) as InboundParams,
   })
@@ -56,9 +57,10 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   }
 
   app.post(
-    '/api/webhooks/sms',
+    SMS_WEBHOOK_PATH,
     {
       schema: {
+        operationId: 'receiveInboundText',
         tags: ['webhooks'],
         summary:
           'Inbound texts from Twilio (form-encoded), verified with X-Twilio-Signature; each MessageSid processed once; STOP-family keywords revoke texts and calls, START-family ones grant texts, HELP/INFO answered; the answer is TwiML',
@@ -78,6 +80,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     SMS_STATUS_PATH,
     {
       schema: {
+        operationId: 'receiveTextStatus',
         tags: ['webhooks'],
         summary:
           "Twilio's status callbacks for the texts we send (form-encoded), verified with X-Twilio-Signature: each text's final status once (delivered, undelivered, failed); 21610 revokes texts, a number that cannot take texts gets none again",

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { text } from '#common/text'
 import { ErrorBodySchema } from '#common/errors'
+import { headerKey, STRIPE_SIGNATURE_HEADER, STRIPE_WEBHOOK_PATH } from '#common/webhooks'
 import { AppError } from '../lib/app-error'
 
 const WebhookResponseSchema = z.object({ received: z.literal(true), duplicate: z.boolean() })
@@ -20,12 +21,13 @@ const stripeWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   })
 
   app.post(
-    '/api/webhooks/stripe',
+    STRIPE_WEBHOOK_PATH,
     {
       schema: {
+        operationId: 'receiveStripeEvent',
         tags: ['webhooks'],
         summary: 'Stripe events, verified with the Stripe-Signature header; each event id is processed once',
-        headers: z.object({ 'stripe-signature': text().optional() }),
+        headers: z.object({ [headerKey(STRIPE_SIGNATURE_HEADER)]: text().optional() }),
         response: { 200: WebhookResponseSchema, 400: ErrorBodySchema, 404: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema },
       },
       bodyLimit: 1024 * 1024,
@@ -34,7 +36,7 @@ const stripeWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const body = request.body
       if (!Buffer.isBuffer(body)) throw new AppError('INVALID_SIGNATURE', 'The request body must be the raw JSON Stripe sent.')
-      const { event, outcome } = await billing.handleStripeWebhook(body, request.headers['stripe-signature'])
+      const { event, outcome } = await billing.handleStripeWebhook(body, request.headers[headerKey(STRIPE_SIGNATURE_HEADER)])
       request.log.info({ event: event.id, type: event.type, outcome }, 'stripe event')
       return { received: true as const, duplicate: outcome === 'duplicate' }
     },

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
+import { headerKey, VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER, VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import { AppError } from '../lib/app-error'
 
 const WebhookResponseSchema = z.object({ received: z.literal(true), duplicate: z.boolean() })
@@ -40,12 +41,17 @@ const vapiWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
   })
 
   app.post(
-    '/api/webhooks/vapi',
+    VAPI_WEBHOOK_PATH,
     {
       schema: {
+        operationId: 'receiveVapiMessage',
         tags: ['webhooks'],
         summary: 'Vapi server messages (status updates, end-of-call reports, final transcript lines), authenticated with X-Vapi-Secret or an HMAC; each (call, type, status) is applied once, each transcript line relayed live once',
-        headers: z.object({ 'x-vapi-secret': text().optional(), 'x-signature': text().optional(), 'x-timestamp': text().optional() }),
+        headers: z.object({
+          [headerKey(VAPI_SECRET_HEADER)]: text().optional(),
+          [VAPI_SIGNATURE_HEADER]: text().optional(),
+          [VAPI_TIMESTAMP_HEADER]: text().optional(),
+        }),
         response: { 200: WebhookResponseSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 413: ErrorBodySchema, 415: ErrorBodySchema, 429: ErrorBodySchema },
       },
       bodyLimit: BODY_LIMIT,

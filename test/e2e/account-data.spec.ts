@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Page } from '@playwright/test'
+import { STRIPE_WEBHOOK_PATH } from '#common/webhooks'
 import { createStripeClient } from '#server/integrations/stripe'
 import { setupStripe } from '../../scripts/stripe-setup'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
@@ -85,7 +86,7 @@ test.describe('delete my account (Stripe mode)', () => {
     await setupStripe(createStripeClient({ secretKey: fake.secretKey, apiUrl: fake.url }))
     server = await startAppServer(stripeEnv(fake))
     base = server.baseUrl
-    fake.setWebhookUrl(`${base}/api/webhooks/stripe`)
+    fake.setWebhookUrl(`${base}${STRIPE_WEBHOOK_PATH}`)
   })
   test.afterAll(async () => {
     await server?.stop()

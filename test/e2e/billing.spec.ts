@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
+import { STRIPE_WEBHOOK_PATH } from '#common/webhooks'
 import { createStripeClient } from '#server/integrations/stripe'
 import { priceLookupKey } from '#server/services/billing'
 import { setupStripe } from '../../scripts/stripe-setup'
@@ -218,7 +219,7 @@ test.describe('payment in Stripe mode', () => {
     await setupStripe(createStripeClient({ secretKey: fake.secretKey, apiUrl: fake.url }))
     server = await startStripeServer(fake)
     base = server.baseUrl
-    fake.setWebhookUrl(`${base}/api/webhooks/stripe`)
+    fake.setWebhookUrl(`${base}${STRIPE_WEBHOOK_PATH}`)
 
     // The account every test here signs in with: signed up and confirmed through the API.
     const api = await playwright.request.newContext({ baseURL: base, extraHTTPHeaders: { origin: base, 'x-forwarded-for': '10.250.0.1' } })

@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
+import { STRIPE_WEBHOOK_PATH } from '#common/webhooks'
 import { startFakeStripe, stripeEnv, type FakeStripe } from '../fakes/stripe'
 import { startAppServer, type AppServer } from './support/app-server'
 import { expect, test, uniqueEmail } from './support/fixtures'
@@ -241,7 +242,7 @@ test.describe('premium course in Stripe mode', () => {
     test.setTimeout(90_000)
     fake = await startFakeStripe()
     server = await startStripeServer(fake)
-    fake.setWebhookUrl(`${server.baseUrl}/api/webhooks/stripe`)
+    fake.setWebhookUrl(`${server.baseUrl}${STRIPE_WEBHOOK_PATH}`)
   })
   test.afterAll(async () => {
     await server?.stop()

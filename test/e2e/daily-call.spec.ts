@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Page } from '@playwright/test'
+import { VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import { startClockedAppServer, type ClockedAppServer } from './support/clocked-app'
 import { expect, test } from './support/fixtures'
 import { waitForLoggedCode } from './support/server-log'
@@ -131,7 +132,7 @@ test.describe('the daily coaching call', () => {
         localDate: '2026-06-15',
         timezone: 'America/New_York',
       },
-      server: { url: `${base}/api/webhooks/vapi` },
+      server: { url: `${base}${VAPI_WEBHOOK_PATH}` },
     })
 
     // The member answers, talks with the coach and hangs up; the report follows.

@@ -1,3 +1,4 @@
+import { SMS_WEBHOOK_PATH } from '#common/webhooks'
 import { FakeTwilio } from '../fakes/twilio'
 import { startAppServer, type AppServer } from './support/app-server'
 import { seriousA11yViolations } from './support/a11y'
@@ -20,7 +21,7 @@ test.describe('texts', () => {
     test.setTimeout(90_000)
     fake = await FakeTwilio.start({ numbers: [SMS_NUMBER] })
     server = await startAppServer(fake.env(SMS_NUMBER))
-    fake.webhookUrl = `${server.baseUrl}/api/webhooks/sms`
+    fake.webhookUrl = `${server.baseUrl}${SMS_WEBHOOK_PATH}`
   })
 
   test.afterAll(async () => {

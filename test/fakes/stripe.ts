@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import Stripe from 'stripe'
+import { headerKey, STRIPE_SIGNATURE_HEADER } from '#common/webhooks'
 
 export const FAKE_SECRET_KEY = 'sk_test_fake_momentum'
 export const FAKE_PUBLISHABLE_KEY = 'pk_test_fake_momentum'
@@ -851,7 +852,7 @@ export async function startFakeStripe(options: FakeStripeOptions = {}) {
       secret: options.secret ?? webhookSecret,
       ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }),
     })
-    return { payload, headers: { 'content-type': 'application/json', 'stripe-signature': header } }
+    return { payload, headers: { 'content-type': 'application/json', [headerKey(STRIPE_SIGNATURE_HEADER)]: header } }
   }
 
   return {

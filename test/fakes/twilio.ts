@@ -32,6 +32,7 @@ import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyReply } from 'fastify'
 import twilio from 'twilio'
 import { Agent, request } from 'undici'
+import { headerKey, TWILIO_SIGNATURE_HEADER } from '#common/webhooks'
 
 export const FAKE_TWILIO_ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`
 export const FAKE_TWILIO_AUTH_TOKEN = 'fa4e70ce11d0a7e5f0cadd1e5e1f0b0e'
@@ -298,7 +299,7 @@ export class FakeTwilio {
       'user-agent': 'TwilioProxy/1.1',
       'i-twilio-idempotency-token': randomBytes(16).toString('hex'),
     }
-    if (signature !== null) headers['x-twilio-signature'] = signature
+    if (signature !== null) headers[headerKey(TWILIO_SIGNATURE_HEADER)] = signature
     const response = await request(url, { method: 'POST', headers, body: new URLSearchParams(params).toString(), dispatcher: this.#agent })
     const body = await response.body.text()
     const ok = response.statusCode >= 200 && response.statusCode < 300
@@ -334,7 +335,7 @@ export class FakeTwilio {
     }
     const signature = options.signature === undefined ? this.sign(message.statusCallback, params) : options.signature
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'TwilioProxy/1.1' }
-    if (signature !== null) headers['x-twilio-signature'] = signature
+    if (signature !== null) headers[headerKey(TWILIO_SIGNATURE_HEADER)] = signature
     const response = await request(message.statusCallback, { method: 'POST', headers, body: new URLSearchParams(params).toString(), dispatcher: this.#agent })
     return { status: response.statusCode, body: await response.body.text() }
   }

@@ -21,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER } from '#common/webhooks'
 import type { WebhookAuth } from './vapi-webhooks'
 
 type Resource = Record<string, unknown> & { id: string; createdAt: string; updatedAt: string }
@@ -422,8 +423,8 @@ export function webhookAuthOf(credential: Record<string, unknown> | undefined): 
       mode: 'hmac',
       secretKey: plan.secretKey,
       algorithm: (plan.algorithm as 'sha256' | 'sha512' | 'sha1' | undefined) ?? 'sha256',
-      signatureHeader: typeof plan.signatureHeader === 'string' ? plan.signatureHeader : 'x-signature',
-      timestampHeader: typeof plan.timestampHeader === 'string' ? plan.timestampHeader : 'x-timestamp',
+      signatureHeader: typeof plan.signatureHeader === 'string' ? plan.signatureHeader : VAPI_SIGNATURE_HEADER,
+      timestampHeader: typeof plan.timestampHeader === 'string' ? plan.timestampHeader : VAPI_TIMESTAMP_HEADER,
       includeTimestamp: plan.includeTimestamp !== false,
       signatureEncoding: plan.signatureEncoding === 'base64' ? 'base64' : 'hex',
       ...(typeof plan.signaturePrefix === 'string' ? { signaturePrefix: plan.signaturePrefix } : {}),

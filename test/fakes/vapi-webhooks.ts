@@ -6,6 +6,7 @@
  * following the call's `server.backoffPlan`. Every attempt is recorded with its outcome.
  */
 import { createHmac } from 'node:crypto'
+import { VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER } from '#common/webhooks'
 import { sleep } from './vapi-shared'
 
 /** How deliveries authenticate (brief §4). */
@@ -123,7 +124,7 @@ export function authHeaders(auth: WebhookAuth, body: string, nowMs: number): Rec
     case 'none':
       return {}
     case 'secret':
-      return { [auth.headerName ?? 'X-Vapi-Secret']: auth.secret }
+      return { [auth.headerName ?? VAPI_SECRET_HEADER]: auth.secret }
     case 'bearer':
       return { [auth.headerName ?? 'Authorization']: auth.bearerPrefixEnabled === false ? auth.token : `Bearer ${auth.token}` }
     case 'hmac': {
@@ -133,8 +134,8 @@ export function authHeaders(auth: WebhookAuth, body: string, nowMs: number): Rec
       const signature = createHmac(auth.algorithm ?? 'sha256', auth.secretKey)
         .update(payload)
         .digest(auth.signatureEncoding ?? 'hex')
-      const headers: Record<string, string> = { [auth.signatureHeader ?? 'x-signature']: `${auth.signaturePrefix ?? ''}${signature}` }
-      if (includeTimestamp) headers[auth.timestampHeader ?? 'x-timestamp'] = timestamp
+      const headers: Record<string, string> = { [auth.signatureHeader ?? VAPI_SIGNATURE_HEADER]: `${auth.signaturePrefix ?? ''}${signature}` }
+      if (includeTimestamp) headers[auth.timestampHeader ?? VAPI_TIMESTAMP_HEADER] = timestamp
       return headers
     }
   }

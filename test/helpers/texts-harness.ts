@@ -2,6 +2,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import type { PlanId } from '#common/plans'
+import { SMS_WEBHOOK_PATH } from '#common/webhooks'
 import { consentEvents, profiles, vapiWebhookEvents } from '#server/db/schema'
 import { activateTestingPlan } from '#server/services/billing'
 import { FakeTwilio } from '../fakes/twilio'
@@ -40,7 +41,7 @@ export async function startTextsHarness(database: TestDatabase, options: { start
   const vapi = await FakeVapi.start({ clock })
   await createWebhookCredential(vapi, VAPI_SECRET)
   const appUrl = `http://127.0.0.1:${options.port}`
-  const twilio = await FakeTwilio.start({ clock, numbers: [SMS_NUMBER], webhookUrl: `${appUrl}/api/webhooks/sms` })
+  const twilio = await FakeTwilio.start({ clock, numbers: [SMS_NUMBER], webhookUrl: `${appUrl}${SMS_WEBHOOK_PATH}` })
   const app: FastifyInstance = await buildTestApp({
     database,
     clock,

@@ -7,7 +7,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db'
 /**
  * The OpenAPI document is part of the external contract: a change to it must be deliberate. When
  * an issue changes the API, update test/fixtures/openapi.json in the same change (it is the
- * document GET /api/openapi.json serves, as JSON).
+ * document GET /api/openapi.json serves, as JSON). `npm run lint` lints that fixture with Redocly
+ * (`lint:api`, redocly.yaml), so what this test holds equal to it is the linted document.
  */
 let database: TestDatabase
 let app: FastifyInstance

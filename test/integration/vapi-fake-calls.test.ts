@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { Vapi, VapiClient, VapiError } from '@vapi-ai/server-sdk'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { isUuid } from '#common/uuid'
 import { FakeVapi, type FakeCall } from '../fakes/vapi'
 import { fakeClock } from '../helpers/clock'
 import { createWebhookCredential } from '../helpers/vapi-credential'
@@ -120,7 +121,7 @@ describe('POST /call', () => {
     const { data, rawResponse } = await client.calls.create(body).withRawResponse()
     const call = data as Vapi.Call & { subscriptionLimits: unknown }
     expect(rawResponse.status).toBe(201)
-    expect(call.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(isUuid(call.id)).toBe(true)
     expect(call).toMatchObject({
       orgId: expect.any(String),
       type: 'outboundPhoneCall',

@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type Stripe from 'stripe'
+import { isUuid } from '#common/uuid'
 import type { Db, DbExecutor } from '#server/db/client'
 import { subscribers, users } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
@@ -34,8 +35,6 @@ export function assertEmailConfirmed(user: CheckoutUser): void {
   if (!user.emailConfirmed) throw new AppError('EMAIL_NOT_CONFIRMED')
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** How long a looked-up price or portal configuration is reused. */
 export const STRIPE_LOOKUP_CACHE_MS = 10 * 60_000
 
@@ -44,7 +43,7 @@ export const idOf = (value: string | { id: string } | null | undefined): string 
 
 /** The id, when it names one of our users. */
 export async function userExists(tx: DbExecutor, userId: string | null | undefined): Promise<string | null> {
-  if (!userId || !UUID.test(userId)) return null
+  if (!userId || !isUuid(userId)) return null
   const [row] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).limit(1)
   return row?.id ?? null
 }

@@ -16,6 +16,8 @@ import { z } from 'zod'
 import { OPEN_COMMITMENTS_IN_CALL } from '#common/commitments'
 import { LIFE_AREAS, type LifeArea } from '#common/domain'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
+import { storableText } from '#common/text'
+import { VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER } from '#common/webhooks'
 import type { ReviewedCommitment } from '#server/services/commitments'
 
 /** The assistant's name in Vapi: setup finds it by this name (Vapi allows 40 characters). */
@@ -76,12 +78,6 @@ export const DEFAULT_MAX_DURATION_SECONDS = 600
 /** How long Vapi waits for our webhook to answer (its default; we answer in milliseconds). */
 export const WEBHOOK_TIMEOUT_SECONDS = 20
 
-/** The webhook's path on APP_URL. */
-export const VAPI_WEBHOOK_PATH = '/api/webhooks/vapi'
-
-/** The header Vapi sends VAPI_WEBHOOK_SECRET in (VAPI_WEBHOOK_AUTH=secret). */
-export const WEBHOOK_SECRET_HEADER = 'X-Vapi-Secret'
-
 /**
  * The HMAC scheme (VAPI_WEBHOOK_AUTH=hmac): Vapi's credential defaults, spelled out so a change on
  * their side cannot silently change what the webhook verifies: hex(HMAC-SHA256(secret,
@@ -89,8 +85,8 @@ export const WEBHOOK_SECRET_HEADER = 'X-Vapi-Secret'
  */
 export const WEBHOOK_HMAC = {
   algorithm: 'sha256',
-  signatureHeader: 'x-signature',
-  timestampHeader: 'x-timestamp',
+  signatureHeader: VAPI_SIGNATURE_HEADER,
+  timestampHeader: VAPI_TIMESTAMP_HEADER,
   includeTimestamp: true,
   payloadFormat: '{timestamp}.{body}',
   signatureEncoding: 'hex',
@@ -115,7 +111,7 @@ export function credentialName(auth: WebhookAuthMode, secret: string): string {
 /** What Vapi should send with each webhook, for the mode the server verifies. */
 export function authenticationPlan(auth: WebhookAuthMode, secret: string): Vapi.CreateWebhookCredentialDtoAuthenticationPlan {
   if (auth === 'hmac') return { type: 'hmac', secretKey: secret, ...WEBHOOK_HMAC }
-  return { type: 'bearer', token: secret, headerName: WEBHOOK_SECRET_HEADER, bearerPrefixEnabled: false }
+  return { type: 'bearer', token: secret, headerName: VAPI_SECRET_HEADER, bearerPrefixEnabled: false }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,13 +267,9 @@ export const CALL_REPORT_SCHEMA = {
 /** Limits on what is kept from a report (a model may ramble; the database keeps it all). */
 export const CALL_REPORT_LIMITS = { summaryChars: 4000, commitments: 10, commitmentChars: 300 } as const
 
-/** NUL, which PostgreSQL text refuses, and lone surrogates, which jsonb refuses. */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what is removed
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-
 function cleanText(value: unknown, maxChars: number): string | null {
   if (typeof value !== 'string') return null
-  const cleaned = value.replace(UNSTORABLE, '').replace(/\s+/g, ' ').trim()
+  const cleaned = storableText(value).replace(/\s+/g, ' ').trim()
   if (!cleaned) return null
   return cleaned.length > maxChars ? `${cleaned.slice(0, maxChars - 1).trimEnd()}…` : cleaned
 }

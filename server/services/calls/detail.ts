@@ -4,17 +4,16 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { CallDetailResponse } from '#common/calls'
+import { isUuid } from '#common/uuid'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, profiles } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const callNotFound = () => new AppError('NOT_FOUND', 'This call could not be found.')
 
 /** The user's call `callId` with its timeline; 404 for another user's call or an id that is not one. */
 export async function callDetail(db: DbExecutor, userId: string, callId: string): Promise<CallDetailResponse> {
-  if (!UUID.test(callId)) throw callNotFound()
+  if (!isUuid(callId)) throw callNotFound()
   const [rows, events] = await Promise.all([
     db
       .select({

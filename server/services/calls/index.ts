@@ -6,6 +6,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { UpdateCallSchedule } from '#common/calls'
 import type { Logger } from 'pino'
+import { VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import type { Db, DbExecutor } from '#server/db/client'
 import { isFinalCallStatus, type FinalCallStatus } from '#common/domain'
 import { coachingCalls, type CoachingCall, type User } from '#server/db/schema'
@@ -61,10 +62,8 @@ export {
   credentialName,
   DEFAULT_MAX_DURATION_SECONDS,
   findCallReport,
-  VAPI_WEBHOOK_PATH,
   WEB_CALL_FIRST_MESSAGE,
   WEBHOOK_HMAC,
-  WEBHOOK_SECRET_HEADER,
   WEBHOOK_TIMEOUT_SECONDS,
   type CallKindLabel,
   type CallReport,
@@ -249,7 +248,7 @@ export function createCalls(deps: CallsDeps) {
     diagnostics: (userId: string) =>
       callsDiagnostics(db, userId, clock.now(), {
         configured: dialler !== undefined && deps.webhookAuth !== undefined,
-        webhookUrl: `${deps.appUrl.replace(/\/$/, '')}/api/webhooks/vapi`,
+        webhookUrl: `${deps.appUrl.replace(/\/$/, '')}${VAPI_WEBHOOK_PATH}`,
         webhookAuth: deps.webhookAuth?.mode ?? null,
       }),
 

@@ -8,6 +8,8 @@
 import { and, desc, eq, gt, inArray, ne, or } from 'drizzle-orm'
 import { STORED_MESSAGE_MAX } from '#common/chat'
 import { isFinalCallStatus, type CallStatus } from '#common/domain'
+import { storableText, truncateText } from '#common/text'
+import { isUuid } from '#common/uuid'
 import type { LiveCallStatus } from '#common/voice'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCalls, type CoachingCall } from '#server/db/schema'
@@ -16,8 +18,6 @@ import { AppError } from '#server/lib/app-error'
 import type { LiveEvent } from '#server/services/live'
 import { addCallEvent } from './record'
 import type { VapiMessage } from './webhooks'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Statuses of a phone call that is live (dialled: Vapi has it). A claim still 'dialling' is not. */
 const LIVE: readonly CallStatus[] = ['queued', 'ringing', 'in_progress']
@@ -48,10 +48,6 @@ export function phoneCallEvent(call: Pick<CoachingCall, 'id' | 'slot' | 'complet
   return { type: 'phone-call', callId: call.id, status, endedReason: status === 'ended' ? (call.endedReason ?? null) : null }
 }
 
-/** NUL and lone surrogates: never valid in the protocol's text. */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what is removed
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-
 /** A final transcript line of a webhook message: who said what, and the key that makes it once. */
 export type TranscriptLine = { vapiCallId: string; ourCallId: string | null; role: 'user' | 'assistant'; text: string; key: string | null }
 
@@ -67,12 +63,11 @@ export function transcriptLineOf(message: VapiMessage): TranscriptLine | null {
   if (typeof vapiCallId !== 'string' || vapiCallId === '') return null
   const role = message.role === 'user' || message.role === 'assistant' ? message.role : null
   if (!role || typeof message.transcript !== 'string') return null
-  let text = message.transcript.replace(UNSTORABLE, '').trim()
-  if (text.length > STORED_MESSAGE_MAX) text = text.slice(0, /[\uD800-\uDBFF]/.test(text.charAt(STORED_MESSAGE_MAX - 1)) ? STORED_MESSAGE_MAX - 1 : STORED_MESSAGE_MAX)
+  const text = truncateText(storableText(message.transcript).trim(), STORED_MESSAGE_MAX)
   if (text === '') return null
   const instant = typeof message.timestamp === 'number' || typeof message.timestamp === 'string' ? message.timestamp : typeof message.secondsFromStart === 'number' ? `s${message.secondsFromStart}` : null
   const metadata = { ...obj(message.call?.metadata), ...obj(obj(message.call?.assistantOverrides).metadata) }
-  const ourCallId = typeof metadata.callId === 'string' && UUID.test(metadata.callId) ? metadata.callId : null
+  const ourCallId = typeof metadata.callId === 'string' && isUuid(metadata.callId) ? metadata.callId : null
   return { vapiCallId, ourCallId, role, text, key: instant === null ? null : `${vapiCallId}:${role}:${String(instant)}` }
 }
 
@@ -120,7 +115,7 @@ export async function liveCallsOf(db: DbExecutor, userId: string, now: Date): Pr
  */
 export async function endLiveCall(db: DbExecutor, vapi: VapiCallsClient | undefined, userId: string, callId: string, now: Date): Promise<void> {
   const notFound = () => new AppError('NOT_FOUND', 'This call could not be found.')
-  if (!UUID.test(callId)) throw notFound()
+  if (!isUuid(callId)) throw notFound()
   const [call] = await db
     .select({ id: coachingCalls.id, userId: coachingCalls.userId, slot: coachingCalls.slot, completionStatus: coachingCalls.completionStatus, vapiCallId: coachingCalls.vapiCallId })
     .from(coachingCalls)

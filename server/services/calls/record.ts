@@ -7,6 +7,7 @@
  */
 import { eq, or } from 'drizzle-orm'
 import { CALL_STATUSES, isFinalCallStatus, type CallStatus, type FinalCallStatus, type LifeArea } from '#common/domain'
+import { isUuid } from '#common/uuid'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, type CoachingCall } from '#server/db/schema'
 import { applyReportCommitments, type ReviewedCommitment } from '#server/services/commitments'
@@ -113,8 +114,6 @@ export type Applied = {
   retry: RetryPlan | null
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const EVENT_OF: Partial<Record<CallStatus, string>> = { scheduled: 'scheduled', queued: 'queued', ringing: 'ringing', in_progress: 'answered' }
 
 /** The status an observation points to (a final one from the ended reason), or null. */
@@ -159,7 +158,7 @@ export type ApplyDeps = {
 
 /** Applies one observation to its call, in the caller's transaction. */
 export async function applyObservation(tx: DbExecutor, observation: CallObservation, deps: ApplyDeps): Promise<Applied> {
-  const byOurId = observation.callId && UUID.test(observation.callId) ? eq(coachingCalls.id, observation.callId) : undefined
+  const byOurId = observation.callId && isUuid(observation.callId) ? eq(coachingCalls.id, observation.callId) : undefined
   const [call] = await tx
     .select()
     .from(coachingCalls)

@@ -8,9 +8,10 @@
  * credential, as setup wrote it) serves the call.
  */
 import type { Logger } from 'pino'
+import { VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import type { DialRequest, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
-import { credentialName, VAPI_WEBHOOK_PATH } from './assistant'
+import { credentialName } from './assistant'
 import type { WebhookAuth } from './webhooks'
 
 /** A call's webhook server: our URL and the credential; undefined, the saved assistant's. */

@@ -9,6 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm'
+import { headerKey, VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER } from '#common/webhooks'
 import type { DbExecutor } from '#server/db/client'
 import type { VapiCallRecord } from '#server/integrations/vapi-calls'
 import { vapiWebhookEvents } from '#server/db/schema'
@@ -44,7 +45,7 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
 export function verifyVapiWebhookHeaders(auth: WebhookAuth | undefined, headers: Record<string, string | string[] | undefined>): boolean | null {
   if (!auth?.secret) return false
   if (auth.mode === 'hmac') return null
-  const given = header(headers, 'x-vapi-secret')
+  const given = header(headers, headerKey(VAPI_SECRET_HEADER))
   return typeof given === 'string' && safeEqual(given, auth.secret)
 }
 
@@ -52,8 +53,8 @@ export function verifyVapiWebhookHeaders(auth: WebhookAuth | undefined, headers:
 export function verifyVapiWebhook(auth: WebhookAuth | undefined, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, now: Date): boolean {
   const byHeaders = verifyVapiWebhookHeaders(auth, headers)
   if (byHeaders !== null || !auth) return byHeaders === true
-  const signature = header(headers, 'x-signature')
-  const timestamp = header(headers, 'x-timestamp')
+  const signature = header(headers, VAPI_SIGNATURE_HEADER)
+  const timestamp = header(headers, VAPI_TIMESTAMP_HEADER)
   if (!signature || !timestamp || !/^\d{1,16}$/.test(timestamp)) return false
   const value = Number(timestamp)
   const ms = value < 1e12 ? value * 1000 : value

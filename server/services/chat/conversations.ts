@@ -21,6 +21,7 @@ import {
   type SavedMessage,
   type SendMessageResponse,
 } from '#common/chat'
+import { truncateText } from '#common/text'
 import type { Db, DbExecutor } from '#server/db/client'
 import { conversations } from '#server/db/schema'
 import { AppError, notFound } from '#server/lib/app-error'
@@ -350,9 +351,7 @@ export async function appendAssistantReply(
 function storableReply(text: string): string {
   const trimmed = text.trim()
   if (trimmed === '') throw new AppError('ASSISTANT_UNAVAILABLE')
-  if (trimmed.length <= STORED_MESSAGE_MAX) return trimmed
-  const cut = /[\uD800-\uDBFF]/.test(trimmed.charAt(STORED_MESSAGE_MAX - 1)) ? STORED_MESSAGE_MAX - 1 : STORED_MESSAGE_MAX
-  return trimmed.slice(0, cut).trimEnd()
+  return truncateText(trimmed, STORED_MESSAGE_MAX).trimEnd()
 }
 
 export type SendEvents = {

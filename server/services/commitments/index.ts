@@ -6,6 +6,7 @@
  */
 import { and, eq } from 'drizzle-orm'
 import type { CommitmentsResponse, MarkCommitmentDoneResponse } from '#common/commitments'
+import { isUuid } from '#common/uuid'
 import type { Db } from '#server/db/client'
 import { commitments } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
@@ -25,8 +26,6 @@ export {
   type ReviewedCommitment,
 } from './commitments'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const notFound = () => new AppError('NOT_FOUND', 'This commitment could not be found.')
 
 export type Commitments = ReturnType<typeof createCommitments>
@@ -45,7 +44,7 @@ export function createCommitments(deps: { db: Db; clock: Clock }) {
      * again changes nothing; a missed one stays missed (409); anyone else's is a 404.
      */
     async markDone(userId: string, commitmentId: string): Promise<MarkCommitmentDoneResponse> {
-      if (!UUID.test(commitmentId)) throw notFound()
+      if (!isUuid(commitmentId)) throw notFound()
       const now = clock.now()
       const [updated] = await db
         .update(commitments)

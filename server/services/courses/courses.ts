@@ -8,7 +8,6 @@ import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm'
 import {
   progressPercentage,
   parseQuizOptions,
-  UUID_PATTERN,
   type CourseDetailResponse,
   type CourseSummary,
   type Enrollment,
@@ -17,6 +16,7 @@ import {
   type QuizQuestion,
 } from '#common/courses'
 import type { Logger } from 'pino'
+import { isUuid } from '#common/uuid'
 import type { Db, DbExecutor } from '#server/db/client'
 import { courseEnrollments, courses, lessonProgress, lessons, quizAttempts, quizzes, type Course } from '#server/db/schema'
 import { AppError, forbidden, notFound } from '#server/lib/app-error'
@@ -41,7 +41,7 @@ export function toEnrollment(row: EnrollmentRow): Enrollment {
 
 /** A course by its id (a UUID) or its slug; null when there is none. */
 export async function findCourse(db: DbExecutor, ref: string): Promise<Course | null> {
-  const where = UUID_PATTERN.test(ref) ? eq(courses.id, ref.toLowerCase()) : eq(courses.slug, ref)
+  const where = isUuid(ref) ? eq(courses.id, ref.toLowerCase()) : eq(courses.slug, ref)
   const [course] = await db.select().from(courses).where(where).limit(1)
   return course ?? null
 }

@@ -5,6 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm'
 import type { Logger } from 'pino'
+import { isUuid } from '#common/uuid'
 import type { DbExecutor } from '#server/db/client'
 import { courseEnrollments, courses, users, type Course } from '#server/db/schema'
 import { STRIPE_APP_TAG, stripeError } from '#server/integrations/stripe'
@@ -16,8 +17,6 @@ export type EnrollmentRow = typeof courseEnrollments.$inferSelect
 
 /** The `metadata.kind` of a course checkout (on the session and on its payment intent). */
 export const COURSE_CHECKOUT_KIND = 'course'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * Records an enrollment once: a second grant for the same user and course changes nothing and
@@ -57,7 +56,7 @@ export async function grantEnrollment(
  */
 export const completeCoursePurchase: PaymentKind['checkoutCompleted'] = async ({ tx, session, userId, now, log }) => {
   const courseId = session.metadata?.courseId
-  if (!userId || !courseId || !UUID.test(courseId)) {
+  if (!userId || !courseId || !isUuid(courseId)) {
     log.warn({ session: session.id, courseId }, 'paid course checkout without a known user or course: ignored')
     return
   }
@@ -81,7 +80,7 @@ export const completeCoursePurchase: PaymentKind['checkoutCompleted'] = async ({
 export const refundCoursePurchase: NonNullable<PaymentKind['refunded']> = async ({ tx, metadata, charge, log }) => {
   const userId = metadata.userId
   const courseId = metadata.courseId
-  if (!userId || !courseId || !UUID.test(userId) || !UUID.test(courseId)) {
+  if (!userId || !courseId || !isUuid(userId) || !isUuid(courseId)) {
     log.warn({ charge: charge.id }, 'course refund without a user or course: ignored')
     return
   }

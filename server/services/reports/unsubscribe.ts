@@ -6,13 +6,12 @@
  */
 import { eq } from 'drizzle-orm'
 import { ONE_CLICK_CONSENT_TEXT, UNSUBSCRIBE_BUTTON_TEXT, type UnsubscribeResponse } from '#common/reports'
+import { isUuid } from '#common/uuid'
 import { secretMatches } from '#server/auth/tokens'
 import type { Db } from '#server/db/client'
 import { users, weeklyReports } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
 import { getConsentState, recordConsent, type ConsentRequestMeta } from '#server/services/consent'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const invalid = () => new AppError('INVALID_TOKEN', 'This unsubscribe link is not valid.', { field: 'token' })
 
@@ -21,7 +20,7 @@ async function reportOfToken(db: Db, token: string) {
   const dot = token.indexOf('.')
   const id = token.slice(0, dot)
   const secret = token.slice(dot + 1)
-  if (dot < 0 || !UUID.test(id) || !/^[a-z2-7]{16,64}$/.test(secret)) return null
+  if (dot < 0 || !isUuid(id) || !/^[a-z2-7]{16,64}$/.test(secret)) return null
   const [report] = await db
     .select({ id: weeklyReports.id, userId: weeklyReports.userId, weekEnding: weeklyReports.weekEnding, hash: weeklyReports.unsubscribeTokenHash })
     .from(weeklyReports)

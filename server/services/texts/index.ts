@@ -8,6 +8,7 @@ import { Temporal } from 'temporal-polyfill'
 import type { Logger } from 'pino'
 import type { NextCallResponse } from '#common/calls'
 import type { TextOptInEvent } from '#common/texts'
+import { SMS_STATUS_PATH } from '#common/webhooks'
 import type { Db } from '#server/db/client'
 import { profiles } from '#server/db/schema'
 import type { TextSendResult, TextSender } from '#server/integrations/twilio'
@@ -31,8 +32,6 @@ export { DAILY_TEXT_CAP, SEND_LEASE_MS, STATUS_TEXT_PARAM, TEXT_WINDOW, textWind
 export const SEND_TEXT_JOB = 'send-text'
 /** The send-text job id of a text (one run per text while it waits). */
 export const sendTextJobId = (textId: string) => `text-${textId}`
-/** Where Twilio reports what became of each text (its status callback). */
-export const SMS_STATUS_PATH = '/api/webhooks/sms/status'
 /** Texts a release run sends at once. */
 const RELEASE_CONCURRENCY = 10
 

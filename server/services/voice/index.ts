@@ -14,6 +14,7 @@ import type { VapiVoiceClient } from '#server/integrations/vapi-voice'
 import type { Clock, Timers } from '#server/lib/clock'
 import { clientNetwork } from '#server/lib/ip'
 import { sharedSlots, type Slots } from '#server/lib/slots'
+import { throttledWarn } from '#server/lib/throttled-warn'
 import type { SessionsEnded } from '#server/services/accounts'
 import type { LiveBus, LiveSubscription } from '#server/services/live'
 import { emptyMetrics, type CallContext, type VoiceBudget, type VoiceMetrics, type WebCalls } from './call'
@@ -63,12 +64,7 @@ export function createVoice(deps: VoiceDeps) {
   const settings = defaultVoiceSettings()
   const metrics = emptyMetrics()
   const now = () => clock.now().getTime()
-  let warnedAt = 0
-  const redisDown = (error: Error) => {
-    if (now() - warnedAt < 60_000) return
-    warnedAt = now()
-    log.warn({ err: error }, 'voice: Redis is unavailable, one call per user and the sockets per network and per user are counted in memory until it is back')
-  }
+  const redisDown = throttledWarn(log, 'voice: Redis is unavailable, one call per user and the sockets per network and per user are counted in memory until it is back', now)
   const locks: VoiceLocks = deps.redis ? withMemoryFallback(redisLocks(deps.redis, `${deps.redisPrefix}voice:`), memoryLocks(now), redisDown) : memoryLocks(now)
   // A socket holds two slots under one holder id: one of its client network's (an IPv6 client
   // counts as its /64, so the addresses of one home network are one client) and one of its person's

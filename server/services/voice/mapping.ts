@@ -4,6 +4,7 @@
  * fresh values: nothing of Vapi's own (URLs, ids, keys, raw payloads) can reach the browser.
  */
 import { STORED_MESSAGE_MAX } from '#common/chat'
+import { storableText, truncateText } from '#common/text'
 import type { VoiceEndReason, VoiceServerMessage } from '#common/voice'
 
 /** What one Vapi message means for the voice call. */
@@ -39,19 +40,10 @@ export function endReasonOf(endedReason: string | null | undefined): VoiceEndRea
   return 'upstream-error'
 }
 
-/** NUL and lone surrogates (never storable, never valid in our text fields) are removed. */
-// eslint-disable-next-line no-control-regex -- NUL is exactly what is removed
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-
 /** A transcript's text as we keep it: a string, storable, at most STORED_MESSAGE_MAX characters; else null. */
 export function transcriptText(value: unknown): string | null {
   if (typeof value !== 'string') return null
-  let text = value.replace(UNSTORABLE, '')
-  if (text.length > STORED_MESSAGE_MAX) {
-    const cut = /[\uD800-\uDBFF]/.test(text.charAt(STORED_MESSAGE_MAX - 1)) ? STORED_MESSAGE_MAX - 1 : STORED_MESSAGE_MAX
-    text = text.slice(0, cut)
-  }
-  return text
+  return truncateText(storableText(value), STORED_MESSAGE_MAX)
 }
 
 const roleOf = (value: unknown): 'user' | 'assistant' | null => (value === 'user' || value === 'assistant' ? value : null)

@@ -9,6 +9,7 @@ import { Link } from '@tanstack/react-router'
 import { ActivityIcon, LockIcon } from 'lucide-react'
 import { useState, type ReactNode } from 'react'
 import { formatPhone } from '#common/auth-constants'
+import { VAPI_SECRET_HEADER } from '#common/webhooks'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { Badge } from '#web/components/ui/badge'
 import { Button } from '#web/components/ui/button'
@@ -159,7 +160,7 @@ function DailyCallsCard() {
             <dt className="font-medium">Webhook URL</dt>
             <dd className="break-all font-mono">{diagnostics.data.webhookUrl}</dd>
             <dt className="font-medium">Webhook authentication</dt>
-            <dd>{diagnostics.data.webhookAuth === 'hmac' ? 'HMAC signature' : diagnostics.data.webhookAuth === 'secret' ? 'X-Vapi-Secret header' : 'Not set'}</dd>
+            <dd>{diagnostics.data.webhookAuth === 'hmac' ? 'HMAC signature' : diagnostics.data.webhookAuth === 'secret' ? `${VAPI_SECRET_HEADER} header` : 'Not set'}</dd>
             <dt className="font-medium">Problems (24 hours)</dt>
             <dd>
               {diagnostics.data.problems.length === 0 ? (
