@@ -15,9 +15,10 @@
  * VAPI_WEBHOOK_AUTH, APP_URL (and VAPI_API_URL, for a Vapi-compatible test server).
  */
 import { pathToFileURL } from 'node:url'
-import { VapiClient, VapiError, type Vapi } from '@vapi-ai/server-sdk'
+import { VapiError, type Vapi, type VapiClient } from '@vapi-ai/server-sdk'
 import { VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER, VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import { EnvSchema } from '#server/config'
+import { createVapiApi, messageOf } from '#server/integrations/vapi-client'
 import {
   authenticationPlan,
   CALL_REPORT_DESCRIPTION,
@@ -59,16 +60,6 @@ export type VapiSetupResult = {
 const SECRET_FIELDS = new Set(['token', 'secretKey', 'clientSecret'])
 
 type Credential = { id: string; name?: string; provider?: string; createdAt?: string; authenticationPlan?: Record<string, unknown> }
-
-/** Vapi's error body: {"message": string | string[], "error": "...", "statusCode": n}. */
-function messageOf(body: unknown): string {
-  if (body && typeof body === 'object') {
-    const message = (body as { message?: unknown }).message
-    if (Array.isArray(message)) return message.map(String).join('; ')
-    if (typeof message === 'string') return message
-  }
-  return typeof body === 'string' && body ? body.slice(0, 500) : 'no details'
-}
 
 /**
  * A request to a route the SDK does not model (`/credential`), through its passthrough: same
@@ -280,15 +271,17 @@ async function main() {
     webhookAuth: env.VAPI_WEBHOOK_AUTH ?? 'secret',
     assistantId: env.VAPI_ASSISTANT_ID,
   }
-  const client = new VapiClient({ token: env.VAPI_API_KEY, ...(env.VAPI_API_URL ? { baseUrl: env.VAPI_API_URL } : {}), maxRetries: 0, timeoutInSeconds: 30 })
+  const api = createVapiApi({ apiKey: env.VAPI_API_KEY, apiUrl: env.VAPI_API_URL }, { timeoutInSeconds: 30 })
   try {
-    const result = await setupVapi(client, options, (line) => console.log(line))
+    const result = await setupVapi(api.sdk, options, (line) => console.log(line))
     for (const line of report(result, { ...options, phoneNumberId: env.VAPI_PHONE_NUMBER_ID })) console.log(line)
   } catch (error) {
     const status = error instanceof VapiError && error.statusCode !== undefined ? ` (HTTP ${error.statusCode})` : ''
     const detail = error instanceof VapiError && error.body !== undefined ? messageOf(error.body) : error instanceof Error ? error.message : String(error)
     console.error(`vapi:setup failed${status}: ${detail}`)
     process.exit(1)
+  } finally {
+    await api.close()
   }
 }
 

@@ -11,8 +11,9 @@ import type { Db } from './db/client'
 import { createMailer } from './integrations/mailer'
 import { createStripeClient } from './integrations/stripe'
 import { createTextSender } from './integrations/twilio'
-import { VapiChatClient, vapiChatSettings } from './integrations/vapi'
+import { VapiChatClient } from './integrations/vapi'
 import { VapiCallsClient } from './integrations/vapi-calls'
+import { createVapiApi } from './integrations/vapi-client'
 import { VapiVoiceClient } from './integrations/vapi-voice'
 import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters } from './lib/counters'
@@ -68,18 +69,15 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production })
   const stripe = config.stripe ? createStripeClient(config.stripe) : undefined
   const chatSettings = defaultChatSettings()
-  const vapiChatConfig = vapiChatSettings(config.vapi)
-  if (config.vapi && !vapiChatConfig) log.warn('VAPI_API_KEY is set without VAPI_ASSISTANT_ID: the chat uses the fallback coach')
-  const vapiChat = vapiChatConfig
-    ? new VapiChatClient(vapiChatConfig, { timeoutMs: () => chatSettings.replyTimeoutMs, log })
-    : undefined
+  if (config.vapi && !config.vapi.assistantId) log.warn('VAPI_API_KEY is set without VAPI_ASSISTANT_ID: the chat uses the fallback coach')
+  // One Vapi client (its key, VAPI_API_URL, its connections) for the chat, the calls and the voice calls, which all need the assistant.
+  const vapi = config.vapi?.assistantId ? { api: createVapiApi({ apiKey: config.vapi.apiKey, apiUrl: config.vapi.apiUrl }), assistantId: config.vapi.assistantId } : undefined
+  const vapiChat = vapi ? new VapiChatClient(vapi.api, vapi.assistantId, { timeoutMs: () => chatSettings.replyTimeoutMs, log }) : undefined
   // Calls: placed with the phone number; without it the client still reads, ends and deletes calls
   // (the sweep reconciles the voice calls made in the app).
-  const vapiCalls = config.vapi?.assistantId
-    ? new VapiCallsClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, phoneNumberId: config.vapi.phoneNumberId, apiUrl: config.vapi.apiUrl })
-    : undefined
+  const vapiCalls = vapi ? new VapiCallsClient(vapi.api, { assistantId: vapi.assistantId, phoneNumberId: config.vapi?.phoneNumberId }) : undefined
   // Voice in the browser needs the key and the assistant (no phone number).
-  const vapiVoice = config.vapi?.assistantId ? new VapiVoiceClient({ apiKey: config.vapi.apiKey, assistantId: config.vapi.assistantId, apiUrl: config.vapi.apiUrl }) : undefined
+  const vapiVoice = vapi ? new VapiVoiceClient(vapi.api, { assistantId: vapi.assistantId }) : undefined
   // Texts: through Twilio with its keys, else written to the log (like mail without SMTP).
   const textSender = createTextSender(config.twilio, log, { logBodies: !config.production })
   const counters = deps.redis
@@ -231,7 +229,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     async close() {
       mailer.close()
       await live.close()
-      await vapiCalls?.close()
+      await vapi?.api.close()
     },
   }
 }

@@ -1,21 +1,18 @@
-import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
-import { Agent } from 'undici'
-import { lightFetch } from './light-fetch'
+import { VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import { messageOf, type VapiApi } from './vapi-client'
 
 /**
- * The app's client of Vapi's phone calls: the official SDK with `baseUrl` from VAPI_API_URL,
- * **no retries** (the SDK repeats a `POST /call` on 408/429/5xx by default, and a repeated POST
- * places a second call), a 15 s limit, and the outcome of a dial sorted into what the dialler can
- * act on: placed, refused (nothing was created), or unknown (the request may have created a call:
- * reconcile by listing before dialling again).
+ * The app's client of Vapi's phone calls, on the one Vapi client (vapi-client.ts: the key,
+ * VAPI_API_URL, **no retries** — a repeated `POST /call` places a second call — and the pooled
+ * connections), with the outcome of a dial sorted into what the dialler can act on: placed,
+ * refused (nothing was created), or unknown (the request may have created a call: reconcile by
+ * listing before dialling again).
  */
 
 export type VapiCallSettings = {
-  apiKey: string
   assistantId: string
   /** The number calls are placed from; without it the client only reads, ends and deletes calls (`canDial` false). */
   phoneNumberId?: string | undefined
-  apiUrl?: string | undefined
 }
 
 export type DialRequest = {
@@ -64,15 +61,6 @@ export const vapiCallName = (callId: string) => `mc ${callId}`
 /** Calls Vapi serves in answer to a list query. */
 const LIST_LIMIT = 100
 
-function messageOf(body: unknown): string {
-  if (body && typeof body === 'object') {
-    const message = (body as { message?: unknown }).message
-    if (Array.isArray(message)) return message.map(String).join('; ')
-    if (typeof message === 'string') return message
-  }
-  return typeof body === 'string' ? body.slice(0, 500) : 'no details'
-}
-
 function retryAfterMs(error: VapiError): number | null {
   const header = error.rawResponse?.headers?.get?.('retry-after')
   if (!header) return null
@@ -101,41 +89,18 @@ export function toCallRecord(call: Vapi.Call): VapiCallRecord {
   }
 }
 
-/**
- * Connections to Vapi's API per process, kept open between the minute's bursts of dials (a new
- * connection is a TLS handshake against the real API). Measured: 500 dials at once reach the
- * server within ~60 ms over warm connections, ~250 ms when capped at 64.
- */
-export const VAPI_CONNECTIONS = 512
-
 export class VapiCallsClient {
-  readonly client: VapiClient
   readonly settings: VapiCallSettings
-  readonly #agent: Agent | undefined
-  readonly #fetch: typeof fetch
+  readonly #api: VapiApi
 
-  constructor(settings: VapiCallSettings, options: { fetch?: typeof fetch } = {}) {
+  constructor(api: VapiApi, settings: VapiCallSettings) {
+    this.#api = api
     this.settings = settings
-    // Idle connections are kept a minute (calls come in bursts on the minute), as long as Vapi allows.
-    this.#agent = options.fetch ? undefined : new Agent({ connections: VAPI_CONNECTIONS, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 })
-    this.#fetch = options.fetch ?? lightFetch(this.#agent!)
-    this.client = new VapiClient({
-      token: settings.apiKey,
-      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-      maxRetries: 0,
-      timeoutInSeconds: 15,
-      fetch: this.#fetch,
-    })
   }
 
   /** Whether phone calls can be placed (a phone number is configured). */
   get canDial(): boolean {
     return Boolean(this.settings.phoneNumberId)
-  }
-
-  /** Closes the connections kept open. */
-  async close(): Promise<void> {
-    await this.#agent?.close()
   }
 
   /** `POST /call`, once. */
@@ -157,9 +122,9 @@ export class VapiCallsClient {
       },
     }
     try {
-      const call = await this.client.calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })
-      if (!call || typeof (call as Vapi.Call).id !== 'string') return { kind: 'unknown', status: 201, message: 'the answer named no call id' }
-      return { kind: 'placed', vapiCallId: (call as Vapi.Call).id, status: (call as Vapi.Call).status ?? 'queued' }
+      const call = await this.#api.createCall(body)
+      if (!call || typeof call.id !== 'string') return { kind: 'unknown', status: 201, message: 'the answer named no call id' }
+      return { kind: 'placed', vapiCallId: call.id, status: call.status ?? 'queued' }
     } catch (error) {
       return this.#outcomeOf(error)
     }
@@ -171,7 +136,7 @@ export class VapiCallsClient {
    * at the list's default page size (ADR 036). Throws when Vapi cannot answer.
    */
   async findWebhookCredential(name: string): Promise<string | null> {
-    const response = await this.client.fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
+    const response = await this.#api.sdk.fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
     const raw = await response.text()
     if (!response.ok) throw new VapiError({ message: `GET /credential: ${response.status}`, statusCode: response.status, body: raw.slice(0, 500) })
     const data: unknown = JSON.parse(raw)
@@ -204,7 +169,7 @@ export class VapiCallsClient {
     let upper = to
     const seen = new Set<string>()
     for (let page = 0; page < 50; page++) {
-      const calls = await this.client.calls.list(
+      const calls = await this.#api.sdk.calls.list(
         { assistantId: this.settings.assistantId, createdAtGe: lower.toISOString(), createdAtLe: upper.toISOString(), limit: LIST_LIMIT },
         { maxRetries: 2, timeoutInSeconds: 15 },
       )
@@ -231,7 +196,7 @@ export class VapiCallsClient {
   async endLive(vapiCallId: string): Promise<'ending' | 'not-live'> {
     let call: Vapi.Call
     try {
-      call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      call = await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return 'not-live'
       throw error
@@ -242,7 +207,7 @@ export class VapiCallsClient {
     // The URL grants control of the call: no error or log line carries it.
     let response: Response
     try {
-      response = await this.#fetch(controlUrl, {
+      response = await this.#api.fetch(controlUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ type: 'end-call' }),
@@ -266,7 +231,7 @@ export class VapiCallsClient {
   async cancel(vapiCallId: string): Promise<'cancelled' | 'in-progress' | 'ended' | 'not-found'> {
     let call: Vapi.Call
     try {
-      call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      call = await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
       throw error
@@ -274,7 +239,7 @@ export class VapiCallsClient {
     if (call.status === 'ended') return 'ended'
     if (call.status === 'in-progress' || call.status === 'forwarding') return 'in-progress'
     try {
-      await this.client.calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      await this.#api.sdk.calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
       throw error
@@ -290,9 +255,9 @@ export class VapiCallsClient {
    */
   async deleteCall(vapiCallId: string): Promise<'deleted' | 'live' | 'not-found'> {
     try {
-      const call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      const call = await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
       if (call.status === 'in-progress' || call.status === 'forwarding') return 'live'
-      await this.client.calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      await this.#api.sdk.calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
       return 'deleted'
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
@@ -303,7 +268,7 @@ export class VapiCallsClient {
   /** `GET /call/{id}`, or null when Vapi does not know the call. */
   async get(vapiCallId: string): Promise<VapiCallRecord | null> {
     try {
-      return toCallRecord(await this.client.calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
+      return toCallRecord(await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return null
       throw error

@@ -1,12 +1,13 @@
 import { isIP } from 'node:net'
-import { VapiClient, VapiEnvironment, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import { VapiEnvironment, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
 import WebSocket from 'ws'
 import { vapiCallName } from './vapi-calls'
+import { messageOf, type VapiApi } from './vapi-client'
 
 /**
  * The app's client of Vapi's WebSocket transport (brief §2): `POST /call` with
- * `transport.provider = 'vapi.websocket'` through the official SDK (no retries: a repeated POST
- * starts a second call; 15 s limit), then the call's `websocketCallUrl` opened with the private
+ * `transport.provider = 'vapi.websocket'` through the one Vapi client's `createCall` (vapi-client.ts:
+ * no retries, a repeated POST starts a second call; 15 s limit), then the call's `websocketCallUrl` opened with the private
  * key as a Bearer header. The URL grants access to a live call: it is returned to the gateway
  * only, never logged, stored or sent to the browser (only the call id is). The key goes only to
  * Vapi's host: a socket address anywhere else is refused (`vapiSocketAllowed`).
@@ -41,9 +42,7 @@ export function vapiSocketAllowed(websocketCallUrl: string, apiUrl: string | und
 }
 
 export type VapiVoiceSettings = {
-  apiKey: string
   assistantId: string
-  apiUrl?: string | undefined
 }
 
 /** PCM16 little-endian, mono, 16 kHz, raw: what the browser captures and plays (common/voice.ts). */
@@ -72,28 +71,13 @@ export type VoiceCallOutcome =
   /** Vapi refused, failed or could not be reached; `status` when it answered; `reason`, the call's ended reason when it is not Vapi's refusal. */
   | { kind: 'failed'; status: number | undefined; message: string; reason?: string }
 
-function messageOf(body: unknown): string {
-  if (body && typeof body === 'object') {
-    const message = (body as { message?: unknown }).message
-    if (Array.isArray(message)) return message.map(String).join('; ')
-    if (typeof message === 'string') return message
-  }
-  return typeof body === 'string' ? body.slice(0, 500) : 'no details'
-}
-
 export class VapiVoiceClient {
-  readonly client: VapiClient
   readonly settings: VapiVoiceSettings
+  readonly #api: VapiApi
 
-  constructor(settings: VapiVoiceSettings, options: { fetch?: typeof fetch } = {}) {
+  constructor(api: VapiApi, settings: VapiVoiceSettings) {
+    this.#api = api
     this.settings = settings
-    this.client = new VapiClient({
-      token: settings.apiKey,
-      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-      maxRetries: 0,
-      timeoutInSeconds: 15,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    })
   }
 
   /** `POST /call` with the WebSocket transport, once. */
@@ -116,7 +100,7 @@ export class VapiVoiceClient {
       },
     } satisfies Vapi.CreateCallDto
     try {
-      const call = (await this.client.calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })) as Vapi.Call
+      const call = await this.#api.createCall(body)
       // The SDK's transport type has no websocketCallUrl, though the API returns one (brief §1.6).
       const url = (call?.transport as { websocketCallUrl?: unknown } | undefined)?.websocketCallUrl
       if (typeof call?.id !== 'string' || typeof url !== 'string' || !/^wss?:\/\//.test(url)) {
@@ -124,7 +108,7 @@ export class VapiVoiceClient {
       }
       // The call exists at Vapi, but its socket is not on Vapi's host: never opened (Vapi ends the
       // call when nobody joins it).
-      if (!vapiSocketAllowed(url, this.settings.apiUrl)) {
+      if (!vapiSocketAllowed(url, this.#api.apiUrl)) {
         return { kind: 'failed', status: 201, message: "the answer named a socket address off Vapi's host", reason: 'vapi-socket-elsewhere' }
       }
       return { kind: 'created', vapiCallId: call.id, websocketCallUrl: url }
@@ -137,9 +121,9 @@ export class VapiVoiceClient {
 
   /** Opens the call's socket with the private key (the caller listens for open, message, close, error); only on Vapi's host. */
   connect(websocketCallUrl: string): WebSocket {
-    if (!vapiSocketAllowed(websocketCallUrl, this.settings.apiUrl)) throw new Error("a call's socket is opened only on Vapi's host")
+    if (!vapiSocketAllowed(websocketCallUrl, this.#api.apiUrl)) throw new Error("a call's socket is opened only on Vapi's host")
     return new WebSocket(websocketCallUrl, {
-      headers: { authorization: `Bearer ${this.settings.apiKey}` },
+      headers: { authorization: `Bearer ${this.#api.apiKey}` },
       maxPayload: UPSTREAM_MAX_PAYLOAD,
       handshakeTimeout: 10_000,
       perMessageDeflate: false,

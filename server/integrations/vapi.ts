@@ -1,32 +1,18 @@
-import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import { VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
 import { TEXT_REPLY_TIMEOUT_MS, parseSse } from '#common/chat'
-import type { Config } from '../config'
 import { AppError } from '../lib/app-error'
+import { messageOf, type VapiApi } from './vapi-client'
 
 /**
- * The app's client of Vapi's REST API: the official SDK with `baseUrl` from VAPI_API_URL (tests
- * point it at test/fakes/vapi.ts), no retries on POSTs (the SDK would otherwise repeat a POST on
- * 408/429/5xx, and a repeated chat or call costs money twice), the chat's 15 s limit on a whole
- * reply, the casts for the SDK's type gaps, and Vapi's errors mapped to ours.
+ * The app's client of Vapi's Chat API, on the one Vapi client (vapi-client.ts: the key, VAPI_API_URL,
+ * no retries, the pooled connections): the chat's 15 s limit on a whole reply, the casts for the
+ * SDK's type gaps, and Vapi's errors mapped to ours.
  *
  * Chat: `POST /chat` chained through `previousChatId` (the newest chat id, stored per
  * conversation), with fresh `assistantOverrides.variableValues` on every turn (a session would
- * freeze them when created). Streaming goes through `client.fetch('/chat')` with `stream: true`
+ * freeze them when created). Streaming goes through the SDK's `fetch('/chat')` with `stream: true`
  * and our own server-sent-events parsing, because `chats.create` has no streaming mode.
  */
-
-export type VapiSettings = {
-  apiKey: string
-  assistantId: string
-  /** A Vapi-compatible API base (VAPI_API_URL); Vapi's own when undefined. */
-  apiUrl?: string | undefined
-}
-
-/** The chat client's settings from the configuration, or undefined when Vapi cannot answer chats. */
-export function vapiChatSettings(vapi: Config['vapi']): VapiSettings | undefined {
-  if (!vapi?.assistantId) return undefined
-  return { apiKey: vapi.apiKey, assistantId: vapi.assistantId, apiUrl: vapi.apiUrl }
-}
 
 export type ChatRequest = {
   input: string
@@ -45,8 +31,6 @@ export type VapiChatClientOptions = {
   /** The limit on a whole reply (read on every request); the spec's 15 s by default. */
   timeoutMs?: () => number
   log?: Log
-  /** A fetch implementation for the SDK (tests may pass one). */
-  fetch?: typeof fetch
 }
 
 export const assistantTimeout = () => new AppError('ASSISTANT_TIMEOUT')
@@ -63,16 +47,6 @@ class VapiFailure extends Error {
   }
 }
 
-/** Vapi's error body: {"message": string | string[], "error": "...", "statusCode": n}. */
-function messageOf(body: unknown): string {
-  if (body && typeof body === 'object') {
-    const message = (body as { message?: unknown }).message
-    if (Array.isArray(message)) return message.map(String).join('; ')
-    if (typeof message === 'string') return message
-  }
-  return typeof body === 'string' ? body.slice(0, 500) : 'no details'
-}
-
 /** The assistant's text in a Chat's `output` (all assistant items, in order). */
 export function outputText(chat: Pick<Vapi.Chat, 'output'>): string {
   return (chat.output ?? [])
@@ -85,27 +59,21 @@ export function outputText(chat: Pick<Vapi.Chat, 'output'>): string {
 
 /** Vapi's Chat API (`POST /chat`), whole or streamed. */
 export class VapiChatClient {
-  readonly client: VapiClient
-  readonly #settings: VapiSettings
+  readonly #api: VapiApi
+  readonly #assistantId: string
   readonly #timeoutMs: () => number
   readonly #log: Log | undefined
 
-  constructor(settings: VapiSettings, options: VapiChatClientOptions = {}) {
-    this.#settings = settings
+  constructor(api: VapiApi, assistantId: string, options: VapiChatClientOptions = {}) {
+    this.#api = api
+    this.#assistantId = assistantId
     this.#timeoutMs = options.timeoutMs ?? (() => TEXT_REPLY_TIMEOUT_MS)
     this.#log = options.log
-    this.client = new VapiClient({
-      token: settings.apiKey,
-      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-      maxRetries: 0,
-      timeoutInSeconds: Math.ceil(TEXT_REPLY_TIMEOUT_MS / 1000),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    })
   }
 
   #body(request: ChatRequest, stream: boolean): Vapi.CreateChatDto {
     return {
-      assistantId: this.#settings.assistantId,
+      assistantId: this.#assistantId,
       input: request.input,
       ...(request.previousChatId ? { previousChatId: request.previousChatId } : {}),
       assistantOverrides: { variableValues: request.variableValues },
@@ -158,7 +126,7 @@ export class VapiChatClient {
     return this.#withDeadline(request, async (req, signal) => {
       let chat: Vapi.CreateChatsResponse
       try {
-        chat = await this.client.chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
+        chat = await this.#api.sdk.chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
       } catch (error) {
         if (error instanceof VapiError && error.statusCode !== undefined) throw new VapiFailure(error.statusCode, messageOf(error.body))
         throw error
@@ -177,7 +145,7 @@ export class VapiChatClient {
    */
   async previousChatOf(chatId: string): Promise<{ previousChatId: string | null } | 'not-found'> {
     try {
-      const chat = await this.client.chats.get({ id: chatId }, { maxRetries: 0 })
+      const chat = await this.#api.sdk.chats.get({ id: chatId }, { maxRetries: 0 })
       return { previousChatId: chat.previousChatId ?? null }
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
@@ -188,7 +156,7 @@ export class VapiChatClient {
   /** `DELETE /chat/{id}`: 'deleted', or 'not-found' when Vapi no longer has it. Other failures throw (the caller retries). */
   async deleteChat(chatId: string): Promise<'deleted' | 'not-found'> {
     try {
-      await this.client.chats.delete({ id: chatId }, { maxRetries: 0 })
+      await this.#api.sdk.chats.delete({ id: chatId }, { maxRetries: 0 })
       return 'deleted'
     } catch (error) {
       if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
@@ -203,7 +171,7 @@ export class VapiChatClient {
    */
   streamChat(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatResult> {
     return this.#withDeadline(request, async (req, signal) => {
-      const response = await this.client.fetch(
+      const response = await this.#api.sdk.fetch(
         '/chat',
         {
           method: 'POST',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { VapiCallsClient, type DialRequest } from '#server/integrations/vapi-calls'
+import { createVapiApi, type VapiApi } from '#server/integrations/vapi-client'
 import { credentialName } from '#server/services/calls'
 import { FakeVapi } from '../fakes/vapi'
 import { vapiResources } from '../fakes/vapi-resources'
@@ -8,25 +9,28 @@ import { fakeClock } from '../helpers/clock'
 import { createWebhookCredential } from '../helpers/vapi-credential'
 
 /**
- * The app's client of Vapi's calls (server/integrations/vapi-calls.ts): the official SDK over its
- * own connection pool and light fetch, against the Vapi fake. Every kind of answer must sort into
- * what the dialler acts on: placed, refused (retryable or not), or unknown (reconcile).
+ * The app's client of Vapi's calls (server/integrations/vapi-calls.ts): the official SDK over the
+ * one Vapi client's connection pool and light fetch (vapi-client.ts), against the Vapi fake. Every
+ * kind of answer must sort into what the dialler acts on: placed, refused (retryable or not), or
+ * unknown (reconcile).
  */
 
 const START = new Date('2026-11-21T12:00:00.000Z')
 const SECRET = 'calls-client-webhook-secret-0123456789abcdef'
 let fake: FakeVapi
+let api: VapiApi
 let client: VapiCallsClient
 let credentialId: string
 
 beforeAll(async () => {
   fake = await FakeVapi.start({ clock: fakeClock(START), pacing: 'manual' })
-  client = new VapiCallsClient({ apiKey: fake.apiKey, assistantId: 'asst_client', phoneNumberId: 'pn_client', apiUrl: fake.url })
+  api = createVapiApi({ apiKey: fake.apiKey, apiUrl: fake.url })
+  client = new VapiCallsClient(api, { assistantId: 'asst_client', phoneNumberId: 'pn_client' })
   credentialId = await createWebhookCredential(fake, SECRET)
 })
 
 afterAll(async () => {
-  await client?.close()
+  await api?.close()
   await fake?.close()
 })
 
@@ -88,9 +92,10 @@ describe('the Vapi calls client', () => {
     expect(await client.findWebhookCredential(credentialName('secret', SECRET))).toBe(credentialId)
     expect(await client.findWebhookCredential(credentialName('secret', 'never-set-up-0123456789abcdef0123'))).toBeNull()
     // Vapi refusing to answer is an error, not "none".
-    const refused = new VapiCallsClient({ apiKey: 'not-the-key', assistantId: 'asst_client', apiUrl: fake.url })
+    const refusedApi = createVapiApi({ apiKey: 'not-the-key', apiUrl: fake.url })
+    const refused = new VapiCallsClient(refusedApi, { assistantId: 'asst_client' })
     await expect(refused.findWebhookCredential(credentialName('secret', SECRET))).rejects.toThrow()
-    await refused.close()
+    await refusedApi.close()
     expect(vapiResources(fake.app).credentials.size).toBe(3)
   })
 

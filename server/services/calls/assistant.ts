@@ -349,13 +349,14 @@ export const CallReportResult = z
     }
   })
 
-export type CallReport = z.output<typeof CallReportResult>
+/** The call report the assistant fills in (Vapi's structured output CALL_REPORT_OUTPUT), cleaned. */
+export type StructuredCallReport = z.output<typeof CallReportResult>
 
 /**
  * The call report in an end-of-call report's `artifact.structuredOutputs`
  * (`{ <output id>: { name, result } }`), found by CALL_REPORT_OUTPUT; null when it is not there.
  */
-export function findCallReport(structuredOutputs: unknown): CallReport | null {
+export function findCallReport(structuredOutputs: unknown): StructuredCallReport | null {
   if (structuredOutputs === null || typeof structuredOutputs !== 'object') return null
   for (const output of Object.values(structuredOutputs as Record<string, unknown>)) {
     if (output !== null && typeof output === 'object' && (output as { name?: unknown }).name === CALL_REPORT_OUTPUT) {

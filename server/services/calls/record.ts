@@ -71,7 +71,8 @@ export function isOurSideFailure(endedReason: string | null | undefined): boolea
 export const RETRY_AFTER_MINUTES = [10, 30] as const
 export const MAX_ATTEMPT = RETRY_AFTER_MINUTES.length
 
-export type CallReport = {
+/** What an end-of-call report (or a GET of the ended call) tells of a call: how it ended, its transcript and times, and the structured call report. */
+export type EndOfCallReport = {
   endedReason: string | null
   summary: string | null
   transcript: string | null
@@ -98,7 +99,7 @@ export type CallObservation = {
   at: Date
   startedAt: Date | null
   endedAt: Date | null
-  report: CallReport | null
+  report: EndOfCallReport | null
   source: 'webhook' | 'sweep' | 'dialler'
 }
 

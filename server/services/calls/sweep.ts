@@ -7,7 +7,12 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCalls, type CoachingCall } from '#server/db/schema'
+import type { VapiCallRecord } from '#server/integrations/vapi-calls'
+import type { CallsContext } from './context'
+import type { Observations } from './observations'
+import { addCallEvent, applyObservation, type Applied, type CallObservation } from './record'
 import { TICK_LOOKBACK_MS } from './tick'
+import { observationOfRecord, pendingVapiEvents } from './webhooks'
 
 /** A call is asked about once it is this far past its maximum duration (and its ringing). */
 export const SWEEP_GRACE_MS = 5 * 60_000
@@ -75,4 +80,80 @@ export async function abandonedClaims(db: DbExecutor, now: Date): Promise<Coachi
     )
     .orderBy(asc(coachingCalls.callDate))
     .limit(SWEEP_BATCH)
+}
+
+/** Stored webhook messages older than this with no job that applied them are applied by the sweep. */
+const LOST_EVENT_AGE_MS = 60_000
+/** Stored webhook messages applied per sweep. */
+const LOST_EVENT_BATCH = 500
+
+export type SweepRun = { events: number; asked: number; finished: number; settled: number }
+
+export function createSweep(ctx: CallsContext, observations: Observations) {
+  const { db, clock, log, eligibleAt } = ctx
+  const { afterApply, processEvent } = observations
+
+  /** What Vapi says of a call past its end (a call Vapi does not know ended, not found), applied. */
+  async function askAbout(call: CoachingCall, now: Date): Promise<Applied> {
+    const record = await ctx.vapi!.get(call.vapiCallId!)
+    const observation: CallObservation = record
+      ? observationOfRecord(record, call.id, now)
+      : { vapiCallId: call.vapiCallId!, callId: call.id, status: 'ended', endedReason: 'call-not-found', at: now, startedAt: null, endedAt: now, report: null, source: 'sweep' }
+    return db.transaction((tx) => applyObservation(tx, observation, { now, eligibleAt }))
+  }
+
+  /** An abandoned claim: Vapi's call when its dial did reach Vapi (reconciled), else failed. Returns whether the call ended. */
+  async function settle(call: CoachingCall, now: Date): Promise<boolean> {
+    const found = call.dialledAt ? await ctx.vapi!.findPlaced(call.id, new Date(call.dialledAt.getTime() - 5_000), new Date(call.dialledAt.getTime() + 60_000)) : null
+    return db.transaction(async (tx) => (found ? reconcileClaim(tx, call, found, now, eligibleAt) : failAbandonedClaim(tx, call, now)))
+  }
+
+  /** The sweep: lost webhook jobs, calls past their end, abandoned claims. */
+  return async function sweep(): Promise<SweepRun> {
+    const now = clock.now()
+    const pending = await pendingVapiEvents(db, new Date(now.getTime() - LOST_EVENT_AGE_MS), LOST_EVENT_BATCH)
+    for (const id of pending) await processEvent(id).catch((error: unknown) => log.warn({ err: error, eventId: id }, 'calls: a stored webhook message could not be applied'))
+    let asked = 0
+    let finished = 0
+    let settled = 0
+    if (!ctx.vapi) return { events: pending.length, asked, finished, settled }
+    for (const call of [...(await overdueCalls(db, now)), ...(await callsMissingReport(db, now))]) {
+      asked++
+      try {
+        const applied = await askAbout(call, now)
+        if (applied.ended) finished++
+        await afterApply(applied)
+      } catch (error) {
+        log.warn({ err: error, callId: call.id }, 'calls: could not ask Vapi about a call; the next sweep tries again')
+      }
+    }
+    for (const call of await abandonedClaims(db, now)) {
+      try {
+        if (await settle(call, now)) finished++
+        settled++
+      } catch (error) {
+        log.warn({ err: error, callId: call.id }, 'calls: could not settle an abandoned claim')
+      }
+    }
+    return { events: pending.length, asked, finished, settled }
+  }
+}
+
+/** In the caller's transaction: a claim whose dial reached Vapi after all gets its call id and what Vapi says of it. */
+async function reconcileClaim(tx: DbExecutor, call: CoachingCall, found: VapiCallRecord, now: Date, eligibleAt: CallsContext['eligibleAt']): Promise<boolean> {
+  await tx.update(coachingCalls).set({ vapiCallId: found.id, completionStatus: 'queued', updatedAt: now }).where(and(eq(coachingCalls.id, call.id), isNull(coachingCalls.vapiCallId)))
+  await addCallEvent(tx, call, 'reconciled', now, { vapiCallId: found.id })
+  const applied = await applyObservation(tx, observationOfRecord(found, call.id, now), { now, eligibleAt })
+  return applied.ended !== null
+}
+
+/** In the caller's transaction: a claim Vapi has no call for fails (`dial-abandoned`), if it is still dialling. */
+async function failAbandonedClaim(tx: DbExecutor, call: CoachingCall, now: Date): Promise<boolean> {
+  const [failed] = await tx
+    .update(coachingCalls)
+    .set({ completionStatus: 'failed', endedReason: 'dial-abandoned', endedAt: now, updatedAt: now })
+    .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+    .returning({ id: coachingCalls.id })
+  if (failed) await addCallEvent(tx, call, 'dial_failed', now, { reason: 'dial-abandoned' })
+  return false
 }

@@ -10,6 +10,7 @@ import type { DbExecutor } from '#server/db/client'
 import { coachingCalls, consentStates, profiles, subscribers, users } from '#server/db/schema'
 import { paidUserCondition } from '#server/services/billing'
 import { provenSql, stoppedSql } from '#server/services/phones'
+import type { CallsContext } from './context'
 import type { CallSlot } from './entitlements'
 import { callsBetween } from './planner'
 import { eligibilityOf, loadCallPeople } from './person'
@@ -19,6 +20,8 @@ export const TICK_LOOKAHEAD_MS = 5 * 60_000
 export const TICK_LOOKBACK_MS = 15 * 60_000
 /** Slack for the SQL prefilter: a DST jump moves a local time by up to an hour. */
 const PREFILTER_SLACK_S = 3600
+/** How many enqueues the tick runs at once. */
+const ENQUEUE_CONCURRENCY = 50
 
 export type DueCall = { userId: string; slot: CallSlot; localDate: string; attempt: number; dueAt: Date }
 
@@ -113,4 +116,30 @@ export async function dueRetries(db: DbExecutor, now: Date): Promise<DueCall[]> 
   return rows
     .filter((row): row is typeof row & { localDate: string; retryAt: Date } => row.localDate !== null && row.retryAt !== null && row.slot !== 'test')
     .map((row) => ({ userId: row.userId, slot: row.slot as CallSlot, localDate: row.localDate, attempt: row.attempt + 1, dueAt: row.retryAt }))
+}
+
+export type TickRun = { calls: number; retries: number; failed: number }
+
+/** The tick: enqueues the calls and retries due soon (or missed); nothing when calls cannot be placed. */
+export function createTick(ctx: Pick<CallsContext, 'db' | 'clock' | 'log' | 'dialler'>, enqueueCall: (call: DueCall, now: Date) => Promise<void>) {
+  const { db, clock, log } = ctx
+  return async function tick(): Promise<TickRun> {
+    if (!ctx.dialler) return { calls: 0, retries: 0, failed: 0 }
+    const now = clock.now()
+    const calls = await dueCalls(db, now)
+    const retries = await dueRetries(db, now)
+    const failed = await runAll([...calls, ...retries], (call) => enqueueCall(call, now))
+    if (failed > 0) log.warn({ failed }, 'calls: some calls could not be enqueued; the next tick tries again')
+    return { calls: calls.length, retries: retries.length, failed }
+  }
+}
+
+/** Runs `fn` over the items, ENQUEUE_CONCURRENCY at a time; returns how many failed. */
+async function runAll<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<number> {
+  let failed = 0
+  for (let i = 0; i < items.length; i += ENQUEUE_CONCURRENCY) {
+    const results = await Promise.allSettled(items.slice(i, i + ENQUEUE_CONCURRENCY).map(fn))
+    failed += results.filter((result) => result.status === 'rejected').length
+  }
+  return failed
 }

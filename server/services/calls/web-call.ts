@@ -10,11 +10,14 @@ import { and, eq, isNull } from 'drizzle-orm'
 import type { Db } from '#server/db/client'
 import { coachingCalls } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
+import { WEB_CALL_SERVER_MESSAGES } from './assistant'
+import type { CallsContext } from './context'
 import { callVariables, DIAL_LEASE_MS } from './dialler'
 import { localDateOf } from './next-fire'
 import { loadCallPerson } from './person'
 import { addCallEvent } from './record'
 import type { CallVariables } from './assistant'
+import type { CallWebhookServer } from './webhook-server'
 
 export type OpenedWebCall = {
   /** Our call id (coaching_calls.id). */
@@ -88,4 +91,22 @@ export async function failWebCall(db: Db, callId: string, status: 'failed' | 'ca
       .returning()
     if (row) await addCallEvent(tx, row, 'dial_failed', now, { reason, ...detail })
   })
+}
+
+/**
+ * Voice calls started in the app (the voice gateway): the row is written first, then gets Vapi's
+ * call id (or the failure); the webhooks keep it from there, as for a phone call.
+ */
+export function createWebCalls(ctx: Pick<CallsContext, 'db' | 'clock'>, callWebhookServer: () => Promise<CallWebhookServer>) {
+  const { db, clock } = ctx
+  return {
+    /** Writes the call's row (its length: what the voice gateway allowed it) and reads its variables; with the webhook server it names (the credential in secret mode). */
+    open: async (userId: string, maxDurationSeconds: number) => {
+      const server = await callWebhookServer()
+      return { ...(await openWebCall(db, userId, maxDurationSeconds, clock.now())), server }
+    },
+    attach: (callId: string, vapiCallId: string) => attachWebCall(db, callId, vapiCallId, clock.now()),
+    fail: (callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) => failWebCall(db, callId, status, reason, detail, clock.now()),
+    serverMessages: WEB_CALL_SERVER_MESSAGES,
+  }
 }

@@ -14,7 +14,7 @@ import type { DbExecutor } from '#server/db/client'
 import type { VapiCallRecord } from '#server/integrations/vapi-calls'
 import { vapiWebhookEvents } from '#server/db/schema'
 import { CallReportResult, findCallReport } from './assistant'
-import type { CallObservation, CallReport } from './record'
+import type { CallObservation, EndOfCallReport } from './record'
 
 export type WebhookAuth = { mode: 'secret' | 'hmac'; secret: string }
 
@@ -104,7 +104,7 @@ const str = (value: unknown): string | null => (typeof value === 'string' && val
 const obj = (value: unknown): Record<string, unknown> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {})
 
 /** The end-of-call report of a message or of a call fetched from Vapi (same field names). */
-export function reportOf(source: Record<string, unknown>): CallReport {
+export function reportOf(source: Record<string, unknown>): EndOfCallReport {
   const artifact = obj(source.artifact)
   const analysis = obj(source.analysis)
   // The structured output (found by name), else the deprecated analysis.structuredData.

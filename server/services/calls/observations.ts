@@ -1,0 +1,62 @@
+/**
+ * What follows an observation of a call (a webhook message, the dialler's answer, the sweep's
+ * question to Vapi) once it is applied to the record: the live card hears a moved status, a
+ * failure on our side is logged loudly, a retry is enqueued, and a final call is told to whoever
+ * listens (the texts). And the processing of one stored webhook message.
+ */
+import { isFinalCallStatus } from '#common/domain'
+import type { CallJobs } from './call-jobs'
+import type { CallsContext, FinalCall } from './context'
+import { phoneCallEvent } from './live'
+import { applyObservation, isOurSideFailure, type Applied } from './record'
+import { forgetVapiEvent, markVapiEvent, observationOf, takeVapiEvent, type VapiMessage } from './webhooks'
+
+export type ObservationsDeps = {
+  enqueueCall: CallJobs['enqueueCall']
+  /** Told after the commit of every observation that leaves a call final (`ended` when this one ended it). */
+  onFinal: ((final: FinalCall) => Promise<void>) | undefined
+}
+
+export type Observations = ReturnType<typeof createObservations>
+
+export function createObservations(ctx: CallsContext, deps: ObservationsDeps) {
+  const { db, clock, log, eligibleAt } = ctx
+
+  /** After an observation's commit: the live card, the loud log, the retry, the final call's followers. */
+  async function afterApply(applied: Applied): Promise<void> {
+    const { call, ended, retry } = applied
+    // A phone call's status moved: an open dashboard of the person's shows it.
+    const event = call && applied.moved ? phoneCallEvent(call) : null
+    if (event && ctx.live) await ctx.live.publish(call!.userId, event)
+    if (ended && call && isOurSideFailure(call.endedReason)) {
+      log.error({ callId: call.id, vapiCallId: call.vapiCallId, endedReason: call.endedReason }, 'calls: Vapi could not start the call (check the account, its credits and concurrency, and the assistant)')
+    }
+    if (retry) {
+      // If this enqueue is lost, the tick enqueues the retry from the call's retry_at.
+      await deps.enqueueCall(retry, clock.now()).catch((error: unknown) => log.warn({ err: error, userId: retry.userId }, 'calls: could not enqueue a retry now; the tick will'))
+    }
+    if (call && deps.onFinal && isFinalCallStatus(call.completionStatus)) {
+      await deps.onFinal({ call, ended, retry }).catch((error: unknown) => log.warn({ err: error, callId: call.id }, 'calls: what follows a final call (texts) failed'))
+    }
+  }
+
+  /** Applies one stored webhook message (a job, or the sweep for a lost job). */
+  async function processEvent(id: number): Promise<'applied' | 'done' | 'unknown_call'> {
+    const now = clock.now()
+    const result = await db.transaction(async (tx) => {
+      const event = await takeVapiEvent(tx, id)
+      if (!event) return null
+      const applied = await applyObservation(tx, observationOf(event.payload as VapiMessage, event.receivedAt), { now, eligibleAt })
+      // A message about a call we have no row for (a deleted account's, another app's on the same
+      // Vapi account) is not kept: it would hold that person's words and ids with nothing to apply them to.
+      if (applied.call) await markVapiEvent(tx, id, now)
+      else await forgetVapiEvent(tx, id)
+      return applied
+    })
+    if (!result) return 'done'
+    await afterApply(result)
+    return result.call ? 'applied' : 'unknown_call'
+  }
+
+  return { afterApply, processEvent }
+}
