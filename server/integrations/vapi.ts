@@ -1,5 +1,6 @@
 import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
-import { TEXT_REPLY_TIMEOUT_MS, parseSse } from '#common/chat'
+import { TEXT_REPLY_TIMEOUT_MS } from '#common/chat'
+import { parseSse } from '#common/sse'
 import type { Config } from '../config'
 import { AppError } from '../lib/app-error'
 

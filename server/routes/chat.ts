@@ -14,9 +14,9 @@ import {
   SaveContentBodySchema,
   SendMessageBodySchema,
   SendMessageResponseSchema,
-  formatSse,
   type ChatStreamEvent,
 } from '#common/chat'
+import { formatSse } from '#common/sse'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
 import { AppError } from '../lib/app-error'
 import { perUserLimit } from '../lib/route-hooks'

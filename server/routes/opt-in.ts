@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { formatSse } from '#common/chat'
+import { formatSse } from '#common/sse'
 import { ErrorBodySchema } from '#common/errors'
 import {
   displayPhoneNumber,
