@@ -124,3 +124,23 @@ export const CallsDiagnosticsResponseSchema = z.object({
   lastCall: z.object({ id: text(), callDate: text(), completionStatus: text(), endedReason: text().nullable() }).nullable(),
 })
 export type CallsDiagnosticsResponse = z.infer<typeof CallsDiagnosticsResponseSchema>
+
+/** A coaching call as the dashboard lists it (`GET /api/calls/recent`). */
+export const CoachingCallSchema = z.object({
+  id: text(),
+  callDate: text(),
+  /** Seconds. */
+  callDuration: z.number().int(),
+  areasDiscussed: z.array(text()),
+  completionStatus: text(),
+  /** Which call of the day it was (the daily call, the evening check-in, a test call). */
+  slot: z.enum(CALL_SLOTS).optional(),
+  /** A check-in or the monthly goal session. */
+  kind: z.enum(CALL_KINDS).optional(),
+  /** The coach's one-paragraph summary once the call's report arrived. */
+  summary: text().nullable().optional(),
+})
+export type CoachingCallView = z.infer<typeof CoachingCallSchema>
+
+export const RecentCallsResponseSchema = z.object({ calls: z.array(CoachingCallSchema) })
+export type RecentCallsResponse = z.infer<typeof RecentCallsResponseSchema>

@@ -1,5 +1,6 @@
 import { VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
-import { TEXT_REPLY_TIMEOUT_MS, parseSse } from '#common/chat'
+import { TEXT_REPLY_TIMEOUT_MS } from '#common/chat'
+import { parseSse } from '#common/sse'
 import { AppError } from '../lib/app-error'
 import { messageOf, type VapiApi } from './vapi-client'
 

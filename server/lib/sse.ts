@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
-import { formatSse } from '#common/chat'
+import { formatSse } from '#common/sse'
 
 /** The media type of server-sent events. */
 export const EVENT_STREAM = 'text/event-stream'

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ErrorBodySchema } from '#common/errors'
-import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
+import { RecentCallsResponseSchema } from '#common/calls'
+import { DashboardStatsResponseSchema } from '#common/dashboard'
 
 const errors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 429: ErrorBodySchema }
 

@@ -1,6 +1,7 @@
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
-import { CHAT_ERRORS, CHAT_TEXT, MESSAGE_PAGE_SIZE, formatSse } from '#common/chat'
+import { CHAT_ERRORS, CHAT_TEXT, MESSAGE_PAGE_SIZE } from '#common/chat'
+import { formatSse } from '#common/sse'
 import { ERRORS } from '#common/errors'
 import { FakeVapi } from '../fakes/vapi'
 import { startAppServer, type AppServer } from './support/app-server'

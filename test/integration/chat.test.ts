@@ -20,11 +20,11 @@ import {
   SendMessageResponseSchema,
   TEXT_REPLY_TIMEOUT_MS,
   FALLBACK_REPLY_DELAY_MS,
-  parseSse,
   type ChatMessage,
   type ChatStreamEvent,
   type Conversation,
 } from '#common/chat'
+import { parseSse } from '#common/sse'
 import { ErrorBodySchema } from '#common/errors'
 import { conversations, goals } from '#server/db/schema'
 import { loadCoachContext } from '#server/services/chat'

@@ -2,15 +2,9 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ErrorBodySchema } from '#common/errors'
-import {
-  DashboardStatsResponseSchema,
-  GoalsResponseSchema,
-  PARTNER_COMPANY,
-  RecentCallsResponseSchema,
-  SaveGoalsResponseSchema,
-  emptyGoalsForm,
-  type GoalsForm,
-} from '#common/goals'
+import { RecentCallsResponseSchema } from '#common/calls'
+import { DashboardStatsResponseSchema } from '#common/dashboard'
+import { GoalsResponseSchema, PARTNER_COMPANY, SaveGoalsResponseSchema, emptyGoalsForm, type GoalsForm } from '#common/goals'
 import { coachingCalls, goals, profiles, userActivity, users } from '#server/db/schema'
 import { recordActivity } from '#server/db/activity'
 import { dueCalls, getCallSchedule } from '#server/services/calls'

@@ -11,9 +11,7 @@ import {
   acceptUserTranscript,
   addAssistantMessage,
   decideAssistantMessage,
-  formatSse,
   mergeMessages,
-  parseSse,
   textBytes,
   titleFromMessages,
   utf8Length,
@@ -257,39 +255,6 @@ describe('schemas', () => {
     expect(ConversationQuerySchema.parse({ before: 'a1', limit: '20' })).toEqual({ before: 'a1', limit: 20 })
     for (const limit of ['0', '201', '2.5', 'many']) expect(ConversationQuerySchema.safeParse({ limit }).success, limit).toBe(false)
     expect(ConversationQuerySchema.safeParse({ before: 'not an id' }).success).toBe(false)
-  })
-})
-
-describe('server-sent events', () => {
-  const encode = (...parts: string[]) => {
-    const encoder = new TextEncoder()
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const part of parts) controller.enqueue(encoder.encode(part))
-        controller.close()
-      },
-    })
-  }
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const events = []
-    for await (const event of parseSse(stream)) events.push(event)
-    return events
-  }
-
-  it('parses Vapi-style data lines split across chunks, CRLF and comments', async () => {
-    const events = await collect(
-      encode(': hello\r\n', 'data: {"id":"c1","path":"chat.output[0].content","de', 'lta":"Hi "}\r\n\r\n', 'data: {"id":"c1","delta":"there"}\n\n'),
-    )
-    expect(events.map((e) => JSON.parse(e.data).delta)).toEqual(['Hi ', 'there'])
-    expect(events[0]!.event).toBe('message')
-  })
-
-  it('reads named events and multi-line data; a last event without a blank line still counts', async () => {
-    const events = await collect(encode(formatSse('delta', { text: 'a' }), 'event: done\ndata: line1\ndata: line2'))
-    expect(events).toEqual([
-      { event: 'delta', data: '{"text":"a"}', id: undefined },
-      { event: 'done', data: 'line1\nline2', id: undefined },
-    ])
   })
 })
 

@@ -1,30 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { LIFE_AREAS } from '#common/domain'
-import {
-  CALL_PERIODS,
-  CALL_TIMES,
-  COMPANIES,
-  INDUSTRIES,
-  LIFE_AREA_STEPS,
-  PARTNER_COMPANY,
-  SaveGoalsBodySchema,
-  TIMEZONES,
-  callMinutes,
-  composeCallTime,
-  emptyGoalsForm,
-  focusAreas,
-  FOCUS_BELOW_SCORE,
-  formFromRecords,
-  fromDailyCallTime,
-  lifeAreaCount,
-  overallScore,
-  parseCallTime,
-  partnerBadge,
-  satisfactionQuestion,
-  timezoneDisplay,
-  toDailyCallTime,
-  type GoalRecord,
-} from '#common/goals'
+import { callMinutes, focusAreas, FOCUS_BELOW_SCORE, lifeAreaCount, overallScore, partnerBadge } from '#common/dashboard'
+import { CALL_PERIODS, CALL_TIMES, COMPANIES, INDUSTRIES, LIFE_AREA_STEPS, PARTNER_COMPANY, SaveGoalsBodySchema, TIMEZONES, composeCallTime, emptyGoalsForm, formFromRecords, fromDailyCallTime, parseCallTime, satisfactionQuestion, timezoneDisplay, toDailyCallTime, type GoalRecord } from '#common/goals'
 import {
   DASHBOARD_RETRIES,
   dashboardRetryDelay,

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import * as auth from '#common/auth'
 import * as billing from '#common/billing'
+import * as calls from '#common/calls'
 import * as chat from '#common/chat'
 import * as courses from '#common/courses'
+import * as dashboard from '#common/dashboard'
 import * as errors from '#common/errors'
 import * as goals from '#common/goals'
 import * as health from '#common/health'
@@ -56,7 +58,7 @@ describe('response serialisers compiled from the zod schemas', () => {
   })
 
   it('compile every response schema of the API to the fast path', () => {
-    const modules = { auth, billing, chat, courses, errors, goals, health, optIn, plans, voice }
+    const modules = { auth, billing, calls, chat, courses, dashboard, errors, goals, health, optIn, plans, voice }
     const names: string[] = []
     for (const [module, exports] of Object.entries(modules)) {
       for (const [name, value] of Object.entries(exports)) {

@@ -9,20 +9,11 @@ import {
   VOICE_TEXT,
   type CallEffect,
   type CallEvent,
-  type CallState,
 } from '../../web/src/features/chat/voice/call-machine'
+import { replay } from '../helpers/machine'
 
 /** Runs events from idle; returns the final state and every effect in order. */
-function run(...events: CallEvent[]): { state: CallState; effects: CallEffect[] } {
-  let state = IDLE_CALL
-  const effects: CallEffect[] = []
-  for (const event of events) {
-    const next = nextCall(state, event)
-    state = next.state
-    effects.push(...next.effects)
-  }
-  return { state, effects }
-}
+const run = (...events: CallEvent[]) => replay(nextCall, IDLE_CALL, events)
 
 const toasts = (effects: CallEffect[]) => effects.flatMap((effect) => (effect.type === 'toast' ? [[effect.title, effect.description]] : []))
 const ended = (effects: CallEffect[]) => effects.filter((effect) => effect.type === 'ended')

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage } from '#common/chat'
-import { isHello, parseServerMessage, voiceSocketUrl } from '../../web/src/features/chat/voice/protocol'
 import { applyTranscript, initialTranscriptState, type TranscriptEvent, type TranscriptState } from '../../web/src/features/chat/voice/transcripts'
 
 /** Plays transcripts through the rules, the way the chat does, with predictable ids. */
@@ -79,29 +78,5 @@ describe('assistant transcripts go through the duplicate rules (spec 2 §5)', ()
   it('are compared with the messages already on screen', () => {
     const earlier: ChatMessage = { id: 'old', text: 'Welcome back, Avery!', sender: 'ai', timestamp: '2026-11-24T09:00:00.000Z' }
     expect(play([final('assistant', 'Welcome back, Avery!')], [earlier]).said).toEqual(['ai: Welcome back, Avery!'])
-  })
-})
-
-describe('the gateway protocol as the page reads it', () => {
-  it('finds the socket on the page origin, wss: under https:', () => {
-    expect(voiceSocketUrl({ protocol: 'https:', host: 'coach.example:8443' })).toBe('wss://coach.example:8443/api/voice')
-    expect(voiceSocketUrl({ protocol: 'http:', host: '127.0.0.1:3000' })).toBe('ws://127.0.0.1:3000/api/voice')
-  })
-
-  it('takes only messages of the protocol', () => {
-    expect(parseServerMessage('{"type":"hello","v":1}')).toEqual({ type: 'hello', v: 1 })
-    expect(parseServerMessage('{"type":"transcript","role":"user","final":false,"text":"Hi"}')).toEqual({ type: 'transcript', role: 'user', final: false, text: 'Hi' })
-    expect(parseServerMessage('{"type":"ended","reason":"user-ended","conversationId":null}')).toEqual({ type: 'ended', reason: 'user-ended', conversationId: null })
-    expect(parseServerMessage('{"type":"hello","v":2}')).toBeNull()
-    expect(parseServerMessage('{"type":"transcript","role":"system","final":true,"text":"x"}')).toBeNull()
-    expect(parseServerMessage('{"type":"status-update","status":"in-progress"}')).toBeNull()
-    expect(parseServerMessage('not json')).toBeNull()
-  })
-
-  it('tells a hello of another version from other frames', () => {
-    expect(isHello('{"type":"hello","v":2}')).toBe(true)
-    expect(isHello('{"type":"status","status":"listening"}')).toBe(false)
-    expect(isHello('null')).toBe(false)
-    expect(isHello('{')).toBe(false)
   })
 })

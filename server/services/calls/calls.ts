@@ -1,5 +1,6 @@
 import { desc, eq, sql } from 'drizzle-orm'
-import { RECENT_CALLS_LIMIT, type CoachingCallView, type DashboardStatsResponse } from '#common/goals'
+import { type CoachingCallView } from '#common/calls'
+import { RECENT_CALLS_LIMIT, type DashboardStatsResponse } from '#common/dashboard'
 import { countActiveDays } from '#server/db/activity'
 import type { DbExecutor } from '#server/db/client'
 import { prepared } from '#server/db/prepared'

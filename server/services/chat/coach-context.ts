@@ -1,6 +1,7 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
 import { LIFE_AREAS, type LifeArea } from '#common/domain'
-import { focusAreas, goalOptionLabel, lifeAreaDefinition } from '#common/goals'
+import { focusAreas } from '#common/dashboard'
+import { goalOptionLabel, lifeAreaDefinition } from '#common/goals'
 import type { DbExecutor } from '#server/db/client'
 import { goals, profiles, users } from '#server/db/schema'
 

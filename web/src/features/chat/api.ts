@@ -10,7 +10,6 @@ import {
   ConversationListResponseSchema,
   ConversationSchema,
   ConversationSummarySchema,
-  parseSse,
   type ChatMessage,
   type Conversation,
   type ConversationSummary,
@@ -19,6 +18,7 @@ import {
   type SendMessageBody,
   type SendMessageResponse,
 } from '#common/chat'
+import { parseSse } from '#common/sse'
 import { ErrorBodySchema } from '#common/errors'
 import { VoiceConfigResponseSchema } from '#common/voice'
 import { api, ApiError, NETWORK_ERROR_MESSAGE } from '#web/lib/api-client'

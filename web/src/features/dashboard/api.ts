@@ -4,7 +4,8 @@
  */
 import { queryOptions } from '@tanstack/react-query'
 import { CommitmentsResponseSchema, MarkCommitmentDoneResponseSchema, type MarkCommitmentDoneResponse } from '#common/commitments'
-import { DashboardStatsResponseSchema, RecentCallsResponseSchema } from '#common/goals'
+import { RecentCallsResponseSchema } from '#common/calls'
+import { DashboardStatsResponseSchema } from '#common/dashboard'
 import { api } from '#web/lib/api-client'
 import { goalsQueryOptions } from '#web/features/goal-intake/api'
 import { dashboardRetryDelay, shouldRetryDashboardLoad } from './retry'

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react'
 import { CHAT_TEXT } from '#common/chat'
 import { Button } from '#web/components/ui/button'
 import { cn } from '#web/lib/utils'
-import type { LocalMessage } from '#web/features/chat/use-chat'
+import type { LocalMessage } from '#web/features/chat/chat-machine'
 import type { LiveTranscripts } from '#web/features/chat/voice/transcripts'
 
 export type MessageListProps = {

@@ -3,12 +3,12 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { CHAT_ERRORS } from '#common/chat'
 import { VOICE_FORCED_END_MS, type VoiceConfigResponse, type VoiceServerMessage } from '#common/voice'
 import { toast } from '#web/lib/toast'
+import { VoiceSocket } from '#web/lib/voice-socket'
 import type { Chat } from '#web/features/chat/use-chat'
 import { CallAudio, createAudioContext } from './audio'
 import { IDLE_CALL, nextCall, VOICE_TEXT, type CallEvent, type CallState, type VoicePhase } from './call-machine'
 import { LEVEL_OBSERVER_INTERVAL_MS, LevelObserver } from './levels'
 import { MeterStore } from './meter-store'
-import { VoiceSocket } from './voice-socket'
 
 export type { VoicePhase } from './call-machine'
 

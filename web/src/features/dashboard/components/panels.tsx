@@ -2,14 +2,9 @@ import { Link } from '@tanstack/react-router'
 import { PhoneCallIcon, RotateCwIcon, TargetIcon, TrendingUpIcon } from 'lucide-react'
 import { useId, type ReactNode } from 'react'
 import { SATISFACTION_MAX } from '#common/domain'
-import {
-  LIFE_AREA_STEPS,
-  areaShortLabel,
-  callMinutes,
-  lifeAreaDefinition,
-  type CoachingCallView,
-  type GoalRecord,
-} from '#common/goals'
+import { type CoachingCallView } from '#common/calls'
+import { callMinutes } from '#common/dashboard'
+import { LIFE_AREA_STEPS, areaShortLabel, lifeAreaDefinition, type GoalRecord } from '#common/goals'
 import type { LifeArea } from '#common/domain'
 import { Badge } from '#web/components/ui/badge'
 import { Button } from '#web/components/ui/button'

@@ -1,10 +1,11 @@
 /**
  * The browser's end of the voice gateway (`GET /api/voice`, a WebSocket on our own origin; the
- * session cookie signs it in). Text frames are the versioned JSON protocol of common/voice.ts, each
- * checked against its schema both ways; binary frames are PCM16 mono 16 kHz audio.
+ * session cookie signs it in), for the chat's voice call and the dashboard's live phone calls alike.
+ * Text frames are the versioned JSON protocol of common/voice.ts, each checked against its schema
+ * both ways; binary frames are PCM16 mono 16 kHz audio.
  */
 import { VOICE_FRAME_BYTES, VOICE_PROTOCOL_VERSION, VoiceClientMessageSchema, type VoiceClientMessage, type VoiceServerMessage } from '#common/voice'
-import { isHello, parseServerMessage, voiceSocketUrl } from './protocol'
+import { isHello, parseServerMessage, voiceSocketUrl } from './voice-protocol'
 
 /** The most microphone audio waiting in the socket's send buffer; newer frames are dropped beyond it. */
 export const MAX_QUEUED_AUDIO_BYTES = 10 * VOICE_FRAME_BYTES
@@ -34,9 +35,16 @@ export class VoiceSocket {
     this.socket = socket
   }
 
-  /** Opens the socket and waits for the server's `hello` with our protocol version. */
-  static connect(handlers: VoiceSocketHandlers, url = voiceSocketUrl(window.location)): Promise<VoiceSocket> {
+  /**
+   * Opens the socket and waits for the server's `hello` with our protocol version. `signal` gives
+   * up on a socket not greeted yet: it is closed and the promise rejects.
+   */
+  static connect(handlers: VoiceSocketHandlers, { url = voiceSocketUrl(window.location), signal }: { url?: string; signal?: AbortSignal } = {}): Promise<VoiceSocket> {
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new VoiceConnectError('The connection was given up'))
+        return
+      }
       let ws: WebSocket
       try {
         ws = new WebSocket(url)
@@ -76,6 +84,16 @@ export class VoiceSocket {
         }
         if (!voice.closedByUs) handlers.onMessage(message)
       }
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (greeted) return
+          window.clearTimeout(timer)
+          reject(new VoiceConnectError('The connection was given up'))
+          voice.close()
+        },
+        { once: true },
+      )
       ws.onclose = (event) => {
         window.clearTimeout(timer)
         if (!greeted) {

@@ -1,6 +1,7 @@
 /**
  * The voice gateway's protocol as the page reads it (plain code: the unit tests run it in Node):
- * where the socket is, and which text frames from the server are ours.
+ * where the socket is, and which text frames from the server are ours. The socket itself is
+ * voice-socket.ts.
  */
 import { VoiceServerMessageSchema, type VoiceServerMessage } from '#common/voice'
 
@@ -9,16 +10,15 @@ export function voiceSocketUrl(location: { protocol: string; host: string }): st
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/api/voice`
 }
 
-/** Parses one text frame from the server: the message, or null when it is not one of ours. */
-export function parseServerMessage(data: string): VoiceServerMessage | null {
-  let json: unknown
+/** Parses one frame from the server: the message, or null when it is not a text frame of ours. */
+export function parseServerMessage(data: unknown): VoiceServerMessage | null {
+  if (typeof data !== 'string') return null
   try {
-    json = JSON.parse(data)
+    const parsed = VoiceServerMessageSchema.safeParse(JSON.parse(data))
+    return parsed.success ? parsed.data : null
   } catch {
     return null
   }
-  const parsed = VoiceServerMessageSchema.safeParse(json)
-  return parsed.success ? parsed.data : null
 }
 
 /** Whether a text frame is a `hello` of any version. */
