@@ -1,6 +1,7 @@
-import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi, VapiClient, VapiError } from '@vapi-ai/server-sdk'
 import { Agent } from 'undici'
 import { lightFetch } from './light-fetch'
+import { isVapiError, isVapiTimeoutError, loadVapiSdk } from './vapi-sdk'
 
 /**
  * The app's client of Vapi's phone calls: the official SDK with `baseUrl` from VAPI_API_URL,
@@ -109,7 +110,8 @@ export function toCallRecord(call: Vapi.Call): VapiCallRecord {
 export const VAPI_CONNECTIONS = 512
 
 export class VapiCallsClient {
-  readonly client: VapiClient
+  /** Made once the SDK is loaded (./vapi-sdk). */
+  readonly #client: Promise<VapiClient>
   readonly settings: VapiCallSettings
   readonly #agent: Agent | undefined
   readonly #fetch: typeof fetch
@@ -119,13 +121,18 @@ export class VapiCallsClient {
     // Idle connections are kept a minute (calls come in bursts on the minute), as long as Vapi allows.
     this.#agent = options.fetch ? undefined : new Agent({ connections: VAPI_CONNECTIONS, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 })
     this.#fetch = options.fetch ?? lightFetch(this.#agent!)
-    this.client = new VapiClient({
-      token: settings.apiKey,
-      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-      maxRetries: 0,
-      timeoutInSeconds: 15,
-      fetch: this.#fetch,
-    })
+    this.#client = loadVapiSdk().then(
+      ({ VapiClient }) =>
+        new VapiClient({
+          token: settings.apiKey,
+          ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+          maxRetries: 0,
+          timeoutInSeconds: 15,
+          fetch: this.#fetch,
+        }),
+    )
+    // A failed load is the methods' to report, not an unhandled rejection.
+    this.#client.catch(() => {})
   }
 
   /** Whether phone calls can be placed (a phone number is configured). */
@@ -157,7 +164,7 @@ export class VapiCallsClient {
       },
     }
     try {
-      const call = await this.client.calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })
+      const call = await (await this.#client).calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })
       if (!call || typeof (call as Vapi.Call).id !== 'string') return { kind: 'unknown', status: 201, message: 'the answer named no call id' }
       return { kind: 'placed', vapiCallId: (call as Vapi.Call).id, status: (call as Vapi.Call).status ?? 'queued' }
     } catch (error) {
@@ -171,9 +178,12 @@ export class VapiCallsClient {
    * at the list's default page size (ADR 036). Throws when Vapi cannot answer.
    */
   async findWebhookCredential(name: string): Promise<string | null> {
-    const response = await this.client.fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
+    const response = await (await this.#client).fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
     const raw = await response.text()
-    if (!response.ok) throw new VapiError({ message: `GET /credential: ${response.status}`, statusCode: response.status, body: raw.slice(0, 500) })
+    if (!response.ok) {
+      const { VapiError } = await loadVapiSdk()
+      throw new VapiError({ message: `GET /credential: ${response.status}`, statusCode: response.status, body: raw.slice(0, 500) })
+    }
     const data: unknown = JSON.parse(raw)
     const items = Array.isArray(data) ? data : data && typeof data === 'object' && Array.isArray((data as { results?: unknown }).results) ? (data as { results: unknown[] }).results : []
     const named = (items as Array<{ id?: unknown; name?: unknown; provider?: unknown; createdAt?: unknown }>)
@@ -183,13 +193,13 @@ export class VapiCallsClient {
   }
 
   #outcomeOf(error: unknown): DialOutcome {
-    if (error instanceof VapiError && error.statusCode !== undefined) {
+    if (isVapiError(error) && error.statusCode !== undefined) {
       const status = error.statusCode
       const message = messageOf(error.body)
       if (status === 408 || status >= 500) return { kind: 'unknown', status, message }
       return { kind: 'refused', status, message, retryable: RETRYABLE_REFUSALS.has(status), retryAfterMs: retryAfterMs(error) }
     }
-    const message = error instanceof VapiTimeoutError ? 'timeout' : error instanceof Error ? error.message : String(error)
+    const message = isVapiTimeoutError(error) ? 'timeout' : error instanceof Error ? error.message : String(error)
     return { kind: 'unknown', status: undefined, message }
   }
 
@@ -204,7 +214,7 @@ export class VapiCallsClient {
     let upper = to
     const seen = new Set<string>()
     for (let page = 0; page < 50; page++) {
-      const calls = await this.client.calls.list(
+      const calls = await (await this.#client).calls.list(
         { assistantId: this.settings.assistantId, createdAtGe: lower.toISOString(), createdAtLe: upper.toISOString(), limit: LIST_LIMIT },
         { maxRetries: 2, timeoutInSeconds: 15 },
       )
@@ -231,9 +241,9 @@ export class VapiCallsClient {
   async endLive(vapiCallId: string): Promise<'ending' | 'not-live'> {
     let call: Vapi.Call
     try {
-      call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      call = await (await this.#client).calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-live'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-live'
       throw error
     }
     if (call.status === 'ended' || call.status === 'scheduled') return 'not-live'
@@ -266,17 +276,17 @@ export class VapiCallsClient {
   async cancel(vapiCallId: string): Promise<'cancelled' | 'in-progress' | 'ended' | 'not-found'> {
     let call: Vapi.Call
     try {
-      call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      call = await (await this.#client).calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
     if (call.status === 'ended') return 'ended'
     if (call.status === 'in-progress' || call.status === 'forwarding') return 'in-progress'
     try {
-      await this.client.calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      await (await this.#client).calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
     return 'cancelled'
@@ -290,12 +300,12 @@ export class VapiCallsClient {
    */
   async deleteCall(vapiCallId: string): Promise<'deleted' | 'live' | 'not-found'> {
     try {
-      const call = await this.client.calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      const call = await (await this.#client).calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
       if (call.status === 'in-progress' || call.status === 'forwarding') return 'live'
-      await this.client.calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      await (await this.#client).calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
       return 'deleted'
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
   }
@@ -303,9 +313,9 @@ export class VapiCallsClient {
   /** `GET /call/{id}`, or null when Vapi does not know the call. */
   async get(vapiCallId: string): Promise<VapiCallRecord | null> {
     try {
-      return toCallRecord(await this.client.calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
+      return toCallRecord(await (await this.#client).calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return null
+      if (isVapiError(error) && error.statusCode === 404) return null
       throw error
     }
   }

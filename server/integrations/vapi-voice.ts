@@ -1,7 +1,8 @@
 import { isIP } from 'node:net'
-import { VapiClient, VapiEnvironment, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi, VapiClient } from '@vapi-ai/server-sdk'
 import WebSocket from 'ws'
 import { vapiCallName } from './vapi-calls'
+import { isVapiError, isVapiTimeoutError, loadVapiSdk } from './vapi-sdk'
 
 /**
  * The app's client of Vapi's WebSocket transport (brief §2): `POST /call` with
@@ -12,8 +13,8 @@ import { vapiCallName } from './vapi-calls'
  * Vapi's host: a socket address anywhere else is refused (`vapiSocketAllowed`).
  */
 
-/** Vapi's API when VAPI_API_URL is not set (the SDK's default environment). */
-export const VAPI_DEFAULT_API_URL: string = VapiEnvironment.Default
+/** Vapi's API when VAPI_API_URL is not set: the SDK's default environment (a unit test holds them equal). */
+export const VAPI_DEFAULT_API_URL = 'https://api.vapi.ai'
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
 const isLoopback = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || (isIP(hostname) === 4 && hostname.startsWith('127.'))
@@ -82,18 +83,24 @@ function messageOf(body: unknown): string {
 }
 
 export class VapiVoiceClient {
-  readonly client: VapiClient
+  /** Made once the SDK is loaded (./vapi-sdk). */
+  readonly #client: Promise<VapiClient>
   readonly settings: VapiVoiceSettings
 
   constructor(settings: VapiVoiceSettings, options: { fetch?: typeof fetch } = {}) {
     this.settings = settings
-    this.client = new VapiClient({
-      token: settings.apiKey,
-      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-      maxRetries: 0,
-      timeoutInSeconds: 15,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    })
+    this.#client = loadVapiSdk().then(
+      ({ VapiClient }) =>
+        new VapiClient({
+          token: settings.apiKey,
+          ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+          maxRetries: 0,
+          timeoutInSeconds: 15,
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        }),
+    )
+    // A failed load is the methods' to report, not an unhandled rejection.
+    this.#client.catch(() => {})
   }
 
   /** `POST /call` with the WebSocket transport, once. */
@@ -116,7 +123,7 @@ export class VapiVoiceClient {
       },
     } satisfies Vapi.CreateCallDto
     try {
-      const call = (await this.client.calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })) as Vapi.Call
+      const call = (await (await this.#client).calls.create(body, { maxRetries: 0, timeoutInSeconds: 15 })) as Vapi.Call
       // The SDK's transport type has no websocketCallUrl, though the API returns one (brief §1.6).
       const url = (call?.transport as { websocketCallUrl?: unknown } | undefined)?.websocketCallUrl
       if (typeof call?.id !== 'string' || typeof url !== 'string' || !/^wss?:\/\//.test(url)) {
@@ -129,8 +136,8 @@ export class VapiVoiceClient {
       }
       return { kind: 'created', vapiCallId: call.id, websocketCallUrl: url }
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode !== undefined) return { kind: 'failed', status: error.statusCode, message: messageOf(error.body) }
-      const timedOut = error instanceof VapiTimeoutError || (error instanceof Error && /timeout/i.test(error.message))
+      if (isVapiError(error) && error.statusCode !== undefined) return { kind: 'failed', status: error.statusCode, message: messageOf(error.body) }
+      const timedOut = isVapiTimeoutError(error) || (error instanceof Error && /timeout/i.test(error.message))
       return { kind: 'failed', status: undefined, message: timedOut ? 'timeout' : 'no answer' }
     }
   }

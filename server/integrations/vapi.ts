@@ -1,7 +1,8 @@
-import { VapiClient, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi, VapiClient } from '@vapi-ai/server-sdk'
 import { TEXT_REPLY_TIMEOUT_MS, parseSse } from '#common/chat'
 import type { Config } from '../config'
 import { AppError } from '../lib/app-error'
+import { isVapiError, isVapiTimeoutError, loadVapiSdk } from './vapi-sdk'
 
 /**
  * The app's client of Vapi's REST API: the official SDK with `baseUrl` from VAPI_API_URL (tests
@@ -85,7 +86,8 @@ export function outputText(chat: Pick<Vapi.Chat, 'output'>): string {
 
 /** Vapi's Chat API (`POST /chat`), whole or streamed. */
 export class VapiChatClient {
-  readonly client: VapiClient
+  /** Made once the SDK is loaded (./vapi-sdk). */
+  readonly #client: Promise<VapiClient>
   readonly #settings: VapiSettings
   readonly #timeoutMs: () => number
   readonly #log: Log | undefined
@@ -94,13 +96,18 @@ export class VapiChatClient {
     this.#settings = settings
     this.#timeoutMs = options.timeoutMs ?? (() => TEXT_REPLY_TIMEOUT_MS)
     this.#log = options.log
-    this.client = new VapiClient({
-      token: settings.apiKey,
-      ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-      maxRetries: 0,
-      timeoutInSeconds: Math.ceil(TEXT_REPLY_TIMEOUT_MS / 1000),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    })
+    this.#client = loadVapiSdk().then(
+      ({ VapiClient }) =>
+        new VapiClient({
+          token: settings.apiKey,
+          ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+          maxRetries: 0,
+          timeoutInSeconds: Math.ceil(TEXT_REPLY_TIMEOUT_MS / 1000),
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        }),
+    )
+    // A failed load is the methods' to report, not an unhandled rejection.
+    this.#client.catch(() => {})
   }
 
   #body(request: ChatRequest, stream: boolean): Vapi.CreateChatDto {
@@ -140,15 +147,15 @@ export class VapiChatClient {
     const timedOut =
       deadline.aborted ||
       (error instanceof VapiFailure && error.timedOut) ||
-      error instanceof VapiTimeoutError ||
+      isVapiTimeoutError(error) ||
       // SDK 2.0.1 on Node 20 reports its own timeout as a VapiError whose message is "timeout".
-      (error instanceof VapiError && error.statusCode === undefined && /timeout/i.test(error.message))
+      (isVapiError(error) && error.statusCode === undefined && /timeout/i.test(error.message))
     if (timedOut) {
       this.#log?.warn({}, 'vapi: no complete reply within the time limit')
       return assistantTimeout()
     }
-    const status = error instanceof VapiFailure ? error.status : error instanceof VapiError ? error.statusCode : undefined
-    const detail = error instanceof VapiError ? messageOf(error.body) : error instanceof Error ? error.message : String(error)
+    const status = error instanceof VapiFailure ? error.status : isVapiError(error) ? error.statusCode : undefined
+    const detail = isVapiError(error) ? messageOf(error.body) : error instanceof Error ? error.message : String(error)
     this.#log?.error({ status, vapiMessage: detail }, 'vapi: chat request failed')
     return assistantUnavailable()
   }
@@ -158,9 +165,9 @@ export class VapiChatClient {
     return this.#withDeadline(request, async (req, signal) => {
       let chat: Vapi.CreateChatsResponse
       try {
-        chat = await this.client.chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
+        chat = await (await this.#client).chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
       } catch (error) {
-        if (error instanceof VapiError && error.statusCode !== undefined) throw new VapiFailure(error.statusCode, messageOf(error.body))
+        if (isVapiError(error) && error.statusCode !== undefined) throw new VapiFailure(error.statusCode, messageOf(error.body))
         throw error
       }
       if (!('output' in chat) || typeof chat.id !== 'string') throw new VapiFailure(undefined, 'the chat response has no output')
@@ -177,10 +184,10 @@ export class VapiChatClient {
    */
   async previousChatOf(chatId: string): Promise<{ previousChatId: string | null } | 'not-found'> {
     try {
-      const chat = await this.client.chats.get({ id: chatId }, { maxRetries: 0 })
+      const chat = await (await this.#client).chats.get({ id: chatId }, { maxRetries: 0 })
       return { previousChatId: chat.previousChatId ?? null }
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
   }
@@ -188,10 +195,10 @@ export class VapiChatClient {
   /** `DELETE /chat/{id}`: 'deleted', or 'not-found' when Vapi no longer has it. Other failures throw (the caller retries). */
   async deleteChat(chatId: string): Promise<'deleted' | 'not-found'> {
     try {
-      await this.client.chats.delete({ id: chatId }, { maxRetries: 0 })
+      await (await this.#client).chats.delete({ id: chatId }, { maxRetries: 0 })
       return 'deleted'
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
   }
@@ -203,7 +210,7 @@ export class VapiChatClient {
    */
   streamChat(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatResult> {
     return this.#withDeadline(request, async (req, signal) => {
-      const response = await this.client.fetch(
+      const response = await (await this.#client).fetch(
         '/chat',
         {
           method: 'POST',
