@@ -64,7 +64,7 @@ const NO_BARE_STRING = "CallExpression[callee.object.name='z'][callee.property.n
 const NO_BARE_STRING_MESSAGE = "Use text() from '#common/text' (refuses NUL and lone surrogates) instead of z.string()."
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'web/dist/', 'web/src/routeTree.gen.ts', '.tmp/', '.data/', 'migrations/', 'test-results/'] },
+  { ignores: ['node_modules/', 'dist/', 'web/dist/', 'web/src/routeTree.gen.ts', '.tmp/', '.data/', 'migrations/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

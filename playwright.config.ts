@@ -39,8 +39,9 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: {
-    // The log goes to DATA_DIR/server.log: without Twilio a code to verify a number is written there.
-    command: `node --import tsx server/index.ts >> '${join(process.env.E2E_DATA_DIR, 'server.log')}'`,
+    // The compiled server, as `npm start` runs it (rebuilt first if a source changed). The log goes
+    // to DATA_DIR/server.log: without Twilio a code to verify a number is written there.
+    command: `node scripts/ensure-build.mjs --server && node dist/server/index.js >> '${join(process.env.E2E_DATA_DIR, 'server.log')}'`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -1,12 +1,17 @@
-// Builds the web app when web/dist is missing, unfinished or older than its sources (used by
-// `npm start` and `npm run lighthouse`). The build's last step writes the marker (web/vite.config.ts).
+// Builds what is missing or older than its sources (used by `npm start`, `npm run worker`, the
+// database commands and `npm run lighthouse`): the web app (web/dist) and the compiled server and
+// worker (dist/, scripts/build-server.mjs). `--server`: only dist/. A copy without the sources
+// (the Docker image ships only what the build made) has nothing to build.
+// The web build's last step writes its marker (web/vite.config.ts); dist/meta.json lists the
+// files the server's build read.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const marker = join(root, 'web', 'dist', '.vite', 'prerender.json')
+const serverOnly = process.argv.includes('--server')
+const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : Infinity)
 
 function newest(dir) {
   let latest = 0
@@ -18,17 +23,43 @@ function newest(dir) {
   return latest
 }
 
-const sources = Math.max(
-  newest(join(root, 'web')),
-  newest(join(root, 'common')),
-  newest(join(root, 'scripts', 'web-build')),
-  statSync(join(root, 'package-lock.json')).mtimeMs,
-)
-if (existsSync(marker) && statSync(marker).mtimeMs >= sources) process.exit(0)
+function webUpToDate() {
+  if (!existsSync(join(root, 'web', 'src'))) return true
+  const marker = join(root, 'web', 'dist', '.vite', 'prerender.json')
+  const sources = Math.max(
+    newest(join(root, 'web')),
+    newest(join(root, 'common')),
+    newest(join(root, 'scripts', 'web-build')),
+    statSync(join(root, 'package-lock.json')).mtimeMs,
+  )
+  return existsSync(marker) && statSync(marker).mtimeMs >= sources
+}
 
-console.log('Building the web app (web/dist)...')
-const result = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], {
-  cwd: root,
-  stdio: 'inherit',
-})
-process.exit(result.status ?? 1)
+function serverUpToDate() {
+  if (!existsSync(join(root, 'server', 'index.ts'))) return true
+  const meta = join(root, 'dist', 'meta.json')
+  if (!existsSync(meta)) return false
+  // A deleted input counts as changed (Infinity); a new file matters only once an input imports it.
+  const { inputs } = JSON.parse(readFileSync(meta, 'utf8'))
+  const sources = Math.max(
+    ...inputs.map((input) => mtime(join(root, input))),
+    mtime(join(root, 'package.json')),
+    mtime(join(root, 'package-lock.json')),
+    mtime(join(root, 'scripts', 'build-server.mjs')),
+  )
+  return statSync(meta).mtimeMs >= sources
+}
+
+function run(args) {
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' })
+  if (result.status !== 0) process.exit(result.status ?? 1)
+}
+
+if (!serverOnly && !webUpToDate()) {
+  console.log('Building the web app (web/dist)...')
+  run([join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'])
+}
+if (!serverUpToDate()) {
+  console.log('Building the server and the worker (dist/)...')
+  run([join(root, 'scripts', 'build-server.mjs')])
+}

@@ -6,8 +6,8 @@
  * ≥ 95, accessibility 100; docs/decisions/052). A measurement, not a test: the machine's other work
  * moves the figures, so it prints each run and exits 0 whatever the scores.
  *
- * Builds the web app if needed (scripts/ensure-build.mjs), starts the server as `npm start` does on
- * a free port with the embedded defaults and a fresh data folder, runs Lighthouse 13's CLI in
+ * Builds the web app and the server if needed (scripts/ensure-build.mjs), starts the compiled server
+ * as `npm start` does, on a free port with the embedded defaults and a fresh data folder, runs Lighthouse 13's CLI in
  * Debian's Chromium (CHROME_PATH, headless), then stops the server.
  *
  *   npm run lighthouse                 # / and /auth, 3 runs each
@@ -108,7 +108,7 @@ step('the build', process.execPath, [join(root, 'scripts', 'ensure-build.mjs')])
 const port = await freePort()
 const base = `http://127.0.0.1:${port}`
 const dataDir = mkdtempSync(join(tmpdir(), 'mc-lighthouse-'))
-const server = spawn(process.execPath, ['--import', 'tsx', join(root, 'server', 'index.ts')], {
+const server = spawn(process.execPath, [join(root, 'dist', 'server', 'index.js')], {
   cwd: root,
   stdio: ['ignore', 'ignore', 'inherit'],
   // The embedded defaults, whatever this shell's environment says.

@@ -1,5 +1,6 @@
 // `npm test`: every test the project has. Unit and integration tests (vitest, real PostgreSQL and
-// Redis), then the browser end-to-end tests in Debian's Chromium against the production build.
+// Redis), then the browser end-to-end tests in Debian's Chromium against the production build
+// (the web app and the compiled server).
 // With CI=true a skipped test fails the run: nothing may be skipped for a missing service.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -28,6 +29,7 @@ function run(label, command, args, env = {}) {
 run('unit and integration tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`])
 run('Chromium for the browser tests', process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')])
 run('production build of the web app', process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'])
+run('the compiled server and worker (dist/)', process.execPath, [join(root, 'scripts', 'build-server.mjs')])
 run('bundle size of / and /auth', process.execPath, [join(root, 'scripts', 'bundle-size.mjs')])
 run('browser end-to-end tests (Playwright, Chromium)', bin('playwright'), ['test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport })
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { Redis } from 'ioredis'
@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/client'
 import { JOBS } from './jobs/index'
 import { deferredQueue, type Timers } from './jobs/in-process'
 import { systemClock, type Clock } from './lib/clock'
+import { PROJECT_ROOT } from './lib/project-root'
 import { trustProxyFunction } from './lib/ip'
 import { serializerCompiler } from './lib/serializer'
 import { serverLogger, type BatchedDestination } from './lib/logger'
@@ -46,7 +47,7 @@ import vapiWebhookRoutes from './routes/webhooks-vapi'
 import callNowRoutes from './routes/call-now'
 import accountDataRoutes from './routes/account-data'
 
-export const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url))
+export const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
 export type AppOverrides = {
   /** An already-open database (tests pass one per file); otherwise opened from config and closed with the app. */

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -9,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
+import { PROJECT_ROOT } from '../lib/project-root'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -29,7 +29,7 @@ export type Database = {
   close(): Promise<void>
 }
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
+export const MIGRATIONS_FOLDER = join(PROJECT_ROOT, 'migrations')
 
 // Any constant works; it only has to be the same in every process of this app.
 const MIGRATION_LOCK_KEY = 727_100_001

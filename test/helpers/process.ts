@@ -24,7 +24,16 @@ export type Spawned = {
 
 /** Runs `node --import tsx <entry>` from the repository root with only the given environment. */
 export function spawnEntry(entry: string, env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  return spawnNode(['--import', 'tsx', entry], env)
+}
+
+/** Runs a compiled entry with plain `node <entry>` (no tsx), as spawnEntry runs a source one. */
+export function spawnCompiled(entry: string, env: Record<string, string>): Spawned {
+  return spawnNode([entry], env)
+}
+
+function spawnNode(args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,11 @@
+import { VapiEnvironment } from '@vapi-ai/server-sdk'
 import { describe, expect, it } from 'vitest'
 import { VAPI_DEFAULT_API_URL, vapiSocketAllowed } from '#server/integrations/vapi-voice'
 
 describe("a voice call's socket address (websocketCallUrl)", () => {
   it("is wss:// on Vapi's own host when VAPI_API_URL is not set", () => {
     expect(VAPI_DEFAULT_API_URL).toBe('https://api.vapi.ai')
+    expect(VAPI_DEFAULT_API_URL).toBe(VapiEnvironment.Default)
     expect(vapiSocketAllowed('wss://api.vapi.ai/7420f27a-30fd-4f49-a995-5549ae7cc00d/transport', undefined)).toBe(true)
     for (const url of [
       'ws://api.vapi.ai/abc/transport',

@@ -1,0 +1,136 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createTestDatabase, hasPostgres, type TestDatabase } from '../helpers/db'
+import { freePort, ROOT, spawnCompiled, type Spawned } from '../helpers/process'
+
+/**
+ * The compiled server (scripts/build-server.mjs, what `npm start` runs): built into a folder of this
+ * file's own inside the project (its packages come from the project's node_modules, as dist/'s do),
+ * started with plain node; no process of its tree runs tsx. Redis's logical database 12 is this
+ * file's own (the cluster's processes use the product's key prefix), emptied before and after.
+ */
+const OUT = join(ROOT, '.tmp', `compiled-server-test-${process.pid}`)
+const ENTRY = join(OUT, 'server', 'index.js')
+const REDIS_DB = 12
+
+/** The process and its descendants (children of any of its threads). */
+function processTree(pid: number): number[] {
+  const children: number[] = []
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number))
+    }
+  } catch {
+    // gone meanwhile
+  }
+  return [pid, ...children.flatMap(processTree)]
+}
+
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+
+async function healthy(port: number, server: Spawned): Promise<void> {
+  const started = Date.now()
+  for (;;) {
+    if (server.child.exitCode !== null) throw new Error(`the server exited (${server.child.exitCode}):\n${server.output()}`)
+    if (Date.now() - started > 60_000) throw new Error(`no 200 from /api/health within 60 s:\n${server.output()}`)
+    const status = await fetch(`http://127.0.0.1:${port}/api/health`, { headers: { connection: 'close' } }).then(
+      (response) => response.status,
+      () => 0,
+    )
+    if (status === 200) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+async function stop(server: Spawned): Promise<number | null> {
+  if (server.child.exitCode !== null) return server.child.exitCode
+  server.child.kill('SIGTERM')
+  return (await server.exited).code
+}
+
+describe.runIf(process.platform === 'linux')('the compiled server', () => {
+  beforeAll(() => {
+    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-server.mjs'), OUT], { cwd: ROOT, encoding: 'utf8' })
+    expect(build.status, build.stderr).toBe(0)
+  }, 60_000)
+
+  afterAll(() => rmSync(OUT, { recursive: true, force: true }))
+
+  it('holds the entries `npm start`, `npm run worker` and the database commands run, and no TypeScript', () => {
+    for (const entry of ['server/index.js', 'worker/index.js', 'server/db/migrate-cli.js', 'scripts/db-seed.js']) {
+      expect(existsSync(join(OUT, entry)), entry).toBe(true)
+    }
+    const files = readdirSync(OUT, { recursive: true, encoding: 'utf8' })
+    expect(files.filter((file) => file.endsWith('.ts'))).toEqual([])
+    // Our `#` imports are resolved at build time: none is left for node to resolve.
+    const code = files.filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(OUT, file), 'utf8'))
+    expect(code.filter((text) => /from ["']#/.test(text))).toEqual([])
+  })
+
+  it('starts on the embedded defaults with plain node (the migrations found from its folder), no tsx in its process tree', async () => {
+    const port = await freePort()
+    const dataDir = mkdtempSync(join(tmpdir(), 'mc-compiled-'))
+    const server = spawnCompiled(ENTRY, { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir })
+    try {
+      await healthy(port, server)
+      const health = await fetch(`http://127.0.0.1:${port}/api/health`)
+      expect(await health.json()).toMatchObject({ status: 'ok', database: { state: 'up', driver: 'pglite' } })
+      // The migrations ran (the starter catalogue is in the tables they make).
+      expect(server.output()).toContain('Loaded the starter course catalogue')
+
+      const tree = processTree(server.child.pid!)
+      expect(commandLine(tree[0]!)).toEqual([process.execPath, ENTRY])
+      for (const pid of tree) expect(commandLine(pid).join(' ')).not.toMatch(/tsx/)
+      expect(await stop(server)).toBe(0)
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL')
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 90_000)
+
+  describe.runIf(hasPostgres())('with WEB_CONCURRENCY=2', () => {
+    let database: TestDatabase
+    let redis: Redis
+    const redisUrl = () => `${inject('redisUrl')}/${REDIS_DB}`
+
+    beforeAll(async () => {
+      database = await createTestDatabase()
+      redis = new Redis(redisUrl(), { maxRetriesPerRequest: 1 })
+      await redis.flushdb()
+    })
+
+    afterAll(async () => {
+      await redis?.flushdb()
+      await redis?.quit()
+      await database?.destroy()
+    })
+
+    it('the supervisor forks its server processes as plain node too', async () => {
+      const port = await freePort()
+      const server = spawnCompiled(ENTRY, {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        APP_URL: `http://127.0.0.1:${port}`,
+        DATABASE_URL: database.url,
+        REDIS_URL: redisUrl(),
+        WEB_CONCURRENCY: '2',
+      })
+      try {
+        await server.waitFor(/Momentum Coach is ready/, 60_000)
+        await healthy(port, server)
+        const tree = processTree(server.child.pid!)
+        expect(tree).toHaveLength(3)
+        for (const pid of tree) {
+          expect(commandLine(pid)).toEqual([process.execPath, ENTRY])
+        }
+        expect(await stop(server)).toBe(0)
+      } finally {
+        if (server.child.exitCode === null) server.child.kill('SIGKILL')
+      }
+    }, 90_000)
+  })
+})
