@@ -4,7 +4,7 @@
  * the control's id (label `for`, `aria-invalid`, `aria-describedby` of the message).
  */
 import type { ChangeEvent, ComponentProps, ReactNode } from 'react'
-import { useController, useFormState, type FieldPathByValue, type FieldValues, type Path, type UseFormReturn } from 'react-hook-form'
+import { useFormState, type FieldPathByValue, type FieldValues, type Path, type UseFormReturn } from 'react-hook-form'
 import { Checkbox } from '#web/components/ui/checkbox'
 import { Field, FieldError, fieldControlProps } from '#web/components/ui/field'
 import { Input } from '#web/components/ui/input'
@@ -62,21 +62,11 @@ export function TextField<V extends FieldValues, T>({ form, name, id, label, typ
 
 /** A checkbox with its label beside it and its error message under both. */
 export function CheckboxField<V extends FieldValues, T>({ form, name, id, label }: BoundProps<V, T, boolean>) {
-  // Focus goes by aria-invalid (useFocusFirstInvalid), so the field's ref is not needed.
-  const {
-    field: { value, onChange },
-    fieldState,
-  } = useController({ control: form.control, name })
-  const error = fieldState.error?.message
+  const error = useFieldError(form, name)
   return (
     <div className="grid gap-2">
       <div className="flex items-start gap-3">
-        <Checkbox
-          {...fieldControlProps(id, error)}
-          checked={value === true}
-          onCheckedChange={(state) => onChange(state === true)}
-          className="mt-0.5"
-        />
+        <Checkbox {...fieldControlProps(id, error)} {...form.register(name)} className="mt-0.5" />
         <Label htmlFor={id} className="leading-snug font-normal select-text">
           {label}
         </Label>

@@ -31,9 +31,9 @@ export type SignupFormProps = {
 
 /** Create Account. */
 export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
-  // The text fields take what they hold (prerendered, they may be typed in before hydration).
+  // The fields take what they hold (prerendered, they may be typed in or ticked before hydration).
   const { form, submit, setServerError, formProps } = useAuthForm({
-    defaultValues: { communicationConsent: false, termsAccepted: false, ...(partnerProgram ? { partnerProgram } : {}) },
+    defaultValues: partnerProgram ? { partnerProgram } : {},
     resolver,
   })
   const signup = useMutation({
