@@ -49,6 +49,9 @@ export default defineConfig({
     emptyOutDir: true,
     manifest: true,
     target: 'es2022',
+    // No modulepreload polyfill in the entry chunk (every route): it would run only once that chunk
+    // has loaded, and only in browsers without <link rel="modulepreload"> (docs/decisions/067).
+    modulePreload: { polyfill: false },
     sourcemap: false,
   },
   environments: {

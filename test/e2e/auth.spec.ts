@@ -125,10 +125,17 @@ test.describe('sign-up', () => {
     await form.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await expect(form.getByText('Password must be at least 8 characters')).toHaveCount(0)
     await expect(form.getByText('Passwords do not match')).toBeVisible()
-    await form.getByRole('checkbox', { name: CONSENT_TEXT }).check()
+    // The checkbox by keyboard: Space ticks it; Enter neither unticks it nor sends the form.
+    const consent = form.getByRole('checkbox', { name: CONSENT_TEXT })
+    await consent.focus()
+    await consent.press('Space')
+    await expect(consent).toBeChecked()
     await expect(form.getByText('You must agree to receive messages')).toHaveCount(0)
     await expect(form.getByText('You must agree to the terms of service')).toBeVisible()
     await expect(form.getByText('Please enter a valid email', { exact: true })).toBeVisible()
+    await consent.press('Enter')
+    await expect(consent).toBeChecked()
+    await expect(consent).toBeFocused()
 
     // The phone field formats as it is typed and takes at most 14 characters.
     await expect(form.getByLabel('Phone Number')).toHaveAttribute('maxlength', '14')

@@ -1,5 +1,5 @@
 import { clsx, type ClassValue } from 'clsx'
-import { twMerge } from 'tailwind-merge'
+import { twMerge } from './tailwind-merge.gen'
 
 /** Joins class names and lets later Tailwind classes override earlier ones (shadcn's helper). */
 export function cn(...inputs: ClassValue[]): string {

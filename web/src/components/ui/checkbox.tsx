@@ -1,25 +1,39 @@
 import { CheckIcon } from 'lucide-react'
-import { Checkbox as CheckboxPrimitive } from 'radix-ui'
 import type * as React from 'react'
 import { cn } from '#web/lib/utils'
 
-/** A Radix checkbox (a real `role="checkbox"` button); label it with a <Label htmlFor> or aria-label. */
-export function Checkbox({ className, ...props }: React.ComponentProps<typeof CheckboxPrimitive.Root>) {
+export type CheckboxProps = Omit<React.ComponentProps<'input'>, 'type' | 'className'> & {
+  /** Classes for the box (its outer element), e.g. its margin. */
+  className?: string
+}
+
+/**
+ * The platform's checkbox (`<input type="checkbox">`), drawn as a 20 px box that fills with the
+ * primary colour and shows a check when ticked; label it with a <Label htmlFor> or aria-label.
+ * Space ticks it; Enter does nothing (as for the button-based checkbox it replaced), not even
+ * submit its form.
+ */
+export function Checkbox({ className, onKeyDown, ...props }: CheckboxProps) {
   return (
-    <CheckboxPrimitive.Root
-      data-slot="checkbox"
-      className={cn(
-        'peer size-5 shrink-0 rounded-[5px] border border-input bg-card shadow-xs transition-colors',
-        'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring',
-        'data-[state=checked]:border-primary data-[state=checked]:bg-primary data-[state=checked]:text-primary-foreground',
-        'disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-destructive',
-        className,
-      )}
-      {...props}
-    >
-      <CheckboxPrimitive.Indicator data-slot="checkbox-indicator" className="flex items-center justify-center">
-        <CheckIcon className="size-4" aria-hidden="true" />
-      </CheckboxPrimitive.Indicator>
-    </CheckboxPrimitive.Root>
+    <span data-slot="checkbox" className={cn('inline-grid size-5 shrink-0 place-items-center', className)}>
+      <input
+        type="checkbox"
+        className={[
+          'peer col-start-1 row-start-1 size-5 appearance-none rounded-[5px] border border-input bg-card shadow-xs transition-colors',
+          'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring',
+          'checked:border-primary checked:bg-primary',
+          'disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-destructive',
+        ].join(' ')}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') event.preventDefault()
+          onKeyDown?.(event)
+        }}
+        {...props}
+      />
+      <CheckIcon
+        className="pointer-events-none invisible col-start-1 row-start-1 size-4 text-primary-foreground peer-checked:visible peer-disabled:opacity-60"
+        aria-hidden="true"
+      />
+    </span>
   )
 }

@@ -1,88 +1,80 @@
 /**
- * The account forms: uncontrolled fields read with FormData on submit, checked with the shared
- * schema (its messages under each field, focus on the first one), and a server's refusal shown
- * under the field it names. Not the sign-in forms' kit (auth/use-form, form-fields, and the
- * password input with its show/hide button): sharing them would split them out of /auth's chunk
- * and put /auth over its first-load budget (ADR 020, 050). Password fields here are plain ones.
+ * The account forms, on react-hook-form (docs/decisions/067): uncontrolled fields, checked with
+ * the shared schema on submit only (its messages under each field, focus on the first one); a
+ * message goes once its field is edited, and a server's refusal shows under the field it names.
+ * Not the sign-in forms' fields (auth/components/form-fields): these have a hint, and clear their
+ * message on edit instead of checking again. Password fields here use the sign-in forms'
+ * show/hide `PasswordInput`.
  */
-import { useEffect, useState, type ChangeEvent, type ComponentProps, type FormEvent, type ReactNode } from 'react'
+import type { ChangeEvent, ComponentProps, ReactNode } from 'react'
+import { useForm, useFormState, type FieldPathByValue, type FieldValues, type Path, type UseFormReturn } from 'react-hook-form'
 import { Button } from '#web/components/ui/button'
 import { Field } from '#web/components/ui/field'
 import { Input } from '#web/components/ui/input'
 import { PasswordInput } from '#web/components/ui/password-input'
+import { isResolverUnavailable, useFocusFirstInvalid, type LazyResolver } from '#web/lib/forms'
 import { PendingLabel } from '#web/features/auth/components/pending-label'
-import type { FieldErrors, Validator } from '#web/features/auth/use-form'
 import { failureToast } from './form-support'
 
-/** `loadValidator` brings the schema (and zod) on the first submit. */
-export function useAccountForm<T>(loadValidator: () => Promise<Validator<T>>) {
-  // A callback ref (the state setter): the form element, for moving focus to its first invalid field.
-  const [formElement, setFormElement] = useState<HTMLFormElement | null>(null)
-  const [errors, setErrors] = useState<FieldErrors>({})
-  // Focus moves to the first invalid field once the messages are rendered.
-  const [focusRequest, setFocusRequest] = useState(0)
-  useEffect(() => {
-    if (focusRequest > 0) formElement?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus()
-  }, [focusRequest, formElement])
-  const focusFirstInvalid = () => setFocusRequest((n) => n + 1)
+/**
+ * An account form: `resolver` (lazyResolver) brings the schema (and zod) on the first submit.
+ * No message before a submit, and none checked again while editing (`reValidateMode: 'onSubmit'`).
+ */
+export function useAccountForm<V extends FieldValues, T>(resolver: LazyResolver<V, T>) {
+  const form = useForm<V, unknown, T>({ mode: 'onSubmit', reValidateMode: 'onSubmit', criteriaMode: 'firstError', shouldFocusError: false, resolver })
+  const { formRef, focusFirstInvalid } = useFocusFirstInvalid()
 
   return {
-    setFormElement,
-    errors,
+    form,
+    /** The <form>'s ref, for moving focus to its first invalid field. */
+    formRef,
     /** Submits what the fields hold, if the schema accepts it. */
-    onSubmit: (onValid: (data: T) => void) => async (event: FormEvent<HTMLFormElement>) => {
-      event.preventDefault()
-      const values = Object.fromEntries(new FormData(event.currentTarget))
-      let validate: Validator<T>
-      try {
-        validate = await loadValidator()
-      } catch (error) {
-        failureToast('Something went wrong', error)
-        return
-      }
-      const result = validate(values)
-      if (!result.success) {
-        setErrors(result.errors)
-        focusFirstInvalid()
-        return
-      }
-      setErrors({})
-      onValid(result.data)
-    },
-    /** A server's refusal of one field: its message under it, and focus on it. */
-    showServerError: (field: string, message: string) => {
-      setErrors({ [field]: message })
+    onSubmit: (onValid: (data: T) => void) =>
+      form.handleSubmit(onValid, (errors) => {
+        if (isResolverUnavailable(errors)) failureToast('Something went wrong', undefined)
+        else focusFirstInvalid()
+      }),
+    /** A server's refusal of one field: its message under it (the only one), and focus on it. */
+    showServerError: (field: Path<V>, message: string) => {
+      form.clearErrors()
+      form.setError(field, { type: 'server', message })
       focusFirstInvalid()
     },
-    /** Clears a field's message once the person edits it. */
-    edited: (field: string) => setErrors((current) => (current[field] === undefined ? current : { ...current, [field]: undefined })),
   }
 }
 
-export type FormFieldProps = Omit<ComponentProps<'input'>, 'id' | 'name' | 'type'> & {
+export type FormFieldProps<V extends FieldValues, T> = Omit<ComponentProps<'input'>, 'id' | 'name' | 'type' | 'form' | 'onChange' | 'onBlur'> & {
+  form: UseFormReturn<V, unknown, T>
   id: string
-  name: string
+  name: FieldPathByValue<V, string>
   label: ReactNode
-  errors: FieldErrors
   type?: 'text' | 'email' | 'tel' | 'password'
   hint?: ReactNode
   /** Rewrites what was typed (the phone number's formatting). */
   format?: (typed: string) => string
-  onEdit?: (name: string) => void
 }
 
-/** A labelled input with its hint and error message, tied together by its id. */
-export function FormField({ id, name, label, errors, type = 'text', hint, format, onEdit, ...input }: FormFieldProps) {
+/** A labelled input with its hint and error message, tied together by its id; editing it clears its message. */
+export function FormField<V extends FieldValues, T>({ form, id, name, label, type = 'text', hint, format, ...input }: FormFieldProps<V, T>) {
+  const formState = useFormState({ control: form.control, name })
+  const error = form.getFieldState(name, formState).error?.message
+  const registered = form.register(name, {
+    onChange: () => {
+      if (form.getFieldState(name).error) form.clearErrors(name)
+    },
+  })
   return (
-    <Field id={id} label={label} error={errors[name]} hint={hint}>
+    <Field id={id} label={label} error={error} hint={hint}>
       {(control) => {
         const onChange = (event: ChangeEvent<HTMLInputElement>) => {
-          if (format) event.currentTarget.value = format(event.currentTarget.value)
-          onEdit?.(name)
+          const formatted = format?.(event.target.value)
+          if (formatted !== undefined && formatted !== event.target.value) event.target.value = formatted
+          return registered.onChange(event)
         }
+        const bound = { ...input, ...control, ...registered, onChange }
         // A password can be shown while typed, as on the sign-in forms ("Show current password").
-        if (type === 'password') return <PasswordInput {...input} {...control} name={name} onChange={onChange} toggleLabel={typeof label === 'string' ? label.toLowerCase() : 'password'} />
-        return <Input {...input} {...control} name={name} type={type} onChange={onChange} />
+        if (type === 'password') return <PasswordInput {...bound} toggleLabel={typeof label === 'string' ? label.toLowerCase() : 'password'} />
+        return <Input {...bound} type={type} />
       }}
     </Field>
   )

@@ -12,6 +12,7 @@ import { formatPhone, PHONE_INPUT_MAX } from '#common/auth-constants'
 import { SectionCard } from '#web/components/section-card'
 import { Badge } from '#web/components/ui/badge'
 import { Button } from '#web/components/ui/button'
+import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 import { authKeys } from '#web/features/auth/api'
 import { PendingLabel } from '#web/features/auth/components/pending-label'
@@ -31,6 +32,10 @@ import { failureToast, serverFieldError, useDisclosure } from './form-support'
 import { VerifyNumber, whereTheCodeWent } from './verify-number'
 
 const loadValidation = () => import('./validation')
+const profileResolver = lazyResolver(() => loadValidation().then((module) => module.profileResolver))
+const emailChangeResolver = lazyResolver(() => loadValidation().then((module) => module.emailChangeResolver))
+const phoneChangeResolver = lazyResolver(() => loadValidation().then((module) => module.phoneChangeResolver))
+const phoneCodeResolver = lazyResolver(() => loadValidation().then((module) => module.phoneCodeResolver))
 
 /** A change of the profile went through: the page shows the server's answer, the navigation the name. */
 function useSaved() {
@@ -91,7 +96,7 @@ function OnDemand({ label, form: Form, onSaved }: { label: string; form: Compone
 
 function NameSetting({ account }: { account: AccountResponse }) {
   const saved = useSaved()
-  const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validateProfile))
+  const { form, formRef, onSubmit, showServerError } = useAccountForm(profileResolver)
   const save = useMutation({
     mutationFn: updateProfile,
     onSuccess: (answer) => {
@@ -106,15 +111,14 @@ function NameSetting({ account }: { account: AccountResponse }) {
   })
   return (
     <Setting icon={<UserIcon className="size-4" aria-hidden="true" />} title="Name">
-      <form ref={setFormElement} noValidate onSubmit={onSubmit((body) => save.mutate(body))} className="flex flex-col gap-3 sm:flex-row sm:items-start">
+      <form ref={formRef} noValidate onSubmit={onSubmit((body) => save.mutate(body))} className="flex flex-col gap-3 sm:flex-row sm:items-start">
         <FormField
           name="fullName"
           id="account-full-name"
           label="Full Name"
           autoComplete="name"
           defaultValue={account.fullName}
-          errors={errors}
-          onEdit={edited}
+          form={form}
           className="sm:w-80"
         />
         <Button type="submit" variant="outline" className="sm:mt-[1.375rem]" disabled={save.isPending}>
@@ -162,7 +166,7 @@ function EmailSetting({ account }: { account: AccountResponse }) {
 }
 
 function EmailChangeForm({ onDone, onCancel }: ChangeFormProps) {
-  const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validateEmailChange))
+  const { form, formRef, onSubmit, showServerError } = useAccountForm(emailChangeResolver)
   const change = useMutation({
     mutationFn: requestEmailChange,
     onSuccess: (answer) => {
@@ -179,16 +183,15 @@ function EmailChangeForm({ onDone, onCancel }: ChangeFormProps) {
     },
   })
   return (
-    <form ref={setFormElement} noValidate onSubmit={onSubmit((body) => change.mutate(body))} className="grid gap-4 rounded-lg border p-4 sm:max-w-md">
-      <FormField name="newEmail" id="account-new-email" label="New Email" type="email" autoComplete="email" autoFocus errors={errors} onEdit={edited} />
+    <form ref={formRef} noValidate onSubmit={onSubmit((body) => change.mutate(body))} className="grid gap-4 rounded-lg border p-4 sm:max-w-md">
+      <FormField name="newEmail" id="account-new-email" label="New Email" type="email" autoComplete="email" autoFocus form={form} />
       <FormField
         name="currentPassword"
         id="account-email-password"
         label="Current Password"
         type="password"
         autoComplete="current-password"
-        errors={errors}
-        onEdit={edited}
+        form={form}
         hint="We'll send a link to the new address. Your current email keeps working until you follow it."
       />
       <FormActions pending={change.isPending} idle="Send confirmation link" busy="Sending..." onCancel={onCancel} />
@@ -222,7 +225,7 @@ function PhoneSetting({ account }: { account: AccountResponse }) {
 const phoneState = (account: AccountResponse) => (account.phoneStopped ? 'Texted STOP' : account.phoneVerified ? 'Verified' : 'Not verified yet')
 
 function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
-  const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validatePhoneChange))
+  const { form, formRef, onSubmit, showServerError } = useAccountForm(phoneChangeResolver)
   const change = useMutation({
     mutationFn: requestPhoneChange,
     onSuccess: (answer) => {
@@ -236,7 +239,7 @@ function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
     },
   })
   return (
-    <form ref={setFormElement} noValidate onSubmit={onSubmit((body) => change.mutate(body))} className="grid gap-4 rounded-lg border p-4 sm:max-w-md">
+    <form ref={formRef} noValidate onSubmit={onSubmit((body) => change.mutate(body))} className="grid gap-4 rounded-lg border p-4 sm:max-w-md">
       <FormField
         name="phoneNumber"
         id="account-new-phone"
@@ -248,8 +251,7 @@ function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
         maxLength={PHONE_INPUT_MAX}
         format={formatPhone}
         autoFocus
-        errors={errors}
-        onEdit={edited}
+        form={form}
         hint="A US or Canadian number. We'll text a code to it; calls and texts keep going to your current number until you enter it."
       />
       <FormField
@@ -258,8 +260,7 @@ function PhoneChangeForm({ onDone, onCancel }: ChangeFormProps) {
         label="Current Password"
         type="password"
         autoComplete="current-password"
-        errors={errors}
-        onEdit={edited}
+        form={form}
         hint="We'll also email you that your number changed."
       />
       <FormActions pending={change.isPending} idle="Text me a code" busy="Sending..." onCancel={onCancel} />
@@ -276,7 +277,7 @@ function PhoneCodeForm({
   pending: NonNullable<AccountResponse['pendingPhone']>
   onSaved: (answer: AccountResponse) => void
 }) {
-  const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validatePhoneCode))
+  const { form, formRef, onSubmit, showServerError } = useAccountForm(phoneCodeResolver)
   const confirm = useMutation({
     mutationFn: confirmPhoneChange,
     onSuccess: (answer) => {
@@ -307,7 +308,7 @@ function PhoneCodeForm({
   })
   return (
     <form
-      ref={setFormElement}
+      ref={formRef}
       noValidate
       onSubmit={onSubmit((body) => confirm.mutate(body))}
       className="grid gap-4 rounded-lg border border-primary/30 bg-primary/5 p-4 sm:max-w-md"
@@ -315,8 +316,7 @@ function PhoneCodeForm({
     >
       <p className="text-sm">{whereTheCodeWent(account, pending.phoneNumber)}</p>
       <FormField
-        errors={errors}
-        onEdit={edited}
+        form={form}
         name="code"
         id="account-phone-code"
         label="Code"

@@ -11,12 +11,16 @@ import { SectionCard } from '#web/components/section-card'
 import { Badge } from '#web/components/ui/badge'
 import { Button } from '#web/components/ui/button'
 import { Spinner } from '#web/components/ui/spinner'
+import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 import { PendingLabel } from '#web/features/auth/components/pending-label'
 import { accountKeys, changePassword, sessionsQueryOptions, signOutOtherSessions, signOutSession } from './api'
 import { FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError } from './form-support'
 import { formatDateTime } from '#web/lib/date-time'
+
+const loadValidation = () => import('./validation')
+const passwordChangeResolver = lazyResolver(() => loadValidation().then((module) => module.passwordChangeResolver))
 
 const devices = (count: number) => `${count} other ${count === 1 ? 'device was' : 'devices were'} signed out`
 
@@ -32,7 +36,7 @@ export function PasswordSection() {
 
 function PasswordForm({ onChanged }: { onChanged: () => void }) {
   const queryClient = useQueryClient()
-  const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => import('./validation').then((module) => module.validatePasswordChange))
+  const { form, formRef, onSubmit, showServerError } = useAccountForm(passwordChangeResolver)
   const change = useMutation({
     mutationFn: changePassword,
     onSuccess: ({ signedOut }) => {
@@ -50,10 +54,9 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
     },
   })
   return (
-    <form ref={setFormElement} noValidate onSubmit={onSubmit((body) => change.mutate(body))} className="grid gap-4 sm:max-w-md">
+    <form ref={formRef} noValidate onSubmit={onSubmit((body) => change.mutate(body))} className="grid gap-4 sm:max-w-md">
       <FormField
-        errors={errors}
-        onEdit={edited}
+        form={form}
         name="currentPassword"
         id="account-current-password"
         label="Current Password"
@@ -61,8 +64,7 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
         autoComplete="current-password"
       />
       <FormField
-        errors={errors}
-        onEdit={edited}
+        form={form}
         name="newPassword"
         id="account-new-password"
         label="New Password"
@@ -71,8 +73,7 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
         hint="At least 8 characters. Very common passwords are refused."
       />
       <FormField
-        errors={errors}
-        onEdit={edited}
+        form={form}
         name="confirmPassword"
         id="account-confirm-password"
         label="Confirm New Password"

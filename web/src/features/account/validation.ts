@@ -1,9 +1,9 @@
-/** The account forms' validation: the shared schemas, as the server applies them (loaded with the forms' first submit). */
+/** The account forms' resolvers: the shared schemas, as the server applies them (loaded with the forms' first submit). */
+import { zodResolver } from '@hookform/resolvers/zod'
 import { ChangeEmailBodySchema, ChangePasswordBodySchema, ChangePhoneBodySchema, ConfirmPhoneBodySchema, UpdateProfileBodySchema } from '#common/account'
-import { validatorFor } from '#web/features/auth/validation'
 
-export const validateProfile = validatorFor(UpdateProfileBodySchema)
-export const validateEmailChange = validatorFor(ChangeEmailBodySchema)
-export const validatePhoneChange = validatorFor(ChangePhoneBodySchema)
-export const validatePhoneCode = validatorFor(ConfirmPhoneBodySchema)
-export const validatePasswordChange = validatorFor(ChangePasswordBodySchema)
+export const profileResolver = zodResolver(UpdateProfileBodySchema)
+export const emailChangeResolver = zodResolver(ChangeEmailBodySchema)
+export const phoneChangeResolver = zodResolver(ChangePhoneBodySchema)
+export const phoneCodeResolver = zodResolver(ConfirmPhoneBodySchema)
+export const passwordChangeResolver = zodResolver(ChangePasswordBodySchema)

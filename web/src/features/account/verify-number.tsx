@@ -11,6 +11,7 @@ import { useId } from 'react'
 import { PHONE_CODE_DIGITS, PHONE_CODE_TTL_MINUTES, stoppedMessage, type AccountResponse } from '#common/account'
 import { formatPhone } from '#common/auth-constants'
 import { Button } from '#web/components/ui/button'
+import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 import { PendingLabel } from '#web/features/auth/components/pending-label'
 import { callsKeys } from '#web/features/calls/api'
@@ -20,6 +21,7 @@ import { FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError } from './form-support'
 
 const loadValidation = () => import('./validation')
+const phoneCodeResolver = lazyResolver(() => loadValidation().then((module) => module.phoneCodeResolver))
 
 /** Where the code went: texted, or written to the server's log when texts are not set up on it. */
 export function whereTheCodeWent(account: Pick<AccountResponse, 'textsLive'>, phoneNumber: string): string {
@@ -89,7 +91,7 @@ function AskForCode({ account }: { account: AccountResponse }) {
 function VerificationCodeForm({ account }: { account: AccountResponse }) {
   const saved = useVerificationSaved()
   const codeId = useId()
-  const { setFormElement, errors, onSubmit, showServerError, edited } = useAccountForm(() => loadValidation().then((module) => module.validatePhoneCode))
+  const { form, formRef, onSubmit, showServerError } = useAccountForm(phoneCodeResolver)
   const confirm = useMutation({
     mutationFn: confirmPhoneVerification,
     onSuccess: (answer) => {
@@ -112,7 +114,7 @@ function VerificationCodeForm({ account }: { account: AccountResponse }) {
   })
   return (
     <form
-      ref={setFormElement}
+      ref={formRef}
       noValidate
       onSubmit={onSubmit((body) => confirm.mutate(body))}
       aria-label="Verify your number"
@@ -121,8 +123,7 @@ function VerificationCodeForm({ account }: { account: AccountResponse }) {
     >
       <p className="text-sm">{whereTheCodeWent(account, account.phoneNumber)}</p>
       <FormField
-        errors={errors}
-        onEdit={edited}
+        form={form}
         name="code"
         id={codeId}
         label="Verification Code"

@@ -1,13 +1,14 @@
 import { useMutation } from '@tanstack/react-query'
 import { useEffect, useRef, type ReactNode } from 'react'
+import { lazyResolver } from '#web/lib/forms'
 import { loadAuthRequests, loadAuthValidation, type ForgotPasswordInput } from '#web/features/auth/api'
 import { failureMessage, fieldErrorOf } from '#web/features/auth/messages'
-import { useForm } from '#web/features/auth/use-form'
+import { useAuthForm } from '#web/features/auth/use-auth-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 import { SubmitButton } from './submit-button'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateForgotPassword)
+const resolver = lazyResolver<{ email: string }, ForgotPasswordInput>(() => loadAuthValidation().then((module) => module.forgotPasswordResolver))
 
 export type ForgotPasswordFormProps = {
   /** Prefix of the control ids, so two of these forms never share one. */
@@ -20,10 +21,7 @@ export type ForgotPasswordFormProps = {
 
 /** Asks for a password reset link (POST /api/auth/forgot-password) and shows the server's answer. */
 export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 'Send reset link', afterSent }: ForgotPasswordFormProps) {
-  const { fields, setServerError, handleSubmit, formProps } = useForm({
-    initialValues: { email: defaultEmail },
-    loadValidator,
-  })
+  const { form, submit, setServerError, formProps } = useAuthForm({ defaultValues: { email: defaultEmail }, resolver })
   const request = useMutation({
     mutationFn: async (body: ForgotPasswordInput) => (await loadAuthRequests()).requestPasswordReset(body),
     onError: (error) => {
@@ -52,8 +50,8 @@ export function ForgotPasswordForm({ idPrefix, defaultEmail = '', submitLabel = 
 
   const requestError = request.isError && !fieldErrorOf(request.error, ['email'] as const) ? request.error : undefined
   return (
-    <form {...formProps} onSubmit={handleSubmit((body) => request.mutate(body))} className="grid gap-4">
-      <TextField form={fields} name="email" id={`${idPrefix}-email`} label="Email" type="email" autoComplete="email" />
+    <form {...formProps} onSubmit={submit((body) => request.mutate(body))} className="grid gap-4">
+      <TextField form={form} name="email" id={`${idPrefix}-email`} label="Email" type="email" autoComplete="email" />
       {requestError ? (
         <p role="alert" className="text-sm font-medium text-destructive">
           {failureMessage(requestError, 'We could not send the email. Please try again.')}

@@ -2,13 +2,16 @@ import { useMutation } from '@tanstack/react-query'
 import type { Ref } from 'react'
 import { Button } from '#web/components/ui/button'
 import { toast } from '#web/lib/toast'
+import { lazyResolver } from '#web/lib/forms'
 import { loadAuthRequests, loadAuthValidation, type LoginInput, type SessionUser } from '#web/features/auth/api'
-import { useForm } from '#web/features/auth/use-form'
+import { useAuthForm } from '#web/features/auth/use-auth-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 import { SubmitButton } from './submit-button'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateLogin)
+type LoginValues = { email: string; password: string }
+
+const resolver = lazyResolver<LoginValues, LoginInput>(() => loadAuthValidation().then((module) => module.loginResolver))
 
 export type LoginFormProps = {
   onLoggedIn: (user: SessionUser) => void
@@ -21,7 +24,7 @@ export type LoginFormProps = {
 
 /** Login: email and password; toasts 'Success' or 'Login failed'. */
 export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
-  const { fields, setServerError, handleSubmit, formProps } = useForm({ initialValues: { email: '', password: '' }, loadValidator })
+  const { form, submit, setServerError, formProps } = useAuthForm({ resolver })
   const login = useMutation({
     mutationFn: async (body: LoginInput) => (await loadAuthRequests()).logIn(body),
     onSuccess: (user) => {
@@ -37,15 +40,15 @@ export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent
   })
 
   return (
-    <form {...formProps} onSubmit={handleSubmit((body) => login.mutate(body))} className="grid gap-5">
-      <TextField form={fields} name="email" id="login-email" label="Email" type="email" autoComplete="email" />
-      <TextField form={fields} name="password" id="login-password" label="Password" type="password" autoComplete="current-password" />
+    <form {...formProps} onSubmit={submit((body) => login.mutate(body))} className="grid gap-5">
+      <TextField form={form} name="email" id="login-email" label="Email" type="email" autoComplete="email" />
+      <TextField form={form} name="password" id="login-password" label="Password" type="password" autoComplete="current-password" />
       <div className="-mt-2 flex justify-end">
         <Button
           ref={forgotPasswordRef}
           variant="link"
           className="h-auto p-0"
-          onClick={() => onForgotPassword(fields.values.email)}
+          onClick={() => onForgotPassword(form.getValues('email'))}
           onPointerEnter={onForgotPasswordIntent}
           onFocus={onForgotPasswordIntent}
         >

@@ -3,11 +3,12 @@ import { KeyRoundIcon } from 'lucide-react'
 import { Card, CardContent, CardDescription, CardHeader } from '#web/components/ui/card'
 import { useDocumentTitle } from '#web/components/use-document-title'
 import { isApiError } from '#web/lib/api-error'
+import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 import { loadAuthRequests, loadAuthValidation, type ResetPasswordInput } from '#web/features/auth/api'
 import { failureMessage, fieldErrorOf, INVALID_LINK_MESSAGE, isInvalidLinkError } from '#web/features/auth/messages'
 import { startSession } from '#web/features/auth/session'
-import { useForm } from '#web/features/auth/use-form'
+import { useAuthForm } from '#web/features/auth/use-auth-form'
 import { usePostLoginNavigate } from '#web/features/auth/use-post-login-navigate'
 import { AuthLayout, AuthProgress } from './auth-layout'
 import { BackToSignIn } from './back-to-sign-in'
@@ -16,7 +17,9 @@ import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 import { SubmitButton } from './submit-button'
 
-const loadValidator = () => loadAuthValidation().then((module) => module.validateResetPassword)
+type ResetPasswordValues = { token: string; password: string; confirmPassword: string }
+
+const resolver = lazyResolver<ResetPasswordValues, ResetPasswordInput>(() => loadAuthValidation().then((module) => module.resetPasswordResolver))
 
 /** /auth?mode=reset&token=…: the emailed reset link. New password, then signed in and on into the app. */
 export function ResetPasswordView({ token }: { token: string | undefined }) {
@@ -28,7 +31,9 @@ export function ResetPasswordView({ token }: { token: string | undefined }) {
 function ResetPasswordForm({ token }: { token: string }) {
   const queryClient = useQueryClient()
   const continueToApp = usePostLoginNavigate()
-  const { fields, errors, setServerError, handleSubmit, formProps } = useForm({ initialValues: { token, password: '', confirmPassword: '' }, loadValidator })
+  // The token is no field: the schema checks it with the rest, and a malformed one shows as errors.token.
+  const { form, submit, setServerError, formProps } = useAuthForm({ defaultValues: { token }, resolver })
+  const { errors } = form.formState
   const reset = useMutation({
     mutationFn: async (body: ResetPasswordInput) => (await loadAuthRequests()).resetPassword(body),
     onSuccess: (user) => {
@@ -70,10 +75,19 @@ function ResetPasswordForm({ token }: { token: string }) {
           <CardDescription>Use at least 8 characters. You'll be signed in once it's saved.</CardDescription>
         </CardHeader>
         <CardContent>
-          <form {...formProps} onSubmit={handleSubmit((body) => reset.mutate(body))} className="grid gap-5">
-            <TextField form={fields} name="password" id="reset-password" label="New Password" type="password" toggleLabel="new password" autoComplete="new-password" />
+          <form {...formProps} onSubmit={submit((body) => reset.mutate(body))} className="grid gap-5">
             <TextField
-              form={fields}
+              form={form}
+              name="password"
+              id="reset-password"
+              label="New Password"
+              type="password"
+              toggleLabel="new password"
+              autoComplete="new-password"
+              deps="confirmPassword"
+            />
+            <TextField
+              form={form}
               name="confirmPassword"
               id="reset-confirm-password"
               label="Confirm Password"

@@ -1,13 +1,12 @@
 import { useMutation } from '@tanstack/react-query'
 import { CONSENT_TEXT, formatPhone, PHONE_INPUT_MAX, TERMS_TEXT } from '#common/auth-constants'
 import { toast } from '#web/lib/toast'
+import { lazyResolver } from '#web/lib/forms'
 import { loadAuthRequests, loadAuthValidation, type SessionUser, type SignupInput } from '#web/features/auth/api'
-import { useForm } from '#web/features/auth/use-form'
+import { useAuthForm } from '#web/features/auth/use-auth-form'
 import { CheckboxField, TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 import { SubmitButton } from './submit-button'
-
-const loadValidator = () => loadAuthValidation().then((module) => module.validateSignup)
 
 const TEXT_FIELDS = ['fullName', 'email', 'phoneNumber', 'password', 'confirmPassword'] as const
 
@@ -22,6 +21,8 @@ type SignupValues = {
   partnerProgram?: string
 }
 
+const resolver = lazyResolver<SignupValues, SignupInput>(() => loadAuthValidation().then((module) => module.signupResolver))
+
 export type SignupFormProps = {
   /** The partner program from the link (omitted: the server uses GENERAL). */
   partnerProgram: string | undefined
@@ -30,18 +31,10 @@ export type SignupFormProps = {
 
 /** Create Account. */
 export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
-  const { fields, setServerError, handleSubmit, formProps } = useForm<SignupValues, SignupInput>({
-    initialValues: {
-      fullName: '',
-      email: '',
-      phoneNumber: '',
-      password: '',
-      confirmPassword: '',
-      communicationConsent: false,
-      termsAccepted: false,
-      ...(partnerProgram ? { partnerProgram } : {}),
-    },
-    loadValidator,
+  // The fields take what they hold (prerendered, they may be typed in or ticked before hydration).
+  const { form, submit, setServerError, formProps } = useAuthForm({
+    defaultValues: partnerProgram ? { partnerProgram } : {},
+    resolver,
   })
   const signup = useMutation({
     mutationFn: async (body: SignupInput) => (await loadAuthRequests()).signUp(body),
@@ -61,11 +54,11 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
   })
 
   return (
-    <form {...formProps} onSubmit={handleSubmit((body) => signup.mutate(body))} className="grid gap-5">
-      <TextField form={fields} name="fullName" id="signup-full-name" label="Full Name" autoComplete="name" />
-      <TextField form={fields} name="email" id="signup-email" label="Email" type="email" autoComplete="email" />
+    <form {...formProps} onSubmit={submit((body) => signup.mutate(body))} className="grid gap-5">
+      <TextField form={form} name="fullName" id="signup-full-name" label="Full Name" autoComplete="name" />
+      <TextField form={form} name="email" id="signup-email" label="Email" type="email" autoComplete="email" />
       <TextField
-        form={fields}
+        form={form}
         name="phoneNumber"
         id="signup-phone"
         label="Phone Number"
@@ -76,9 +69,9 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
         maxLength={PHONE_INPUT_MAX}
         format={formatPhone}
       />
-      <TextField form={fields} name="password" id="signup-password" label="Password" type="password" autoComplete="new-password" />
+      <TextField form={form} name="password" id="signup-password" label="Password" type="password" autoComplete="new-password" deps="confirmPassword" />
       <TextField
-        form={fields}
+        form={form}
         name="confirmPassword"
         id="signup-confirm-password"
         label="Confirm Password"
@@ -86,8 +79,8 @@ export function SignupForm({ partnerProgram, onSignedUp }: SignupFormProps) {
         toggleLabel="confirm password"
         autoComplete="new-password"
       />
-      <CheckboxField form={fields} name="communicationConsent" id="signup-consent" label={CONSENT_TEXT} />
-      <CheckboxField form={fields} name="termsAccepted" id="signup-terms" label={TERMS_TEXT} />
+      <CheckboxField form={form} name="communicationConsent" id="signup-consent" label={CONSENT_TEXT} />
+      <CheckboxField form={form} name="termsAccepted" id="signup-terms" label={TERMS_TEXT} />
       {partnerProgram ? (
         <p className="rounded-md bg-secondary px-3 py-2 text-sm text-secondary-foreground">
           You are joining through the <strong>{partnerProgram}</strong> partner program.

@@ -41,8 +41,8 @@ export function WorkCareerStep({ value, onChange }: { value: WorkCareer; onChang
                   id={id}
                   checked={value.industry === industry.id}
                   // One box at a time; unchecking the checked one does nothing.
-                  onCheckedChange={(checked) => {
-                    if (checked === true) onChange({ ...value, industry: industry.id })
+                  onChange={(event) => {
+                    if (event.target.checked) onChange({ ...value, industry: industry.id })
                   }}
                 />
                 <Label htmlFor={id} className="font-normal">
