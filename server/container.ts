@@ -18,7 +18,8 @@ import { realTimers, type Clock, type Timers } from './lib/clock'
 import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { sharedSlots } from './lib/slots'
-import { createAccounts, type JobQueue } from '#server/services/accounts'
+import type { AppJobQueue } from './jobs/contracts'
+import { createAccounts } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
 import { createBilling } from '#server/services/billing'
 import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
@@ -49,10 +50,10 @@ export type ServiceDeps = {
    * Where services enqueue jobs of the registry: BullMQ with Redis, the in-process runner without.
    * Without one, a service that enqueues fails (callers that never enqueue may leave it out).
    */
-  jobs?: JobQueue
+  jobs?: AppJobQueue
 }
 
-const noJobQueue: JobQueue = {
+const noJobQueue: AppJobQueue = {
   enqueue: (name) => Promise.reject(new Error(`cannot enqueue "${name}": createServices was given no job queue`)),
 }
 

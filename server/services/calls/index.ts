@@ -12,7 +12,6 @@ import { coachingCalls, type CoachingCall, type User } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
-import type { JobQueue } from '#server/services/accounts'
 import { hasConsent, type ConsentRequestMeta } from '#server/services/consent'
 import { stoppedMessage } from '#server/services/phones'
 import { displayPhoneNumber } from '#common/opt-in'
@@ -21,7 +20,7 @@ import { dashboardStats, recentCalls } from './calls'
 import { callsDiagnostics } from './diagnostics'
 import { callDetail } from './detail'
 import { PLAN_CALLS } from './entitlements'
-import { placeCall, type DialTiming, type DiallerDeps, type PlaceCallRequest } from './dialler'
+import { placeCall, type DialTiming, type DiallerDeps } from './dialler'
 import { instantBatches } from './instant'
 import { nextCall } from './next-call'
 import { eligibilityOf, loadCallPerson } from './person'
@@ -30,7 +29,8 @@ import { endLiveCall, liveCallOfLine, liveCallsOf, phoneCallEvent, transcriptLin
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
 import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
-import { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, unansweredPlacedCalls } from './revoked'
+import { CALLS_REVOKED_JOB, PLACE_CALL_JOB, VAPI_EVENT_JOB, type CallsJobQueue, type DeletedCall, type PlaceCallPayload } from './jobs'
+import { CONSENT_REVOKED, REVOKED_RECHECK_MS, unansweredPlacedCalls } from './revoked'
 import { abandonedClaims, callsMissingReport, overdueCalls } from './sweep'
 import { dueCalls, dueRetries, placeCallJobId, testCallJobId, type DueCall } from './tick'
 import { attachWebCall, failWebCall, openWebCall } from './web-call'
@@ -79,7 +79,8 @@ export { outcomeOf, retryDecision, RETRY_AFTER_MINUTES } from './record'
 export { verifyVapiWebhook, dedupeKeyOf, HMAC_WINDOW_MS, reportOf } from './webhooks'
 export { dueCalls, dueRetries, placeCallJobId, testCallJobId, TICK_LOOKAHEAD_MS, TICK_LOOKBACK_MS } from './tick'
 export { canonicalTimeZone, preferredCallTimeText } from './schedule-settings'
-export { CALLS_REVOKED_JOB, CONSENT_REVOKED, REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
+export { CONSENT_REVOKED, REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
+export { CALLS_JOBS, CALLS_REVOKED_JOB, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, VAPI_EVENT_JOB, type CallsJob, type CallsJobQueue, type DeletedCall, type PlaceCallPayload } from './jobs'
 export type { OpenedWebCall } from './web-call'
 export { CREDENTIAL_RETRY_MS, webhookServer, type CallWebhookServer } from './webhook-server'
 
@@ -101,7 +102,7 @@ export type CallsDeps = {
   appUrl: string
   /** SMS_OPT_IN_NUMBER: where a START goes to bring calls back to a number that texted STOP. */
   smsNumber: string
-  jobs: JobQueue
+  jobs: CallsJobQueue
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
   live?: LivePublisher | undefined
   /**
@@ -113,20 +114,6 @@ export type CallsDeps = {
 
 /** A call that is final, as the record has it after an observation. */
 export type FinalCall = { call: CoachingCall; ended: FinalCallStatus | null; retry: RetryPlan | null }
-
-/** A place-call job's payload (the job registry checks it with its schema). */
-export type PlaceCallPayload = { userId: string; slot: PlaceCallRequest['slot']; localDate: string | null; attempt: number; dueAt: string; callId?: string | undefined }
-
-/** The job that places one call (server/jobs/calls.ts). */
-export const PLACE_CALL_JOB = 'place-call'
-/** The job that deletes at Vapi the calls of a deleted account (its rows are gone: the ids ride in the payload). */
-export const CANCEL_DELETED_CALLS_JOB = 'calls-cancel-deleted'
-
-/**
- * A call of a deleted account that Vapi may still place: its Vapi id when known, else our id and
- * when it was being dialled (a dial on its way: Vapi is searched by the name we gave the call).
- */
-export type DeletedCall = { callId: string; vapiCallId: string | null; dialledAt: string | null }
 
 /** How long before its instant a call is claimed and its dial built. */
 export const PREPARE_LEAD_MS = 45_000
@@ -304,7 +291,7 @@ export function createCalls(deps: CallsDeps) {
       const stored = await storeVapiMessage(db, message as VapiMessage, now)
       if (stored.id !== null) {
         // If this is lost (Redis down), the sweep applies the stored message.
-        await jobs.enqueue('vapi-event', { id: stored.id }, { jobId: `vapi-event-${stored.id}` }).catch((error: unknown) => log.warn({ err: error, eventId: stored.id }, 'calls: could not enqueue a webhook message; the sweep will apply it'))
+        await jobs.enqueue(VAPI_EVENT_JOB, { id: stored.id }, { jobId: `vapi-event-${stored.id}` }).catch((error: unknown) => log.warn({ err: error, eventId: stored.id }, 'calls: could not enqueue a webhook message; the sweep will apply it'))
       }
       return { stored: stored.id !== null, duplicate: stored.duplicate }
     },
