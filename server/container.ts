@@ -19,21 +19,21 @@ import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { sharedSlots } from './lib/slots'
 import type { AppJobQueue } from './jobs/contracts'
-import { createAccounts } from '#server/services/accounts'
+import { createAccounts, type Accounts, type SessionsEnded } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
-import { createBilling } from '#server/services/billing'
-import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
+import { createBilling, type Billing } from '#server/services/billing'
+import { createCalls, WEB_CALL_FIRST_MESSAGE, type Calls, type FinalCall } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
 import { createConsent } from '#server/services/consent'
 import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
-import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
+import { createLive, memoryLiveBus, redisLiveBus, type LiveBus } from '#server/services/live'
 import { createMaintenance } from '#server/services/maintenance'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
-import { createTexts } from '#server/services/texts'
-import { createUsage } from '#server/services/usage'
+import { createTexts, type Texts } from '#server/services/texts'
+import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
 
 export type ServiceDeps = {
@@ -57,12 +57,74 @@ const noJobQueue: AppJobQueue = {
   enqueue: (name) => Promise.reject(new Error(`cannot enqueue "${name}": createServices was given no job queue`)),
 }
 
+/** The domains others call back into (wireDomains). */
+type CallbackTargets = { accounts: Accounts; billing: Billing; calls: Calls; liveBus: LiveBus; texts: Texts; usage: Usage }
+
+/**
+ * Every cross-domain callback (docs/decisions/021): how one domain calls into another through a
+ * callback handed to it at construction, all in one place. A callback runs only after
+ * createServices has returned (on a request, a webhook, a job), so it reaches its target through
+ * `the()`, which holds every domain by then: the order the domains are built in never matters to
+ * these, and the one cycle (a call that ended asks the texts for a recap; a STOP text revokes the
+ * calls) needs no forward reference.
+ */
+function wireDomains(the: () => CallbackTargets, config: Config, log: Logger, textsLive: boolean) {
+  return {
+    calls: {
+      // A voice call in the app: Vapi's duration raises its count; a completed call's recap, a missed call's text.
+      onFinal: async (final: FinalCall) => {
+        await the()
+          .usage.callBilled(final.call)
+          .catch((error: unknown) => log.warn({ err: error, callId: final.call.id }, 'usage: could not count the duration Vapi reported'))
+        await the().texts.afterCall(final)
+      },
+    },
+    texts: {
+      // A missed-call text names the next call; a STOP revokes the calls (Vapi's unanswered ones are deleted).
+      nextCall: (userId: string) => the().calls.next(userId),
+      callsRevoked: (userId: string, cause: string) => the().calls.revoked(userId, cause),
+    },
+    live: {
+      // A watching dashboard: the calls live now, and ending one.
+      current: (userId: string) => the().calls.liveNow(userId),
+      end: (userId: string, callId: string) => the().calls.endLive(userId, callId),
+    },
+    voice: {
+      // The voice gateway's sockets close when their session ends.
+      sessionIsLive: (sessionId: string) => the().accounts.sessionIsLive(sessionId),
+    },
+    accounts: {
+      // A sign-out, a password reset or change, or a session signed out from the account page closes
+      // the voice sockets of the sessions it ended, on every server.
+      onSessionsEnded: (ended: SessionsEnded) => void the().liveBus.sessionsEnded(ended),
+      // A new phone number's code goes out as a text (Twilio, or the log without it).
+      // In production without Twilio no code could reach anyone (the log never holds one there).
+      phoneCodes: {
+        live: textsLive,
+        canSend: textsLive || !config.production,
+        send: (phone: string, code: string, purpose: 'change' | 'proof') => the().texts.sendCode(phone, code, purpose),
+      },
+      // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
+      onEmailChanged: (userId: string, email: string) => the().billing.customerEmailChanged(userId, email),
+    },
+    chat: {
+      // Each chat turn is taken from the plan's budget, in the turn's transaction.
+      turns: { take: (tx: Parameters<Usage['takeChatTurn']>[0], userId: string) => the().usage.takeChatTurn(tx, userId) },
+    },
+    reports: {
+      // The weekly report's link goes out through the texts outbox (its consent, hours and daily cap).
+      texts: { request: (input: Parameters<Texts['sendText']>[0]) => the().texts.sendText(input) },
+    },
+  }
+}
+
 export type Services = ReturnType<typeof createServices>
 
 export function createServices(config: Config, deps: ServiceDeps) {
   const { db, clock, log } = deps
   const prefix = deps.redisPrefix ?? 'mc:'
   const now = () => clock.now().getTime()
+  const jobs = deps.jobs ?? noJobQueue
 
   // Vendor adapters: SDK clients exist only when their keys are configured.
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production })
@@ -99,15 +161,6 @@ export function createServices(config: Config, deps: ServiceDeps) {
     log.warn({ err: error }, 'opt-in streams: Redis is unavailable, counting them in memory until it is back')
   })
 
-  const billing = createBilling({
-    db,
-    clock,
-    log,
-    appUrl: config.appUrl,
-    mailer,
-    stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
-  })
-
   // Live phone calls: Redis pub/sub (one channel per user) shared by every server and worker when
   // REDIS_URL is set, so a webhook on one server reaches a dashboard on another; in-process otherwise.
   let liveWarnedAt = 0
@@ -123,9 +176,29 @@ export function createServices(config: Config, deps: ServiceDeps) {
       })
     : memoryLiveBus(now)
 
+  // The domains, each built once, in the order their values need (a domain handed another as a
+  // value comes after it). The callbacks between them are wired in one place: wireDomains.
+  const targets: { built?: CallbackTargets } = {}
+  const wired = wireDomains(
+    () => {
+      if (!targets.built) throw new Error('a cross-domain callback ran while createServices was still building the services')
+      return targets.built
+    },
+    config,
+    log,
+    textSender.live,
+  )
+
+  const billing = createBilling({
+    db,
+    clock,
+    log,
+    appUrl: config.appUrl,
+    mailer,
+    stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
+  })
   // The plan's in-app budget: the chat's turns, the voice gateway's minutes, the account page's figures.
   const usage = createUsage({ db, clock })
-
   const calls = createCalls({
     db,
     clock,
@@ -134,28 +207,14 @@ export function createServices(config: Config, deps: ServiceDeps) {
     webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
     appUrl: config.appUrl,
     smsNumber: config.smsOptInNumber,
-    jobs: deps.jobs ?? noJobQueue,
+    jobs,
     live: liveBus,
-    // A voice call in the app: Vapi's duration raises its count; a completed call's recap, a missed call's text.
-    onFinal: async (final) => {
-      await usage.callBilled(final.call).catch((error: unknown) => log.warn({ err: error, callId: final.call.id }, 'usage: could not count the duration Vapi reported'))
-      await texts.afterCall(final)
-    },
+    ...wired.calls,
   })
-  const texts = createTexts({
-    db,
-    clock,
-    log,
-    sender: textSender,
-    smsNumber: config.smsOptInNumber,
-    appUrl: config.appUrl,
-    jobs: deps.jobs ?? noJobQueue,
-    bus: liveBus,
-    nextCall: (userId) => calls.next(userId),
-    callsRevoked: (userId, cause) => calls.revoked(userId, cause),
-  })
-  const live = createLive({ bus: liveBus, log, current: (userId) => calls.liveNow(userId), end: (userId, callId) => calls.endLive(userId, callId) })
-  const chat = createChat({ db, clock, vapiChat, settings: chatSettings, turns: { take: (tx, userId) => usage.takeChatTurn(tx, userId) } })
+  const texts = createTexts({ db, clock, log, sender: textSender, smsNumber: config.smsOptInNumber, appUrl: config.appUrl, jobs, bus: liveBus, ...wired.texts })
+  const live = createLive({ bus: liveBus, log, ...wired.live })
+  const chat = createChat({ db, clock, vapiChat, settings: chatSettings, ...wired.chat })
+  const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs, ...wired.accounts })
   const voice = createVoice({
     clock,
     timers: deps.timers ?? realTimers,
@@ -164,51 +223,37 @@ export function createServices(config: Config, deps: ServiceDeps) {
     webCalls: calls.webCalls,
     conversations: chat.voice,
     budget: usage,
-    sessionIsLive: (sessionId) => accounts.sessionIsLive(sessionId),
     firstMessage: WEB_CALL_FIRST_MESSAGE,
     redis: deps.redis,
     redisPrefix: prefix,
     phoneCalls: live,
     sessions: liveBus,
+    ...wired.voice,
   })
-  // A sign-out, a password reset or change, or a session signed out from the account page closes
-  // the voice sockets of the sessions it ended, on every server.
-  const accounts = createAccounts({
+  const accountData = createAccountData({
     db,
     clock,
-    config,
-    mailer,
-    counters,
     log,
-    jobs: deps.jobs ?? noJobQueue,
-    onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended),
-    // A new phone number's code goes out as a text (Twilio, or the log without it).
-    // In production without Twilio no code could reach anyone (the log never holds one there).
-    phoneCodes: { live: texts.live, canSend: texts.live || !config.production, send: (phone, code, purpose) => texts.sendCode(phone, code, purpose) },
-    // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
-    onEmailChanged: (userId, email) => billing.customerEmailChanged(userId, email),
+    jobs,
+    accounts,
+    billing,
+    // What a deletion asks of the processors: Vapi's calls and chats, Twilio's text bodies.
+    processors: {
+      vapi:
+        vapiCalls && vapiChat
+          ? { deleteCall: (id) => vapiCalls.deleteCall(id), previousChatOf: (id) => vapiChat.previousChatOf(id), deleteChat: (id) => vapiChat.deleteChat(id) }
+          : undefined,
+      twilio: textSender.live ? textSender : undefined,
+    },
   })
+  const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
+  targets.built = { accounts, billing, calls, liveBus, texts, usage }
 
   return {
     clock,
     accounts,
     /** The person's own data: "Export my data" and "Delete my account". */
-    accountData: createAccountData({
-      db,
-      clock,
-      log,
-      jobs: deps.jobs ?? noJobQueue,
-      accounts,
-      billing,
-      // What a deletion asks of the processors: Vapi's calls and chats, Twilio's text bodies.
-      processors: {
-        vapi:
-          vapiCalls && vapiChat
-            ? { deleteCall: (id) => vapiCalls.deleteCall(id), previousChatOf: (id) => vapiChat.previousChatOf(id), deleteChat: (id) => vapiChat.deleteChat(id) }
-            : undefined,
-        twilio: textSender.live ? textSender : undefined,
-      },
-    }),
+    accountData,
     billing,
     goals: createGoals({ db, clock }),
     calls,
@@ -228,7 +273,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** Premium and Elite's detailed analytics: the progress page's weekly series. */
     progress: createProgress({ db, clock }),
     /** Weekly progress reports: the email, and the link by text through the texts outbox (its consent, hours and daily cap). */
-    reports: createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs: deps.jobs ?? noJobQueue, texts: { request: (input) => texts.sendText(input) } }),
+    reports,
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
     /** Live phone calls: the sockets that watch them (`watch-calls`) and ending one (`end-phone-call`). */
