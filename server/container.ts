@@ -28,7 +28,8 @@ import { createConsent } from '#server/services/consent'
 import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
-import { createLive, memoryLiveBus, redisLiveBus, type LiveBus } from '#server/services/live'
+import { createCallWatch } from '#server/services/call-watch'
+import { memoryClusterBus, redisClusterBus, type ClusterBus } from '#server/services/cluster-bus'
 import { createMaintenance } from '#server/services/maintenance'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
@@ -58,7 +59,7 @@ const noJobQueue: AppJobQueue = {
 }
 
 /** The domains others call back into (wireDomains). */
-type CallbackTargets = { accounts: Accounts; billing: Billing; calls: Calls; liveBus: LiveBus; texts: Texts; usage: Usage }
+type CallbackTargets = { accounts: Accounts; billing: Billing; calls: Calls; clusterBus: ClusterBus; texts: Texts; usage: Usage }
 
 /**
  * Every cross-domain callback (docs/decisions/021): how one domain calls into another through a
@@ -84,7 +85,7 @@ function wireDomains(the: () => CallbackTargets, config: Config, log: Logger, te
       nextCall: (userId: string) => the().calls.next(userId),
       callsRevoked: (userId: string, cause: string) => the().calls.revoked(userId, cause),
     },
-    live: {
+    callWatch: {
       // A watching dashboard: the calls live now, and ending one.
       current: (userId: string) => the().calls.liveNow(userId),
       end: (userId: string, callId: string) => the().calls.endLive(userId, callId),
@@ -96,7 +97,7 @@ function wireDomains(the: () => CallbackTargets, config: Config, log: Logger, te
     accounts: {
       // A sign-out, a password reset or change, or a session signed out from the account page closes
       // the voice sockets of the sessions it ended, on every server.
-      onSessionsEnded: (ended: SessionsEnded) => void the().liveBus.sessionsEnded(ended),
+      onSessionsEnded: (ended: SessionsEnded) => void the().clusterBus.sessionsEnded(ended),
       // A new phone number's code goes out as a text (Twilio, or the log without it).
       // In production without Twilio no code could reach anyone (the log never holds one there).
       phoneCodes: {
@@ -161,20 +162,22 @@ export function createServices(config: Config, deps: ServiceDeps) {
     log.warn({ err: error }, 'opt-in streams: Redis is unavailable, counting them in memory until it is back')
   })
 
-  // Live phone calls: Redis pub/sub (one channel per user) shared by every server and worker when
-  // REDIS_URL is set, so a webhook on one server reaches a dashboard on another; in-process otherwise.
-  let liveWarnedAt = 0
-  const liveBus = deps.redis
-    ? redisLiveBus(deps.redis, {
+  // The cluster bus (ADR 068): Redis pub/sub shared by every server and worker when REDIS_URL is set,
+  // so a webhook on one server reaches a dashboard on another and a sign-out every server's sockets;
+  // in-process otherwise. Its channels keep their `live:` prefix (processes of an older release still
+  // hear the newer ones during a deploy).
+  let busWarnedAt = 0
+  const clusterBus = deps.redis
+    ? redisClusterBus(deps.redis, {
         prefix: `${prefix}live:`,
         now,
         onError: (error) => {
-          if (now() - liveWarnedAt < 60_000) return
-          liveWarnedAt = now()
+          if (now() - busWarnedAt < 60_000) return
+          busWarnedAt = now()
           log.warn({ err: error }, 'live calls: Redis is unavailable, live events reach this process only until it is back')
         },
       })
-    : memoryLiveBus(now)
+    : memoryClusterBus(now)
 
   // The domains, each built once, in the order their values need (a domain handed another as a
   // value comes after it). The callbacks between them are wired in one place: wireDomains.
@@ -208,11 +211,11 @@ export function createServices(config: Config, deps: ServiceDeps) {
     appUrl: config.appUrl,
     smsNumber: config.smsOptInNumber,
     jobs,
-    live: liveBus,
+    live: clusterBus,
     ...wired.calls,
   })
-  const texts = createTexts({ db, clock, log, sender: textSender, smsNumber: config.smsOptInNumber, appUrl: config.appUrl, jobs, bus: liveBus, ...wired.texts })
-  const live = createLive({ bus: liveBus, log, ...wired.live })
+  const texts = createTexts({ db, clock, log, sender: textSender, smsNumber: config.smsOptInNumber, appUrl: config.appUrl, jobs, bus: clusterBus, ...wired.texts })
+  const callWatch = createCallWatch({ bus: clusterBus, log, ...wired.callWatch })
   const chat = createChat({ db, clock, vapiChat, settings: chatSettings, ...wired.chat })
   const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs, ...wired.accounts })
   const voice = createVoice({
@@ -226,8 +229,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     firstMessage: WEB_CALL_FIRST_MESSAGE,
     redis: deps.redis,
     redisPrefix: prefix,
-    phoneCalls: live,
-    sessions: liveBus,
+    phoneCalls: callWatch,
+    sessions: clusterBus,
     ...wired.voice,
   })
   const accountData = createAccountData({
@@ -247,7 +250,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     },
   })
   const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
-  targets.built = { accounts, billing, calls, liveBus, texts, usage }
+  targets.built = { accounts, billing, calls, clusterBus, texts, usage }
 
   return {
     clock,
@@ -276,12 +279,12 @@ export function createServices(config: Config, deps: ServiceDeps) {
     reports,
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
-    /** Live phone calls: the sockets that watch them (`watch-calls`) and ending one (`end-phone-call`). */
-    live,
-    /** Releases what the adapters hold (the SMTP pool, Vapi's connections, the live calls' subscriber). The caller owns the database and Redis. */
+    /** The call watch: the sockets that watch the person's live phone calls (`watch-calls`) and ending one (`end-phone-call`). */
+    callWatch,
+    /** Releases what the adapters hold (the SMTP pool, Vapi's connections, the cluster bus's subscriber). The caller owns the database and Redis. */
     async close() {
       mailer.close()
-      await live.close()
+      await clusterBus.close()
       await vapiCalls?.close()
     },
   }

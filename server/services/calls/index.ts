@@ -24,7 +24,7 @@ import { placeCall, type DialTiming, type DiallerDeps } from './dialler'
 import { instantBatches } from './instant'
 import { nextCall } from './next-call'
 import { eligibilityOf, loadCallPerson } from './person'
-import type { LivePublisher } from '#server/services/live'
+import type { BusPublisher } from '#server/services/cluster-bus'
 import { endLiveCall, liveCallOfLine, liveCallsOf, phoneCallEvent, transcriptLineOf } from './call-watch'
 import { addCallEvent, applyObservation, isOurSideFailure, type Applied, type RetryPlan } from './record'
 import { getCallSchedule } from './schedule'
@@ -104,7 +104,7 @@ export type CallsDeps = {
   smsNumber: string
   jobs: CallsJobQueue
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
-  live?: LivePublisher | undefined
+  live?: BusPublisher | undefined
   /**
    * Told after the commit of every observation that leaves a call final (the texts: a recap after a
    * completed call's report, a missed-call text). `ended` is set when this observation ended it.

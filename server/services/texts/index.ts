@@ -15,7 +15,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import { localDateOf, localTimeOf, type FinalCall } from '#server/services/calls'
 import { hasConsent } from '#server/services/consent'
-import type { LiveBus } from '#server/services/live'
+import type { ClusterBus } from '#server/services/cluster-bus'
 import { eq } from 'drizzle-orm'
 import { missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
 import { recordDeliveryStatus, type StatusOutcome } from './delivery'
@@ -46,7 +46,7 @@ export type TextsDeps = {
   appUrl: string
   jobs: TextsJobQueue
   /** The per-user channel the opt-in screen listens on (Redis pub/sub with REDIS_URL). */
-  bus: Pick<LiveBus, 'publish' | 'subscribe'>
+  bus: Pick<ClusterBus, 'publish' | 'subscribe'>
   /** The person's next call (for a missed-call text without a retry). */
   nextCall(userId: string): Promise<NextCallResponse>
   /** A STOP revoked the person's calls (committed): Vapi's unanswered calls are deleted next. */
