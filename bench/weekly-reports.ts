@@ -17,7 +17,7 @@ import { loadConfig } from '#server/config'
 import { createServices } from '#server/container'
 import { createBullmqEnqueuer } from '#server/jobs/bullmq'
 import { JOBS } from '#server/jobs/index'
-import type { JobQueue } from '#server/services/accounts'
+import type { AppJobQueue } from '#server/jobs/index'
 import { oracleFireInstant } from '../test/helpers/dst-oracle'
 import { fakeClock } from '../test/helpers/clock'
 import { envNumber, ok, postgresDatabase, seconds } from './calls-setup'
@@ -28,7 +28,7 @@ const WEEK_BEFORE = '2026-11-22'
 
 const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[]
 
-async function redisQueue(): Promise<{ queue: JobQueue & { close(): Promise<void> }; label: string; count(): number } | null> {
+async function redisQueue(): Promise<{ queue: AppJobQueue & { close(): Promise<void> }; label: string; count(): number } | null> {
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
   const connection = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, connectTimeout: 1000 })
   try {
@@ -74,7 +74,7 @@ export async function weeklyReportsBench(): Promise<boolean> {
   }
   const redis = await redisQueue()
   let memoryCount = 0
-  const queue: JobQueue & { close(): Promise<void> } = redis?.queue ?? {
+  const queue: AppJobQueue & { close(): Promise<void> } = redis?.queue ?? {
     enqueue: async () => String(++memoryCount),
     close: async () => {},
   }

@@ -20,21 +20,23 @@ import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { sharedSlots } from './lib/slots'
 import { throttledWarn } from './lib/throttled-warn'
-import { createAccounts, type JobQueue } from '#server/services/accounts'
+import type { AppJobQueue } from './jobs/contracts'
+import { createAccounts, type Accounts, type SessionsEnded } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
-import { createBilling } from '#server/services/billing'
-import { createCalls, WEB_CALL_FIRST_MESSAGE } from '#server/services/calls'
+import { createBilling, type Billing } from '#server/services/billing'
+import { createCalls, WEB_CALL_FIRST_MESSAGE, type Calls, type FinalCall } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
 import { createConsent } from '#server/services/consent'
 import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
-import { createLive, memoryLiveBus, redisLiveBus } from '#server/services/live'
+import { createCallWatch } from '#server/services/call-watch'
+import { memoryClusterBus, redisClusterBus, type ClusterBus } from '#server/services/cluster-bus'
 import { createMaintenance } from '#server/services/maintenance'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
-import { createTexts } from '#server/services/texts'
-import { createUsage } from '#server/services/usage'
+import { createTexts, type Texts } from '#server/services/texts'
+import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
 
 export type ServiceDeps = {
@@ -51,11 +53,72 @@ export type ServiceDeps = {
    * Where services enqueue jobs of the registry: BullMQ with Redis, the in-process runner without.
    * Without one, a service that enqueues fails (callers that never enqueue may leave it out).
    */
-  jobs?: JobQueue
+  jobs?: AppJobQueue
 }
 
-const noJobQueue: JobQueue = {
+const noJobQueue: AppJobQueue = {
   enqueue: (name) => Promise.reject(new Error(`cannot enqueue "${name}": createServices was given no job queue`)),
+}
+
+/** The domains others call back into (wireDomains). */
+type CallbackTargets = { accounts: Accounts; billing: Billing; calls: Calls; clusterBus: ClusterBus; texts: Texts; usage: Usage }
+
+/**
+ * Every cross-domain callback (docs/decisions/021): how one domain calls into another through a
+ * callback handed to it at construction, all in one place. A callback runs only after
+ * createServices has returned (on a request, a webhook, a job), so it reaches its target through
+ * `the()`, which holds every domain by then: the order the domains are built in never matters to
+ * these, and the one cycle (a call that ended asks the texts for a recap; a STOP text revokes the
+ * calls) needs no forward reference.
+ */
+function wireDomains(the: () => CallbackTargets, config: Config, log: Logger, textsLive: boolean) {
+  return {
+    calls: {
+      // A voice call in the app: Vapi's duration raises its count; a completed call's recap, a missed call's text.
+      onFinal: async (final: FinalCall) => {
+        await the()
+          .usage.callBilled(final.call)
+          .catch((error: unknown) => log.warn({ err: error, callId: final.call.id }, 'usage: could not count the duration Vapi reported'))
+        await the().texts.afterCall(final)
+      },
+    },
+    texts: {
+      // A missed-call text names the next call; a STOP revokes the calls (Vapi's unanswered ones are deleted).
+      nextCall: (userId: string) => the().calls.next(userId),
+      callsRevoked: (userId: string, cause: string) => the().calls.revoked(userId, cause),
+    },
+    callWatch: {
+      // A watching dashboard: the calls live now, and ending one.
+      current: (userId: string) => the().calls.liveNow(userId),
+      end: (userId: string, callId: string) => the().calls.endLive(userId, callId),
+    },
+    voice: {
+      // The voice gateway's sockets close when their session ends.
+      sessionIsLive: (sessionId: string) => the().accounts.sessionIsLive(sessionId),
+    },
+    accounts: {
+      // A sign-out, a password reset or change, or a session signed out from the account page closes
+      // the voice sockets of the sessions it ended, on every server.
+      onSessionsEnded: (ended: SessionsEnded) => void the().clusterBus.sessionsEnded(ended),
+      // A new phone number's code goes out as a text (Twilio, or the log without it).
+      // In production without Twilio no code could reach anyone (the log never holds one there).
+      phoneCodes: {
+        live: textsLive,
+        canSend: textsLive || !config.production,
+        send: (phone: string, code: string, purpose: 'change' | 'proof') => the().texts.sendCode(phone, code, purpose),
+      },
+      // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
+      onEmailChanged: (userId: string, email: string) => the().billing.customerEmailChanged(userId, email),
+    },
+    chat: {
+      // Each chat turn is taken from the plan's budget, in the turn's transaction.
+      turns: { take: (tx: Parameters<Usage['takeChatTurn']>[0], userId: string) => the().usage.takeChatTurn(tx, userId) },
+    },
+    reports: {
+      // The weekly report's link goes out through the texts outbox (its consent, hours and daily cap).
+      texts: { request: (input: Parameters<Texts['sendText']>[0]) => the().texts.sendText(input) },
+    },
+  }
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -64,6 +127,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const { db, clock, log } = deps
   const prefix = deps.redisPrefix ?? 'mc:'
   const now = () => clock.now().getTime()
+  const jobs = deps.jobs ?? noJobQueue
 
   // Vendor adapters: SDK clients exist only when their keys are configured.
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production })
@@ -96,6 +160,31 @@ export function createServices(config: Config, deps: ServiceDeps) {
     throttledWarn(log, 'opt-in streams: Redis is unavailable, counting them in memory until it is back', now),
   )
 
+  // The cluster bus (ADR 068): Redis pub/sub shared by every server and worker when REDIS_URL is set,
+  // so a webhook on one server reaches a dashboard on another and a sign-out every server's sockets;
+  // in-process otherwise. Its channels keep their `live:` prefix (processes of an older release still
+  // hear the newer ones during a deploy).
+  const clusterBus = deps.redis
+    ? redisClusterBus(deps.redis, {
+        prefix: `${prefix}live:`,
+        now,
+        onError: throttledWarn(log, 'live calls: Redis is unavailable, live events reach this process only until it is back', now),
+      })
+    : memoryClusterBus(now)
+
+  // The domains, each built once, in the order their values need (a domain handed another as a
+  // value comes after it). The callbacks between them are wired in one place: wireDomains.
+  const targets: { built?: CallbackTargets } = {}
+  const wired = wireDomains(
+    () => {
+      if (!targets.built) throw new Error('a cross-domain callback ran while createServices was still building the services')
+      return targets.built
+    },
+    config,
+    log,
+    textSender.live,
+  )
+
   const billing = createBilling({
     db,
     clock,
@@ -104,20 +193,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     mailer,
     stripe: stripe && config.stripe ? { client: stripe, publishableKey: config.stripe.publishableKey, webhookSecret: config.stripe.webhookSecret } : undefined,
   })
-
-  // Live phone calls: Redis pub/sub (one channel per user) shared by every server and worker when
-  // REDIS_URL is set, so a webhook on one server reaches a dashboard on another; in-process otherwise.
-  const liveBus = deps.redis
-    ? redisLiveBus(deps.redis, {
-        prefix: `${prefix}live:`,
-        now,
-        onError: throttledWarn(log, 'live calls: Redis is unavailable, live events reach this process only until it is back', now),
-      })
-    : memoryLiveBus(now)
-
   // The plan's in-app budget: the chat's turns, the voice gateway's minutes, the account page's figures.
   const usage = createUsage({ db, clock })
-
   const calls = createCalls({
     db,
     clock,
@@ -126,28 +203,14 @@ export function createServices(config: Config, deps: ServiceDeps) {
     webhookAuth: config.vapi?.webhookSecret ? { mode: config.vapi.webhookAuth, secret: config.vapi.webhookSecret } : undefined,
     appUrl: config.appUrl,
     smsNumber: config.smsOptInNumber,
-    jobs: deps.jobs ?? noJobQueue,
-    live: liveBus,
-    // A voice call in the app: Vapi's duration raises its count; a completed call's recap, a missed call's text.
-    onFinal: async (final) => {
-      await usage.callBilled(final.call).catch((error: unknown) => log.warn({ err: error, callId: final.call.id }, 'usage: could not count the duration Vapi reported'))
-      await texts.afterCall(final)
-    },
+    jobs,
+    live: clusterBus,
+    ...wired.calls,
   })
-  const texts = createTexts({
-    db,
-    clock,
-    log,
-    sender: textSender,
-    smsNumber: config.smsOptInNumber,
-    appUrl: config.appUrl,
-    jobs: deps.jobs ?? noJobQueue,
-    bus: liveBus,
-    nextCall: (userId) => calls.next(userId),
-    callsRevoked: (userId, cause) => calls.revoked(userId, cause),
-  })
-  const live = createLive({ bus: liveBus, log, current: (userId) => calls.liveNow(userId), end: (userId, callId) => calls.endLive(userId, callId) })
-  const chat = createChat({ db, clock, vapiChat, settings: chatSettings, turns: { take: (tx, userId) => usage.takeChatTurn(tx, userId) } })
+  const texts = createTexts({ db, clock, log, sender: textSender, smsNumber: config.smsOptInNumber, appUrl: config.appUrl, jobs, bus: clusterBus, ...wired.texts })
+  const callWatch = createCallWatch({ bus: clusterBus, log, ...wired.callWatch })
+  const chat = createChat({ db, clock, vapiChat, settings: chatSettings, ...wired.chat })
+  const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs, ...wired.accounts })
   const voice = createVoice({
     clock,
     timers: deps.timers ?? realTimers,
@@ -156,51 +219,37 @@ export function createServices(config: Config, deps: ServiceDeps) {
     webCalls: calls.webCalls,
     conversations: chat.voice,
     budget: usage,
-    sessionIsLive: (sessionId) => accounts.sessionIsLive(sessionId),
     firstMessage: WEB_CALL_FIRST_MESSAGE,
     redis: deps.redis,
     redisPrefix: prefix,
-    phoneCalls: live,
-    sessions: liveBus,
+    phoneCalls: callWatch,
+    sessions: clusterBus,
+    ...wired.voice,
   })
-  // A sign-out, a password reset or change, or a session signed out from the account page closes
-  // the voice sockets of the sessions it ended, on every server.
-  const accounts = createAccounts({
+  const accountData = createAccountData({
     db,
     clock,
-    config,
-    mailer,
-    counters,
     log,
-    jobs: deps.jobs ?? noJobQueue,
-    onSessionsEnded: (ended) => void liveBus.sessionsEnded(ended),
-    // A new phone number's code goes out as a text (Twilio, or the log without it).
-    // In production without Twilio no code could reach anyone (the log never holds one there).
-    phoneCodes: { live: texts.live, canSend: texts.live || !config.production, send: (phone, code, purpose) => texts.sendCode(phone, code, purpose) },
-    // A confirmed new email becomes the Stripe customer's too (receipts, the billing portal).
-    onEmailChanged: (userId, email) => billing.customerEmailChanged(userId, email),
+    jobs,
+    accounts,
+    billing,
+    // What a deletion asks of the processors: Vapi's calls and chats, Twilio's text bodies.
+    processors: {
+      vapi:
+        vapiCalls && vapiChat
+          ? { deleteCall: (id) => vapiCalls.deleteCall(id), previousChatOf: (id) => vapiChat.previousChatOf(id), deleteChat: (id) => vapiChat.deleteChat(id) }
+          : undefined,
+      twilio: textSender.live ? textSender : undefined,
+    },
   })
+  const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
+  targets.built = { accounts, billing, calls, clusterBus, texts, usage }
 
   return {
     clock,
     accounts,
     /** The person's own data: "Export my data" and "Delete my account". */
-    accountData: createAccountData({
-      db,
-      clock,
-      log,
-      jobs: deps.jobs ?? noJobQueue,
-      accounts,
-      billing,
-      // What a deletion asks of the processors: Vapi's calls and chats, Twilio's text bodies.
-      processors: {
-        vapi:
-          vapiCalls && vapiChat
-            ? { deleteCall: (id) => vapiCalls.deleteCall(id), previousChatOf: (id) => vapiChat.previousChatOf(id), deleteChat: (id) => vapiChat.deleteChat(id) }
-            : undefined,
-        twilio: textSender.live ? textSender : undefined,
-      },
-    }),
+    accountData,
     billing,
     goals: createGoals({ db, clock }),
     calls,
@@ -220,15 +269,15 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** Premium and Elite's detailed analytics: the progress page's weekly series. */
     progress: createProgress({ db, clock }),
     /** Weekly progress reports: the email, and the link by text through the texts outbox (its consent, hours and daily cap). */
-    reports: createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs: deps.jobs ?? noJobQueue, texts: { request: (input) => texts.sendText(input) } }),
+    reports,
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
-    /** Live phone calls: the sockets that watch them (`watch-calls`) and ending one (`end-phone-call`). */
-    live,
-    /** Releases what the adapters hold (the SMTP pool, Vapi's connections, the live calls' subscriber). The caller owns the database and Redis. */
+    /** The call watch: the sockets that watch the person's live phone calls (`watch-calls`) and ending one (`end-phone-call`). */
+    callWatch,
+    /** Releases what the adapters hold (the SMTP pool, Vapi's connections, the cluster bus's subscriber). The caller owns the database and Redis. */
     async close() {
       mailer.close()
-      await live.close()
+      await clusterBus.close()
       await vapi?.api.close()
     },
   }

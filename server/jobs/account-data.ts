@@ -1,4 +1,4 @@
-import { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS, PROCESSOR_DELETION_JOB, ProcessorIdsSchema } from '#server/services/account-data'
+import { ACCOUNT_DATA_JOBS, PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS } from '#server/services/account-data'
 import { defineJob } from './define'
 
 /**
@@ -8,10 +8,9 @@ import { defineJob } from './define'
  * then twice as long each time; after the last try, a warning.
  */
 export const processorDeletion = defineJob({
-  name: PROCESSOR_DELETION_JOB,
+  ...ACCOUNT_DATA_JOBS.processorDeletion,
   queue: 'account-data',
   trigger: 'enqueue',
-  payload: ProcessorIdsSchema,
   attempts: PROCESSOR_DELETION_ATTEMPTS,
   backoffMs: PROCESSOR_DELETION_BACKOFF_MS,
   async handler(services, payload, { log, attempt, retryWith }) {

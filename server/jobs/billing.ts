@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { BILLING_JOBS } from '#server/services/billing'
 import { defineJob } from './define'
 
 /**
@@ -7,10 +7,9 @@ import { defineJob } from './define'
  * goes out between 48 and 47 hours before the trial ends; Stripe mode and testing mode alike.
  */
 export const trialReminders = defineJob({
-  name: 'trial-reminders',
+  ...BILLING_JOBS.trialReminders,
   queue: 'billing',
   schedule: { cron: '41 * * * *', tz: 'UTC' },
-  payload: z.object({}).strict(),
   attempts: 3,
   backoffMs: 60_000,
   async handler(services, _payload, { log }) {

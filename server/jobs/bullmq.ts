@@ -7,11 +7,11 @@ import { Queue, UnrecoverableError, Worker, type JobsOptions } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
+import type { EnqueueOptions, JobQueue } from '../lib/job-contract'
 import { JobStopping, type AnyJobDefinition } from './define'
-import type { EnqueueOptions } from './in-process'
 
-export type BullmqOptions = {
-  jobs: readonly AnyJobDefinition[]
+export type BullmqOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
+  jobs: readonly J[]
   /** Workers need a connection with `maxRetriesPerRequest: null`. */
   connection: Redis
   /** BullMQ key prefix; tests use their own. */
@@ -137,13 +137,19 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
   }
 }
 
-/** Enqueues runs on BullMQ (the server's and the worker's producer side). */
-export function createBullmqEnqueuer(options: BullmqOptions) {
+/** The BullMQ producer of the jobs J: enqueue takes only their names and payloads. */
+export type BullmqEnqueuer<J extends AnyJobDefinition> = JobQueue<J> & {
+  remove(name: J['name'], jobIds: readonly string[]): Promise<number>
+  close(): Promise<void>
+}
+
+/** Enqueues runs on BullMQ (the server's and the worker's producer side) of the jobs given (the registry, JOBS, in the app). */
+export function createBullmqEnqueuer<J extends AnyJobDefinition>(options: BullmqOptions<J>): BullmqEnqueuer<J> {
   const { jobs, connection, prefix } = options
-  const byName = new Map(jobs.map((job) => [job.name, job]))
+  const byName = new Map<string, AnyJobDefinition>(jobs.map((job) => [job.name, job]))
   const queues = new Map(queueNames(jobs).map((name) => [name, new Queue(name, { connection, prefix })]))
   return {
-    async enqueue(name: string, payload: unknown, enqueueOptions: EnqueueOptions = {}): Promise<string> {
+    async enqueue(name, payload, enqueueOptions: EnqueueOptions = {}): Promise<string> {
       const job = byName.get(name)
       if (!job) throw new Error(`no job named "${name}"`)
       const data = job.payload.parse(payload)
@@ -155,7 +161,7 @@ export function createBullmqEnqueuer(options: BullmqOptions) {
       return added.id!
     },
     /** Removes waiting or delayed runs by id (a run a worker holds is left to finish: BullMQ answers 0 for it). */
-    async remove(name: string, jobIds: readonly string[]): Promise<number> {
+    async remove(name, jobIds) {
       const job = byName.get(name)
       if (!job) throw new Error(`no job named "${name}"`)
       const queue = queues.get(job.queue)!

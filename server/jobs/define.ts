@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import type { z } from 'zod'
 import type { Services } from '../container'
+import type { JobContract } from '../lib/job-contract'
 
 /** What a handler gets besides the services and its payload. */
 export type JobContext<P = unknown> = {
@@ -37,14 +38,16 @@ export type JobTrigger = { schedule: { cron: string; tz: string }; trigger?: nev
 
 /**
  * A job, written once and run the same way by the embedded in-process runner (no REDIS_URL) and by
- * the BullMQ worker: a name, its queue, when it runs, its payload's schema (checked before every
- * run, so a bad payload never reaches the handler), retries, and the handler over the services.
+ * the BullMQ worker: its contract (name and payload schema, declared by its domain: the schema is
+ * checked before every run, so a bad payload never reaches the handler), its queue, when it runs,
+ * retries, and the handler over the services.
  */
-export type JobDefinition<P = unknown> = JobTrigger & {
-  name: string
+export type JobDefinition<N extends string = string, S extends z.ZodType = z.ZodType> = JobContract<N, S> & JobTrigger & JobPolicy<z.output<S>>
+
+/** How and when a job runs, and its handler: what the registry adds to a job's contract. */
+type JobPolicy<P> = {
   /** The BullMQ queue it runs on: one per kind of work, so each can be scaled or paused alone. */
   queue: string
-  payload: z.ZodType<P>
   /** Runs of this queue processed at once by a BullMQ worker and by the in-process runner (default 1; the largest of a queue's jobs applies). */
   concurrency?: number
   /** The in-process runner's limit when it differs from the worker's (`Infinity`: unbounded). */
@@ -57,9 +60,10 @@ export type JobDefinition<P = unknown> = JobTrigger & {
 
 // The registry holds jobs of different payloads; each run parses its payload with the job's own schema.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyJobDefinition = JobDefinition<any>
+export type AnyJobDefinition = JobDefinition<string, z.ZodType<any>>
 
-export function defineJob<P>(definition: JobDefinition<P>): JobDefinition<P> {
+/** A job of the registry: usually its domain's contract spread in (`{ ...CALLS_JOBS.place, queue: 'calls', ... }`). */
+export function defineJob<const N extends string, S extends z.ZodType>(definition: JobDefinition<N, S>): JobDefinition<N, S> {
   if (!/^[a-z][a-z0-9-]*$/.test(definition.name)) throw new Error(`job name "${definition.name}": lower-case words joined by "-"`)
   if (!Number.isInteger(definition.attempts) || definition.attempts < 1) throw new Error(`job ${definition.name}: attempts must be at least 1`)
   return definition

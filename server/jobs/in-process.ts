@@ -9,6 +9,8 @@ import { Cron } from 'croner'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
 import { realTimers, type Clock, type Timers } from '../lib/clock'
+import type { EnqueueOptions, JobContract, JobQueue } from '../lib/job-contract'
+import type { AppJob } from './contracts'
 import { JobStopping, type AnyJobDefinition } from './define'
 
 /** The timer functions the runner arms (tests pass manual ones): defined with the clock. */
@@ -17,37 +19,32 @@ export { realTimers, type Timers } from '../lib/clock'
 /** The longest delay setTimeout takes; a later instant is reached in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
-export type EnqueueOptions = {
-  /** Run no earlier than this many milliseconds from now. */
-  delayMs?: number
-  /** While a job with this id is waiting, enqueueing it again adds nothing (as BullMQ does). */
-  jobId?: string
-}
+export type { EnqueueOptions } from '../lib/job-contract'
 
-export type JobRunner = {
-  /** Queues a run of the named job; resolves with its id. The payload is checked against the job's schema first. */
-  enqueue(name: string, payload: unknown, options?: EnqueueOptions): Promise<string>
+/** The runner of the jobs J (the registry's by default): enqueue takes only their names and payloads. */
+export type JobRunner<J extends JobContract = AppJob> = JobQueue<J> & {
   /** Takes runs that wait (to start, or to be tried again) out of the queue by id; resolves to how many. */
-  remove(name: string, jobIds: readonly string[]): Promise<number>
+  remove(name: J['name'], jobIds: readonly string[]): Promise<number>
   /** Resolves once no run is in progress (runs started meanwhile included; parked runs are not in progress). */
   drain(): Promise<void>
   /** Stops the schedules and pending runs, and waits for the runs in progress. */
   stop(): Promise<void>
 }
 
-export type InProcessRunnerOptions = {
-  jobs: readonly AnyJobDefinition[]
+export type InProcessRunnerOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
+  jobs: readonly J[]
   services: Services
   log: Logger
   clock?: Clock
   timers?: Timers
 }
 
-export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner {
+/** Runs the jobs given (the registry, JOBS, in the app); its enqueue is typed by their contracts. */
+export function startInProcessRunner<J extends AnyJobDefinition>(options: InProcessRunnerOptions<J>): JobRunner<J> {
   const { jobs, services, log } = options
   const clock = options.clock ?? services.clock
   const timers = options.timers ?? realTimers
-  const byName = new Map(jobs.map((job) => [job.name, job]))
+  const byName = new Map<string, AnyJobDefinition>(jobs.map((job) => [job.name, job]))
   const armed = new Set<unknown>()
   // Runs waiting for their time (to start, or for their next try), by job id: a run fires only
   // while its own entry is there (`remove` deletes it; an id enqueued again gets a new entry).
@@ -188,7 +185,7 @@ export function startInProcessRunner(options: InProcessRunnerOptions): JobRunner
   }
 
   return {
-    async enqueue(name, payload, enqueueOptions = {}) {
+    async enqueue(name, payload, enqueueOptions: EnqueueOptions = {}) {
       const job = byName.get(name)
       if (!job) throw new Error(`no job named "${name}"`)
       const data = parse(job, payload)

@@ -1,16 +1,18 @@
 import { processorDeletion } from './account-data'
 import { trialReminders } from './billing'
-import { callsCancelDeleted, callsSweep, callsTick, placeCallJob, vapiEvent } from './calls'
+import { callsCancelDeleted, callsConsentRevoked, callsSweep, callsTick, placeCallJob, vapiEvent } from './calls'
+import type { AppJob, SameJobs } from './contracts'
 import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
 import { sendEmail } from './send-email'
-import { callsConsentRevoked, sendTextJob, textsInboundSweep, textsRelease } from './texts'
+import { sendTextJob, textsInboundSweep, textsRelease } from './texts'
 
 export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
+export type { AppJob, AppJobQueue, EnqueueOptions, JobName, PayloadOf } from './contracts'
 
 /** Every job the app runs. Both runners (in-process and BullMQ) read this list. */
-export const JOBS: readonly AnyJobDefinition[] = [
+export const JOBS = [
   cleanupExpired,
   sendEmail,
   trialReminders,
@@ -27,4 +29,13 @@ export const JOBS: readonly AnyJobDefinition[] = [
   weeklyReportsTick,
   weeklyReportDelivery,
   weeklyReportsSweep,
-]
+] as const satisfies readonly AnyJobDefinition[]
+
+/** A registry job: one of the contracts, with its handler. */
+export type RegistryJob = (typeof JOBS)[number]
+
+// Each job here is one of the domains' contracts (its name with that payload schema), and each
+// contract has its job here: a compile error otherwise.
+const everyJobHasItsContract: readonly AppJob[] = JOBS
+const everyContractHasItsJob: SameJobs<RegistryJob, AppJob> = true
+void [everyJobHasItsContract, everyContractHasItsJob]

@@ -1,5 +1,4 @@
-import { z } from 'zod'
-import { REPORT_DELIVERY_JOB } from '#server/services/reports'
+import { REPORTS_JOBS } from '#server/services/reports'
 import { defineJob } from './define'
 
 /**
@@ -10,10 +9,9 @@ import { defineJob } from './define'
  * each claimed on the report before it goes. The sweep picks up what a stopped process left.
  */
 export const weeklyReportsTick = defineJob({
-  name: 'weekly-reports',
+  ...REPORTS_JOBS.tick,
   queue: 'reports',
   schedule: { cron: '0 * * * * *', tz: 'UTC' },
-  payload: z.object({}).strict(),
   attempts: 1,
   backoffMs: 1_000,
   async handler(services, _payload, { log }) {
@@ -24,10 +22,9 @@ export const weeklyReportsTick = defineJob({
 })
 
 export const weeklyReportsSweep = defineJob({
-  name: 'weekly-reports-sweep',
+  ...REPORTS_JOBS.sweep,
   queue: 'reports',
   schedule: { cron: '*/5 * * * *', tz: 'UTC' },
-  payload: z.object({}).strict(),
   attempts: 1,
   backoffMs: 1_000,
   async handler(services, _payload, { log }) {
@@ -38,12 +35,11 @@ export const weeklyReportsSweep = defineJob({
 })
 
 export const weeklyReportDelivery = defineJob({
-  name: REPORT_DELIVERY_JOB,
+  ...REPORTS_JOBS.delivery,
   queue: 'reports',
   trigger: 'enqueue',
   // Mail goes out a few at a time: one slow SMTP answer never holds up the rest.
   concurrency: 5,
-  payload: z.object({ reportId: z.uuid() }).strict(),
   attempts: 5,
   backoffMs: 30_000,
   async handler(services, payload, { log }) {

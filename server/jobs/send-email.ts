@@ -1,4 +1,4 @@
-import { AccountEmailSchema, SEND_EMAIL_JOB } from '#server/services/accounts'
+import { ACCOUNTS_JOBS } from '#server/services/accounts'
 import { defineJob } from './define'
 
 /**
@@ -7,12 +7,11 @@ import { defineJob } from './define'
  * account. The payload names the person, never a token (docs/decisions/028).
  */
 export const sendEmail = defineJob({
-  name: SEND_EMAIL_JOB,
+  ...ACCOUNTS_JOBS.sendEmail,
   queue: 'email',
   // Mail goes out a few at a time: one slow SMTP answer never holds up the rest.
   concurrency: 5,
   trigger: 'enqueue',
-  payload: AccountEmailSchema,
   attempts: 5,
   backoffMs: 30_000,
   async handler(services, payload, { attempt, log }) {

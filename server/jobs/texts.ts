@@ -1,20 +1,17 @@
-import { z } from 'zod'
-import { CALLS_REVOKED_JOB } from '#server/services/calls'
-import { SEND_TEXT_JOB } from '#server/services/texts'
+import { TEXTS_JOBS } from '#server/services/texts'
 import { defineJob } from './define'
 
 /**
  * The texts' jobs (docs/decisions/045): send-text sends one text as soon as it is asked for;
  * texts-release sends, every minute, the held texts that came due (the next morning's, a lost
  * send-text's); texts-inbound-sweep reads Twilio's log every 10 minutes for the inbound texts the
- * webhook missed (docs/decisions/060); calls-consent-revoked deletes at Vapi the calls a STOP reached before they rang.
+ * webhook missed (docs/decisions/060).
  */
 export const sendTextJob = defineJob({
-  name: SEND_TEXT_JOB,
+  ...TEXTS_JOBS.sendText,
   queue: 'texts',
   trigger: 'enqueue',
   concurrency: 10,
-  payload: z.object({ id: z.uuid() }).strict(),
   attempts: 3,
   backoffMs: 10_000,
   async handler(services, payload, { log }) {
@@ -25,11 +22,10 @@ export const sendTextJob = defineJob({
 })
 
 export const textsRelease = defineJob({
-  name: 'texts-release',
+  ...TEXTS_JOBS.release,
   queue: 'texts',
   // Every minute, a quarter past (away from the calls' tick at :30 and their burst on the minute).
   schedule: { cron: '15 * * * * *', tz: 'UTC' },
-  payload: z.object({}).strict(),
   attempts: 1,
   backoffMs: 1_000,
   async handler(services, _payload, { log }) {
@@ -40,30 +36,15 @@ export const textsRelease = defineJob({
 })
 
 export const textsInboundSweep = defineJob({
-  name: 'texts-inbound-sweep',
+  ...TEXTS_JOBS.inboundSweep,
   queue: 'texts',
   // Every 10 minutes, at :45 s of the 7th minute (away from the other jobs' seconds).
   schedule: { cron: '45 7-59/10 * * * *', tz: 'UTC' },
-  payload: z.object({}).strict(),
   attempts: 3,
   backoffMs: 30_000,
   async handler(services, _payload, { log }) {
     const result = await services.texts.sweepInbound()
     if (result.missed > 0) log.warn(result, 'texts: the sweep found inbound texts the webhook missed')
-    return result
-  },
-})
-
-export const callsConsentRevoked = defineJob({
-  name: CALLS_REVOKED_JOB,
-  queue: 'calls',
-  trigger: 'enqueue',
-  payload: z.object({ userId: z.uuid() }).strict(),
-  attempts: 5,
-  backoffMs: 5_000,
-  async handler(services, payload, { log }) {
-    const result = await services.calls.cancelUnanswered(payload.userId)
-    if (result.cancelled + result.answered > 0) log.info({ userId: payload.userId, ...result }, 'calls cancelled after consent was revoked')
     return result
   },
 })

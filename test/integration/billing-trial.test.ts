@@ -54,7 +54,7 @@ async function trialMember(services: Services, plan: 'basic' | 'premium' | 'elit
 const reminders = (email: string) => sink.mails.filter((mail) => mail.to.includes(email) && /free trial ends soon/.test(mail.subject))
 
 /** Fires the runner's timers one after another up to `to`, letting each run finish (the job re-arms after its run). */
-async function runUntil(runner: JobRunner, schedule: ReturnType<typeof manualTimers>, to: Date) {
+async function runUntil(runner: Pick<JobRunner, 'drain'>, schedule: ReturnType<typeof manualTimers>, to: Date) {
   for (let next = schedule.armed()[0]; next && next.getTime() <= to.getTime(); next = schedule.armed()[0]) {
     schedule.advanceTo(next)
     await runner.drain()

@@ -16,12 +16,13 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { coachingCalls, courseEnrollments, courses, profiles, retainedBillingRecords, subscribers, textMessages, users, weeklyReports } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
-import type { Accounts, JobQueue } from '#server/services/accounts'
+import type { Accounts } from '#server/services/accounts'
 import { keepTrialClaim, type Billing, type CancelledSubscription } from '#server/services/billing'
 import { CANCEL_DELETED_CALLS_JOB, localDateOf, PLACE_CALL_JOB, placeCallJobId, REVOKED_RECHECK_MS, testCallJobId, type DeletedCall } from '#server/services/calls'
 import { REPORT_DELIVERY_JOB, reportDeliveryJobId } from '#server/services/reports'
 import { SEND_TEXT_JOB, sendTextJobId } from '#server/services/texts'
-import { noProcessorIds, PROCESSOR_DELETION_JOB, processorPayloads, type ProcessorIds } from './processors'
+import { PROCESSOR_DELETION_JOB, type AccountDataJobQueue, type DeletionJob } from './jobs'
+import { noProcessorIds, processorPayloads, type ProcessorIds } from './processors'
 import { USER_DATA } from './tables'
 
 /** How long the billing records of a deleted account are kept: the longest period that applies (10 years). */
@@ -31,7 +32,7 @@ export type DeletionDeps = {
   db: Db
   clock: Clock
   log: Logger
-  jobs: JobQueue
+  jobs: AccountDataJobQueue
   accounts: Pick<Accounts, 'reauthenticate' | 'sessionsOfUserEnded' | 'sendAccountDeletedEmail'>
   billing: Pick<Billing, 'endAllCharges'>
 }
@@ -40,7 +41,7 @@ export type DeletionDeps = {
 type Deleted = {
   email: string
   /** Job runs still waiting for the person, by job name. */
-  jobs: Array<{ name: string; ids: string[] }>
+  jobs: Array<{ name: DeletionJob['name']; ids: string[] }>
   /** Calls Vapi holds or may be dialling now. */
   vapiNow: DeletedCall[]
   /** Dials that may be on their way: looked for again once any dial request has ended. */

@@ -8,20 +8,21 @@
 import type { Logger } from 'pino'
 import type { Db } from '#server/db/client'
 import type { Clock } from '#server/lib/clock'
-import type { JobQueue } from '#server/services/accounts'
 import { deleteAccount, type DeletionDeps } from './deletion'
+import type { AccountDataJobQueue } from './jobs'
 import { claimExport, exportArchive, exportFileName } from './export'
 import { deleteAtProcessors, type ProcessorClients, type ProcessorIds, type ProcessorRun } from './processors'
 
 export { partRows } from './export'
 export { EXPORT_FILES, USER_DATA } from './tables'
-export { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS, PROCESSOR_DELETION_JOB, ProcessorIdsSchema, type ProcessorClients, type ProcessorIds } from './processors'
+export { ACCOUNT_DATA_JOBS, PROCESSOR_DELETION_JOB, type AccountDataJob, type AccountDataJobQueue } from './jobs'
+export { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS, ProcessorIdsSchema, type ProcessorClients, type ProcessorIds } from './processors'
 
 export type AccountDataDeps = {
   db: Db
   clock: Clock
   log: Logger
-  jobs: JobQueue
+  jobs: AccountDataJobQueue
   accounts: DeletionDeps['accounts']
   billing: DeletionDeps['billing']
   /** Vapi and Twilio as the deletion asks them (undefined: not configured). */

@@ -12,7 +12,6 @@ import type { Logger } from 'pino'
 import { z } from 'zod'
 import type { RedactResult } from '#server/integrations/twilio'
 
-export const PROCESSOR_DELETION_JOB = 'processor-deletion'
 /**
  * Tries in all; the first retry a minute after the first try, each wait twice the one before: the
  * last try comes ~17 hours after the first, after a text has left Twilio's queue for good (it

@@ -1,8 +1,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Logger } from 'pino'
-import { z } from 'zod'
 import { EMAIL_CHANGE_TTL_HOURS } from '#common/account'
-import { CONSENT_TEXT, CONSENT_TEXT_VERSION, EMAIL_MAX } from '#common/auth'
+import { CONSENT_TEXT, CONSENT_TEXT_VERSION } from '#common/auth'
 import { formatPhone } from '#common/auth-constants'
 import { DEFAULT_PARTNER_PROGRAM } from '#common/domain'
 import { assertNotCommonPassword, hashPassword, verifyAgainstDummy, verifyPassword } from '#server/auth/password'
@@ -19,16 +18,7 @@ import type { Counters } from '#server/lib/counters'
 import { clientNetwork } from '#server/lib/ip'
 import { isCallableNumber, NOT_CALLABLE_MESSAGE } from '#server/lib/phone-numbers'
 import { recordConsent } from '#server/services/consent'
-
-/**
- * Where services enqueue jobs: `delayMs` runs it later, `jobId` adds it once while one with that id
- * waits. `remove` takes runs of a job that are still waiting (not started) out of the queue by
- * their ids; it resolves to how many it removed (a queue without it removes nothing).
- */
-export type JobQueue = {
-  enqueue(name: string, payload: unknown, options?: { delayMs?: number; jobId?: string }): Promise<string>
-  remove?(name: string, jobIds: readonly string[]): Promise<number>
-}
+import { SEND_EMAIL_JOB, type AccountEmail, type AccountsJobQueue } from './jobs'
 
 /** Sessions that just ended: one (a sign-out), or every session of a user (a password reset). */
 export type SessionsEnded = { sessionId: string } | { userId: string }
@@ -40,7 +30,7 @@ export type AccountDeps = {
   mailer: Mailer
   counters: Counters
   log: Logger
-  jobs: JobQueue
+  jobs: AccountsJobQueue
   /** Told when sessions end, so long-lived connections of theirs close (the voice gateway's sockets). */
   onSessionsEnded?: ((ended: SessionsEnded) => void) | undefined
   /** Told when a new email address is confirmed (billing updates the Stripe customer); never throws. */
@@ -244,26 +234,6 @@ export async function mailAllowance(deps: AccountDeps, userId: string, purpose: 
   return { ok: true }
 }
 
-/**
- * The emails of the accounts, as the `send-email` job carries them: who to write to, never a token
- * or a link (those are made when the job runs, so a queue in Redis holds nothing that signs in).
- */
-export const AccountEmailSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('confirm-email'), userId: z.uuid() }).strict(),
-  z.object({ kind: z.literal('reset-password'), email: z.string().max(EMAIL_MAX) }).strict(),
-  /** The link that confirms the person's pending new address (the account page), sent to that address. */
-  z.object({ kind: z.literal('change-email'), userId: z.uuid() }).strict(),
-  /** The old address told of a change asked for (it keeps working until the new one is confirmed). */
-  z.object({ kind: z.literal('email-change-notice'), userId: z.uuid(), oldEmail: z.string().max(EMAIL_MAX), newEmail: z.string().max(EMAIL_MAX) }).strict(),
-  /** The person told that their password was changed on the account page. */
-  z.object({ kind: z.literal('password-changed'), userId: z.uuid() }).strict(),
-  /** The account's address told that the coaching number changed (to these ten digits). */
-  z.object({ kind: z.literal('phone-changed'), userId: z.uuid(), phoneNumber: z.string().regex(/^[0-9]{10}$/) }).strict(),
-  // The last email of a deleted account: its address is all that is left of it.
-  z.object({ kind: z.literal('account-deleted'), email: z.string().max(EMAIL_MAX) }).strict(),
-])
-export type AccountEmail = z.infer<typeof AccountEmailSchema>
-export const SEND_EMAIL_JOB = 'send-email'
 
 /** Queues the confirmation email (the request does not wait for SMTP); limited per account. */
 export async function sendConfirmationEmail(deps: AccountDeps, user: User): Promise<void> {

@@ -13,13 +13,12 @@ import {
   requestPasswordReset,
   resetPassword,
   sendConfirmationEmail,
-  SEND_EMAIL_JOB,
   signUp,
-  type AccountEmail,
   type RequestMeta,
   type SignupInput,
 } from './accounts'
 import type { ConsentRequestMeta } from '#server/services/consent'
+import { SEND_EMAIL_JOB, type AccountEmail } from './jobs'
 import { getOptIn, recordOptIn } from './opt-in'
 import { changePassword, listSessions, signOutOtherSessions, signOutSession } from './security'
 import { postLoginDestination, toSessionUser } from './session-user'
@@ -38,22 +37,19 @@ import {
 } from './settings'
 
 export {
-  AccountEmailSchema,
   CONFIRM_TOKEN_TTL_MS,
-  SEND_EMAIL_JOB,
   LOGIN_FAILURES_PER_HOUR,
   LOGIN_FREE_FAILURES,
   RESET_TOKEN_TTL_MS,
   SIGNUPS_PER_IP_PER_HOUR,
   type AccountDeps,
-  type AccountEmail,
-  type JobQueue,
   type NewSession,
   type RequestMeta,
   type SessionsEnded,
   type SignupInput,
 } from './accounts'
 export { sessionUserFrom, type PostLoginPath } from './session-user'
+export { ACCOUNTS_JOBS, AccountEmailSchema, SEND_EMAIL_JOB, type AccountEmail, type AccountsJob, type AccountsJobQueue } from './jobs'
 
 export type Accounts = ReturnType<typeof createAccounts>
 

@@ -12,7 +12,8 @@ import { SESSION_IDLE_MS } from '#server/auth/session'
 import type { DbExecutor } from '#server/db/client'
 import { emailTokens, sessions, users, type User } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
-import { SEND_EMAIL_JOB, type AccountDeps, type AccountEmail } from './accounts'
+import { type AccountDeps } from './accounts'
+import { SEND_EMAIL_JOB, type AccountEmail } from './jobs'
 import { assertCurrentPassword } from './settings'
 
 /** Browser and OS of a user agent, as the session list shows them ("Chrome 131", "iOS 17.5"); no place. */

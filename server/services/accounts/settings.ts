@@ -24,14 +24,13 @@ import { admitCode, isStopped, proofOf, recordProof, stopNumber, stoppedMessage 
 import {
   HOUR,
   MINUTE,
-  SEND_EMAIL_JOB,
   checkPasswordLimited,
   isUniqueViolation,
   mailAllowance,
   tooMany,
   type AccountDeps,
-  type AccountEmail,
 } from './accounts'
+import { SEND_EMAIL_JOB, type AccountEmail } from './jobs'
 
 /**
  * Where a code goes: the texts service (Twilio, or the log without it). `canSend`: false where a code

@@ -25,6 +25,7 @@ export { embeddedClientSecret } from './checkout'
 export { assertEmailConfirmed, checkoutUser, type CheckoutUser } from './context'
 export type { CheckoutPaymentContext, PaymentKind, RefundContext } from './payment-kinds'
 export { findPlan, planForLookupKey, PLANS, priceLookupKey } from './plans'
+export { BILLING_JOBS, type BillingJob } from './jobs'
 export { activateTestingPlan, emailDigest, hadTrial, keepTrialClaim, subscriptionAnswer, subscriptionRecord } from './subscriptions'
 
 export type BillingDeps = {

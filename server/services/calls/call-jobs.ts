@@ -2,21 +2,11 @@
  * The jobs the calls domain enqueues: one place-call job per call (delayed to just before its
  * instant), and the deletions at Vapi after a revocation of consent.
  */
-import type { PlaceCallRequest } from './dialler'
 import type { CallsContext } from './context'
+import { CALLS_REVOKED_JOB, PLACE_CALL_JOB, type PlaceCallPayload } from './jobs'
 import type { RetryPlan } from './record'
-import { CALLS_REVOKED_JOB, REVOKED_RECHECK_MS } from './revoked'
+import { REVOKED_RECHECK_MS } from './revoked'
 import { placeCallJobId, type DueCall } from './tick'
-
-/** The job that places one call (server/jobs/calls.ts). */
-export const PLACE_CALL_JOB = 'place-call'
-/** The job that deletes at Vapi the calls of a deleted account (its rows are gone: the ids ride in the payload). */
-export const CANCEL_DELETED_CALLS_JOB = 'calls-cancel-deleted'
-/** The job that applies one stored webhook message. */
-export const VAPI_EVENT_JOB = 'vapi-event'
-
-/** A place-call job's payload (the job registry checks it with its schema). */
-export type PlaceCallPayload = { userId: string; slot: PlaceCallRequest['slot']; localDate: string | null; attempt: number; dueAt: string; callId?: string | undefined }
 
 /** How long before its instant a call is claimed and its dial built. */
 export const PREPARE_LEAD_MS = 45_000

@@ -5,14 +5,9 @@
  */
 import { hasConsent } from '#server/services/consent'
 import type { CallsContext } from './context'
+import type { DeletedCall } from './jobs'
 import { addCallEvent } from './record'
 import { CONSENT_REVOKED, unansweredPlacedCalls } from './revoked'
-
-/**
- * A call of a deleted account that Vapi may still place: its Vapi id when known, else our id and
- * when it was being dialled (a dial on its way: Vapi is searched by the name we gave the call).
- */
-export type DeletedCall = { callId: string; vapiCallId: string | null; dialledAt: string | null }
 
 export type Cancelled = { cancelled: number; answered: number }
 

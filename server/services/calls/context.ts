@@ -9,8 +9,8 @@ import type { Db, DbExecutor } from '#server/db/client'
 import type { CoachingCall } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
-import type { JobQueue } from '#server/services/accounts'
-import type { LivePublisher } from '#server/services/live'
+import type { CallsJobQueue } from './jobs'
+import type { BusPublisher } from '#server/services/cluster-bus'
 import { eligibilityOf, loadCallPerson } from './person'
 import type { RetryPlan } from './record'
 
@@ -18,13 +18,13 @@ export type CallsContext = {
   db: Db
   clock: Clock
   log: Logger
-  jobs: JobQueue
+  jobs: CallsJobQueue
   /** The Vapi calls client: reads, ends and deletes calls (undefined without a key and an assistant). */
   vapi: VapiCallsClient | undefined
   /** The same client when it can place phone calls (it has a phone number), else undefined. */
   dialler: VapiCallsClient | undefined
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
-  live: LivePublisher | undefined
+  live: BusPublisher | undefined
   /** SMS_OPT_IN_NUMBER: where a START goes to bring calls back to a number that texted STOP. */
   smsNumber: string
   /** Whether the person may be called at `at` (their consent, plan, proven number and schedule). */

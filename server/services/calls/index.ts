@@ -11,10 +11,10 @@ import type { Db } from '#server/db/client'
 import type { User } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
-import type { JobQueue } from '#server/services/accounts'
 import type { ConsentRequestMeta } from '#server/services/consent'
-import type { LivePublisher } from '#server/services/live'
-import { createCallJobs, type PlaceCallPayload } from './call-jobs'
+import type { BusPublisher } from '#server/services/cluster-bus'
+import { createCallJobs } from './call-jobs'
+import type { CallsJobQueue, PlaceCallPayload } from './jobs'
 import { createCallNow } from './call-now'
 import { dashboardStats, recentCalls } from './calls'
 import { createCancellations } from './cancellations'
@@ -23,7 +23,7 @@ import { callDetail } from './detail'
 import { callsDiagnostics } from './diagnostics'
 import { placeCall, type DialTiming, type DiallerDeps } from './dialler'
 import { instantBatches } from './instant'
-import { endLiveCall, liveCallsOf } from './live'
+import { endLiveCall, liveCallsOf } from './call-watch'
 import { nextCall } from './next-call'
 import { createObservations } from './observations'
 import { getCallSchedule } from './schedule'
@@ -55,15 +55,14 @@ export {
   WEB_CALL_FIRST_MESSAGE,
   type WebhookAuthMode,
 } from './assistant'
-export { CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB } from './call-jobs'
 export { recentCalls } from './calls'
-export type { DeletedCall } from './cancellations'
 export type { FinalCall } from './context'
 export { DialLater, PLACE_CALL_ATTEMPTS } from './dialler'
 export { callDurationLimit, callEligibility, slotTimes, type CallEligibilityInput } from './entitlements'
 export { fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 export { outcomeOf, retryDecision } from './record'
-export { CALLS_REVOKED_JOB, REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
+export { REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
+export { CALLS_JOBS, CALLS_REVOKED_JOB, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, VAPI_EVENT_JOB, type CallsJob, type CallsJobQueue, type DeletedCall, type PlaceCallPayload } from './jobs'
 export { getCallSchedule } from './schedule'
 export { dueCalls, placeCallJobId, testCallJobId } from './tick'
 export type { OpenedWebCall } from './web-call'
@@ -86,9 +85,9 @@ export type CallsDeps = {
   appUrl: string
   /** SMS_OPT_IN_NUMBER: where a START goes to bring calls back to a number that texted STOP. */
   smsNumber: string
-  jobs: JobQueue
+  jobs: CallsJobQueue
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
-  live?: LivePublisher | undefined
+  live?: BusPublisher | undefined
   /**
    * Told after the commit of every observation that leaves a call final (the texts: a recap after a
    * completed call's report, a missed-call text). `ended` is set when this observation ended it.

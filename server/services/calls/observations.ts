@@ -7,7 +7,7 @@
 import { isFinalCallStatus } from '#common/domain'
 import type { CallJobs } from './call-jobs'
 import type { CallsContext, FinalCall } from './context'
-import { phoneCallEvent } from './live'
+import { phoneCallEvent } from './call-watch'
 import { applyObservation, isOurSideFailure, type Applied } from './record'
 import { forgetVapiEvent, markVapiEvent, observationOf, takeVapiEvent, type VapiMessage } from './webhooks'
 

@@ -10,8 +10,6 @@ import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls } from '#server/db/schema'
 
-/** The job that deletes at Vapi the calls a revocation reached before they were answered. */
-export const CALLS_REVOKED_JOB = 'calls-consent-revoked'
 /** The second look for calls to cancel after a revocation: past the longest dial request (15 s). */
 export const REVOKED_RECHECK_MS = 30_000
 

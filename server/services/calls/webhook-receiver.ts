@@ -4,9 +4,9 @@
  * uses is stored once and applied by a job (or by the sweep, when the job is lost).
  */
 import { AppError } from '#server/lib/app-error'
-import { VAPI_EVENT_JOB } from './call-jobs'
+import { VAPI_EVENT_JOB } from './jobs'
 import type { CallsContext } from './context'
-import { liveCallOfLine, transcriptLineOf } from './live'
+import { liveCallOfLine, transcriptLineOf } from './call-watch'
 import { storeVapiMessage, verifyVapiWebhook, verifyVapiWebhookHeaders, type VapiMessage, type WebhookAuth } from './webhooks'
 
 type Headers = Record<string, string | string[] | undefined>

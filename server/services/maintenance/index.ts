@@ -5,6 +5,8 @@ import type { Db } from '#server/db/client'
 import { contactChanges, emailTokens, inboundTextAccounts, inboundTextReceipts, inboundTexts, processedWebhookEvents, retainedBillingRecords, sessions } from '#server/db/schema'
 import type { Clock } from '#server/lib/clock'
 
+export { MAINTENANCE_JOBS, type MaintenanceJob } from './jobs'
+
 const DAY_MS = 86_400_000
 /** How long a processed webhook id is remembered (Stripe retries for up to three days). */
 const WEBHOOK_EVENT_RETENTION_MS = 30 * DAY_MS

@@ -17,11 +17,11 @@ import { weeklyReports } from '#server/db/schema'
 import type { Mailer } from '#server/integrations/mailer'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
-import type { JobQueue } from '#server/services/accounts'
 import type { ConsentRequestMeta } from '#server/services/consent'
 import { claimReports, dueWeeks, mayBeDue, undeliveredReports } from './claim'
 import { deliverReport, type DeliveryResult, type ReportTexts } from './deliver'
 import { generateReports, ungeneratedReports } from './generate'
+import { REPORT_DELIVERY_JOB, type ReportsJobQueue } from './jobs'
 import { unsubscribe } from './unsubscribe'
 
 export { CATCH_UP_MS, DEFAULT_ZONE, mayBeDue } from './claim'
@@ -30,8 +30,7 @@ export { reportEmail, reportLines, reportText } from './email'
 export { reportContent, type CallRow, type ClaimedReport, type CommitmentRow, type GoalRow } from './generate'
 export { knownTimeZone, latestDueWeek, nextDueWeek, reportWeek, type ReportWeek } from './week'
 
-/** The name of the job that delivers one report (the jobs registry defines it). */
-export const REPORT_DELIVERY_JOB = 'weekly-report-delivery'
+export { REPORT_DELIVERY_JOB, REPORTS_JOBS, type ReportsJob, type ReportsJobQueue } from './jobs'
 /** A report's delivery job id: the tick's, or the sweep's again in an hour (hours since the epoch). */
 export const reportDeliveryJobId = (reportId: string, sweepHour?: number) => (sweepHour === undefined ? `weekly-report-${reportId}` : `weekly-report-${reportId}-${sweepHour}`)
 /** Reports whose figures are written per statement. */
@@ -50,7 +49,7 @@ export type ReportsDeps = {
   mailer: Mailer
   /** APP_URL, without a trailing slash. */
   appUrl: string
-  jobs: JobQueue
+  jobs: ReportsJobQueue
   /** The texts service's request, once it is wired (undefined: report texts are skipped, with why). */
   texts?: ReportTexts | undefined
 }

@@ -14,22 +14,22 @@ import { profiles } from '#server/db/schema'
 import type { TextSendResult, TextSender } from '#server/integrations/twilio'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
-import type { JobQueue } from '#server/services/accounts'
 import { localDateOf, localTimeOf, type FinalCall } from '#server/services/calls'
 import { hasConsent } from '#server/services/consent'
-import type { LiveBus } from '#server/services/live'
+import type { ClusterBus } from '#server/services/cluster-bus'
 import { eq } from 'drizzle-orm'
 import { missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
 import { recordDeliveryStatus, type StatusOutcome } from './delivery'
 import { receiveInbound, type InboundResult, type InboundText } from './inbound'
 import { sweepInboundLog, type SweepOutcome } from './sweep'
 import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
+import { SEND_TEXT_JOB, type TextsJobQueue } from './jobs'
 
 export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
 export { accountDigits } from './inbound'
 export { DAILY_TEXT_CAP, SEND_LEASE_MS, STATUS_TEXT_PARAM, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
 
-export const SEND_TEXT_JOB = 'send-text'
+export { SEND_TEXT_JOB, TEXTS_JOBS, type TextsJob, type TextsJobQueue } from './jobs'
 /** The send-text job id of a text (one run per text while it waits). */
 export const sendTextJobId = (textId: string) => `text-${textId}`
 /** Texts a release run sends at once. */
@@ -43,9 +43,9 @@ export type TextsDeps = {
   /** SMS_OPT_IN_NUMBER: the number texts come from and inbound texts reach. */
   smsNumber: string
   appUrl: string
-  jobs: JobQueue
+  jobs: TextsJobQueue
   /** The per-user channel the opt-in screen listens on (Redis pub/sub with REDIS_URL). */
-  bus: Pick<LiveBus, 'publish' | 'subscribe'>
+  bus: Pick<ClusterBus, 'publish' | 'subscribe'>
   /** The person's next call (for a missed-call text without a retry). */
   nextCall(userId: string): Promise<NextCallResponse>
   /** A STOP revoked the person's calls (committed): Vapi's unanswered calls are deleted next. */

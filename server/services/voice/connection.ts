@@ -33,7 +33,7 @@ export const CLOSE = {
   tooBig: 1009,
 } as const
 
-/** The live phone-call part of the protocol (`watch-calls`, `end-phone-call`): services/live. */
+/** The live phone-call part of the protocol (`watch-calls`, `end-phone-call`): services/call-watch. */
 export type PhoneCallWatch = {
   /** Subscribes the socket to the user's phone calls; returns the unsubscribe. */
   watch(userId: string, send: (message: VoiceServerMessage) => void): () => void

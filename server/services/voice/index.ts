@@ -16,7 +16,7 @@ import { clientNetwork } from '#server/lib/ip'
 import { sharedSlots, type Slots } from '#server/lib/slots'
 import { throttledWarn } from '#server/lib/throttled-warn'
 import type { SessionsEnded } from '#server/services/accounts'
-import type { LiveBus, LiveSubscription } from '#server/services/live'
+import type { ClusterBus, BusSubscription } from '#server/services/cluster-bus'
 import { emptyMetrics, type CallContext, type VoiceBudget, type VoiceMetrics, type WebCalls } from './call'
 import { CLOSE, VoiceConnection, type PhoneCallWatch, type Who } from './connection'
 import { defaultVoiceSettings } from './limits'
@@ -51,7 +51,7 @@ export type VoiceDeps = {
   /** The live phone-call part (`watch-calls`, `end-phone-call`), when it is served. */
   phoneCalls: PhoneCallWatch
   /** Where every server hears of sessions signed out on any of them (`hearSignOuts`). */
-  sessions: Pick<LiveBus, 'onSessionsEnded'>
+  sessions: Pick<ClusterBus, 'onSessionsEnded'>
 }
 
 export type Voice = ReturnType<typeof createVoice>
@@ -86,7 +86,7 @@ export function createVoice(deps: VoiceDeps) {
   const connections = new Set<VoiceConnection>()
   let stopping = false
   /** Sign-outs on any server, heard once the socket route is served (`hearSignOuts`). */
-  let hearing: LiveSubscription | undefined
+  let hearing: BusSubscription | undefined
 
   const env = {
     clock,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { redisLiveBus, type LiveBus, type SessionsEndedNotice } from '#server/services/live'
+import { redisClusterBus, type ClusterBus, type SessionsEndedNotice } from '#server/services/cluster-bus'
 import { freePort } from '../helpers/process'
 import { createTestRedis, type TestRedis } from '../helpers/redis'
 
@@ -20,10 +20,10 @@ afterAll(async () => {
   await shared?.destroy()
 })
 
-const busOn = (redis: Redis, prefix = shared.prefix) => redisLiveBus(redis, { prefix, now: () => Date.now(), onError: () => {} })
+const busOn = (redis: Redis, prefix = shared.prefix) => redisClusterBus(redis, { prefix, now: () => Date.now(), onError: () => {} })
 
 /** A listener that records each notice and lets a test wait for the next one. */
-function recorder(bus: LiveBus) {
+function recorder(bus: ClusterBus) {
   const heard: SessionsEndedNotice[] = []
   let waiting: ((notice: SessionsEndedNotice) => void) | undefined
   const subscription = bus.onSessionsEnded((notice) => {

@@ -2,12 +2,13 @@ import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import type { VoiceServerMessage } from '#common/voice'
 import { AppError } from '#server/lib/app-error'
-import { createLive, memoryLiveBus, WATCH_BUFFER_MAX, type LiveBus, type LiveEvent } from '#server/services/live'
+import { createCallWatch, WATCH_BUFFER_MAX } from '#server/services/call-watch'
+import { memoryClusterBus, type CallWatchEvent, type ClusterBus } from '#server/services/cluster-bus'
 
 const log = pino({ level: 'silent' })
 const CALL = '6c5b0a52-4f86-4a3c-9f4e-0a0d9c9a4c11'
-const status = (value: 'queued' | 'ringing' | 'in-progress' | 'ended', callId = CALL): LiveEvent => ({ type: 'phone-call', callId, status: value, endedReason: value === 'ended' ? 'customer-ended-call' : null })
-const line = (text: string): LiveEvent => ({ type: 'phone-transcript', callId: CALL, role: 'user', text })
+const status = (value: 'queued' | 'ringing' | 'in-progress' | 'ended', callId = CALL): CallWatchEvent => ({ type: 'phone-call', callId, status: value, endedReason: value === 'ended' ? 'customer-ended-call' : null })
+const line = (text: string): CallWatchEvent => ({ type: 'phone-transcript', callId: CALL, role: 'user', text })
 
 /** A promise the test settles. */
 function held<T>() {
@@ -24,9 +25,9 @@ const flush = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('a watching socket', () => {
   it('gets the calls live now first, then what was published meanwhile (bounded), then every event', async () => {
-    const bus = memoryLiveBus(() => 0)
-    const current = held<LiveEvent[]>()
-    const live = createLive({ bus, log, current: () => current.promise, end: async () => {} })
+    const bus = memoryClusterBus(() => 0)
+    const current = held<CallWatchEvent[]>()
+    const live = createCallWatch({ bus, log, current: () => current.promise, end: async () => {} })
     const sent: VoiceServerMessage[] = []
     live.watch('u1', (message) => sent.push(message))
 
@@ -43,9 +44,9 @@ describe('a watching socket', () => {
   })
 
   it('never moves a call’s status back: a status older than one it was sent is dropped', async () => {
-    const bus = memoryLiveBus(() => 0)
-    const current = held<LiveEvent[]>()
-    const live = createLive({ bus, log, current: () => current.promise, end: async () => {} })
+    const bus = memoryClusterBus(() => 0)
+    const current = held<CallWatchEvent[]>()
+    const live = createCallWatch({ bus, log, current: () => current.promise, end: async () => {} })
     const sent: VoiceServerMessage[] = []
     live.watch('u1', (message) => sent.push(message))
 
@@ -62,9 +63,9 @@ describe('a watching socket', () => {
   })
 
   it('holds at most WATCH_BUFFER_MAX events while the state loads, dropping the oldest', async () => {
-    const bus = memoryLiveBus(() => 0)
-    const current = held<LiveEvent[]>()
-    const live = createLive({ bus, log, current: () => current.promise, end: async () => {} })
+    const bus = memoryClusterBus(() => 0)
+    const current = held<CallWatchEvent[]>()
+    const live = createCallWatch({ bus, log, current: () => current.promise, end: async () => {} })
     const sent: VoiceServerMessage[] = []
     live.watch('u1', (message) => sent.push(message))
     for (let i = 0; i < WATCH_BUFFER_MAX + 5; i++) await bus.publish('u1', line(`line ${i}`))
@@ -75,13 +76,13 @@ describe('a watching socket', () => {
   })
 
   it('says so when the channel cannot be subscribed, and still sends the calls live now', async () => {
-    const failing: LiveBus = {
-      ...memoryLiveBus(() => 0),
+    const failing: ClusterBus = {
+      ...memoryClusterBus(() => 0),
       publish: async () => {},
       subscribe: () => ({ ready: Promise.reject(new Error('Redis is down')), unsubscribe: () => {} }),
       close: async () => {},
     }
-    const live = createLive({ bus: failing, log, current: async () => [status('in-progress')], end: async () => {} })
+    const live = createCallWatch({ bus: failing, log, current: async () => [status('in-progress')], end: async () => {} })
     const sent: VoiceServerMessage[] = []
     live.watch('u1', (message) => sent.push(message))
     await flush()
@@ -89,9 +90,9 @@ describe('a watching socket', () => {
   })
 
   it('stops at once when unwatched (nothing after, not even the state that was loading)', async () => {
-    const bus = memoryLiveBus(() => 0)
-    const current = held<LiveEvent[]>()
-    const live = createLive({ bus, log, current: () => current.promise, end: async () => {} })
+    const bus = memoryClusterBus(() => 0)
+    const current = held<CallWatchEvent[]>()
+    const live = createCallWatch({ bus, log, current: () => current.promise, end: async () => {} })
     const sent: VoiceServerMessage[] = []
     const unwatch = live.watch('u1', (message) => sent.push(message))
     unwatch()
@@ -102,10 +103,10 @@ describe('a watching socket', () => {
   })
 
   it('passes the calls service’s refusals through and hides any other failure behind SERVICE_UNAVAILABLE', async () => {
-    const bus = memoryLiveBus(() => 0)
-    const refusing = createLive({ bus, log, current: async () => [], end: async () => Promise.reject(new AppError('CALL_NOT_LIVE')) })
+    const bus = memoryClusterBus(() => 0)
+    const refusing = createCallWatch({ bus, log, current: async () => [], end: async () => Promise.reject(new AppError('CALL_NOT_LIVE')) })
     await expect(refusing.endPhoneCall('u1', CALL)).rejects.toMatchObject({ code: 'CALL_NOT_LIVE' })
-    const broken = createLive({ bus, log, current: async () => [], end: async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.1:443')) })
+    const broken = createCallWatch({ bus, log, current: async () => [], end: async () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.1:443')) })
     await expect(broken.endPhoneCall('u1', CALL)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'The call could not be ended right now. Please try again.' })
   })
 })
@@ -113,7 +114,7 @@ describe('a watching socket', () => {
 describe('the in-process bus', () => {
   it('delivers to the user’s listeners only, publishes a keyed event once (for two hours), and forgets a listener that left', async () => {
     let now = 0
-    const bus = memoryLiveBus(() => now)
+    const bus = memoryClusterBus(() => now)
     const heard: string[] = []
     const a = bus.subscribe('u1', (event) => heard.push(`a:${event.type === 'phone-transcript' ? event.text : event.type === 'phone-call' ? event.status : event.type}`))
     bus.subscribe('u1', (event) => {

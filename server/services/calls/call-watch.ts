@@ -15,7 +15,7 @@ import type { DbExecutor } from '#server/db/client'
 import { coachingCalls, type CoachingCall } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import { AppError } from '#server/lib/app-error'
-import type { LiveEvent } from '#server/services/live'
+import type { CallWatchEvent } from '#server/services/cluster-bus'
 import { addCallEvent } from './record'
 import type { VapiMessage } from './webhooks'
 
@@ -41,7 +41,7 @@ export function liveStatusOf(status: CallStatus): LiveCallStatus | null {
 }
 
 /** The `phone-call` event of a phone call's row (a call in the app is not one); null before it is dialled. */
-export function phoneCallEvent(call: Pick<CoachingCall, 'id' | 'slot' | 'completionStatus' | 'endedReason'>): Extract<LiveEvent, { type: 'phone-call' }> | null {
+export function phoneCallEvent(call: Pick<CoachingCall, 'id' | 'slot' | 'completionStatus' | 'endedReason'>): Extract<CallWatchEvent, { type: 'phone-call' }> | null {
   if (call.slot === 'web') return null
   const status = liveStatusOf(call.completionStatus)
   if (!status) return null
@@ -90,7 +90,7 @@ export async function liveCallOfLine(db: DbExecutor, line: TranscriptLine): Prom
 }
 
 /** The person's phone call live now (the newest: a person has one at a time), as a `phone-call` event. */
-export async function liveCallsOf(db: DbExecutor, userId: string, now: Date): Promise<LiveEvent[]> {
+export async function liveCallsOf(db: DbExecutor, userId: string, now: Date): Promise<CallWatchEvent[]> {
   const rows = await db
     .select({ id: coachingCalls.id, slot: coachingCalls.slot, completionStatus: coachingCalls.completionStatus, endedReason: coachingCalls.endedReason })
     .from(coachingCalls)

@@ -5,10 +5,10 @@ import { TextOptInEventSchema, type TextOptInEvent } from '#common/texts'
 import { VoiceServerMessageSchema, type VoiceServerMessage } from '#common/voice'
 
 /** What a watching dashboard is told about the person's phone calls (common/voice.ts). */
-export type LiveEvent = Extract<VoiceServerMessage, { type: 'phone-call' | 'phone-transcript' }>
+export type CallWatchEvent = Extract<VoiceServerMessage, { type: 'phone-call' | 'phone-transcript' }>
 /** Everything the per-user channel carries: the phone calls' events, and a START text that arrived (the opt-in screen). */
-export type BusEvent = LiveEvent | TextOptInEvent
-export type LiveListener = (event: BusEvent) => void
+export type BusEvent = CallWatchEvent | TextOptInEvent
+export type BusListener = (event: BusEvent) => void
 
 /** Sessions signed out (one, or all of a person's): every server process closes their sockets. */
 export type SessionsEndedNotice = { sessionId: string } | { userId: string }
@@ -18,24 +18,25 @@ const SessionsEndedNoticeSchema = z.union([z.object({ sessionId: z.string().min(
 /** On the Redis channel: the notice, and which bus sent it (a process has told itself already). */
 const SessionsEndedMessageSchema = z.object({ from: z.string().min(1), ended: SessionsEndedNoticeSchema }).strict()
 
-export type LiveSubscription = {
+export type BusSubscription = {
   /** Resolves once events published from now on reach the listener (Redis: SUBSCRIBE answered). */
   ready: Promise<void>
   unsubscribe(): void
 }
 
 /**
- * The per-user channel of live phone-call events: published where Vapi's webhooks land, heard
- * where the person's dashboards are connected. In-process without Redis; Redis pub/sub with it,
- * so a webhook on one server reaches a dashboard on another.
+ * The cluster bus (docs/decisions/068): per user, a channel of the call watch's events (published
+ * where Vapi's webhooks land, heard where the person's dashboards are connected) and of a START
+ * text that arrived; to every process, the sessions that ended. In-process without Redis; Redis
+ * pub/sub with it, so a webhook on one server reaches a dashboard on another.
  */
-export type LiveBus = {
+export type ClusterBus = {
   /**
    * Publishes an event to the user's channel. With `once`, an event under the same key within
    * `onceMs` is dropped (a webhook delivered twice). Never throws.
    */
   publish(userId: string, event: BusEvent, once?: string): Promise<void>
-  subscribe(userId: string, listener: LiveListener): LiveSubscription
+  subscribe(userId: string, listener: BusListener): BusSubscription
   /**
    * Tells every server process, this one included, that sessions ended (a sign-out on one server
    * must close that session's sockets on all of them). This process's listeners are told at once;
@@ -44,7 +45,7 @@ export type LiveBus = {
    */
   sessionsEnded(ended: SessionsEndedNotice): Promise<void>
   /** Hears every process's `sessionsEnded` (this one's included) from now on. */
-  onSessionsEnded(listener: SessionsEndedListener): LiveSubscription
+  onSessionsEnded(listener: SessionsEndedListener): BusSubscription
   close(): Promise<void>
 }
 
@@ -102,10 +103,10 @@ function memoryOnce(now: () => number) {
 
 /** This process's listeners by user. */
 class Listeners {
-  readonly #byUser = new Map<string, Set<LiveListener>>()
+  readonly #byUser = new Map<string, Set<BusListener>>()
 
   /** Adds a listener; true when it is the user's first (the caller subscribes the channel). */
-  add(userId: string, listener: LiveListener): boolean {
+  add(userId: string, listener: BusListener): boolean {
     const set = this.#byUser.get(userId)
     if (set) {
       set.add(listener)
@@ -116,7 +117,7 @@ class Listeners {
   }
 
   /** Removes a listener; true when it was the user's last (the caller unsubscribes the channel). */
-  remove(userId: string, listener: LiveListener): boolean {
+  remove(userId: string, listener: BusListener): boolean {
     const set = this.#byUser.get(userId)
     if (!set?.delete(listener)) return false
     if (set.size > 0) return false
@@ -136,7 +137,7 @@ class Listeners {
 }
 
 /** The in-process bus (no Redis): one server process sees its own webhooks. */
-export function memoryLiveBus(now: () => number): LiveBus {
+export function memoryClusterBus(now: () => number): ClusterBus {
   const listeners = new Listeners()
   const ended = new SessionsEndedListeners()
   const firstTime = memoryOnce(now)
@@ -164,7 +165,7 @@ export function memoryLiveBus(now: () => number): LiveBus {
 const PUBLISH_ONCE = `if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return redis.call('PUBLISH', KEYS[2], ARGV[2]) end
 return -1`
 
-export type RedisLiveBusOptions = {
+export type RedisClusterBusOptions = {
   /** Prefix of the channels (`<prefix><user id>`) and of the `once` keys (`<prefix>once:<key>`). */
   prefix: string
   now: () => number
@@ -179,7 +180,7 @@ export type RedisLiveBusOptions = {
  * opened at the first subscription (a worker, which only publishes, never opens one). While Redis
  * cannot be reached, an event is delivered to this process's own listeners.
  */
-export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBus {
+export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): ClusterBus {
   const { prefix } = options
   const listeners = new Listeners()
   const ended = new SessionsEndedListeners()
@@ -241,7 +242,7 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
       }
     },
     subscribe(userId, listener) {
-      if (closed) return { ready: Promise.reject(new Error('the live bus is closed')), unsubscribe: () => {} }
+      if (closed) return { ready: Promise.reject(new Error('the cluster bus is closed')), unsubscribe: () => {} }
       // The user's first listener here subscribes the channel; later ones share it. Commands on
       // the one connection run in order, so a SUBSCRIBE after an UNSUBSCRIBE of the same channel wins.
       // A SUBSCRIBE that failed (Redis down) is sent again by the user's next watcher.
@@ -274,7 +275,7 @@ export function redisLiveBus(redis: Redis, options: RedisLiveBusOptions): LiveBu
       }
     },
     onSessionsEnded(listener) {
-      if (closed) return { ready: Promise.reject(new Error('the live bus is closed')), unsubscribe: () => {} }
+      if (closed) return { ready: Promise.reject(new Error('the cluster bus is closed')), unsubscribe: () => {} }
       if (ended.add(listener) || !sessionsSubscribed) subscribeSessions()
       return {
         ready: sessionsSubscribed!,

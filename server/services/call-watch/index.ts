@@ -1,25 +1,20 @@
 /**
- * Watching a phone call live (issue 14, docs/decisions/044): a daily call's status and final
- * transcript lines, published to the person's channel where Vapi's webhooks land (the calls
- * service), heard over the voice gateway's socket by the person's open dashboards (`watch-calls`),
- * and `end-phone-call` handed to the calls service. The bus is Redis pub/sub with REDIS_URL (any
- * number of servers and workers), in-process without.
+ * The call watch: watching a phone call live (issue 14, docs/decisions/044): a daily call's status
+ * and final transcript lines, published on the cluster bus to the person's channel where Vapi's
+ * webhooks land (the calls service, calls/call-watch.ts), heard over the voice gateway's socket by
+ * the person's open dashboards (`watch-calls`), and `end-phone-call` handed to the calls service.
+ * The cluster bus (services/cluster-bus) carries the events between processes (docs/decisions/068).
  */
 import type { Logger } from 'pino'
 import type { VoiceServerMessage } from '#common/voice'
 import { AppError } from '#server/lib/app-error'
-import type { LiveBus, LiveEvent } from './bus'
+import type { CallWatchEvent, ClusterBus } from '#server/services/cluster-bus'
 
-export { memoryLiveBus, redisLiveBus, ONCE_MS, type BusEvent, type LiveBus, type LiveEvent, type LiveListener, type LiveSubscription, type SessionsEndedNotice } from './bus'
-
-/** What the calls service publishes through (the composition root hands it the bus). */
-export type LivePublisher = Pick<LiveBus, 'publish'>
-
-export type LiveDeps = {
-  bus: LiveBus
+export type CallWatchDeps = {
+  bus: ClusterBus
   log: Logger
   /** The person's phone calls live now, as `phone-call` events (a dashboard opened mid-call). */
-  current(userId: string): Promise<LiveEvent[]>
+  current(userId: string): Promise<CallWatchEvent[]>
   /** Ends one of the person's live phone calls (refusals are AppErrors). */
   end(userId: string, callId: string): Promise<void>
 }
@@ -31,9 +26,9 @@ const WATCH_CALLS_MAX = 20
 
 const RANK = { queued: 0, ringing: 1, 'in-progress': 2, ended: 3 } as const
 
-export type Live = ReturnType<typeof createLive>
+export type CallWatch = ReturnType<typeof createCallWatch>
 
-export function createLive(deps: LiveDeps) {
+export function createCallWatch(deps: CallWatchDeps) {
   const { bus, log } = deps
   return {
     /**
@@ -43,10 +38,10 @@ export function createLive(deps: LiveDeps) {
      * status published before the current state was read, delivered after it) is dropped.
      */
     watch(userId: string, send: (message: VoiceServerMessage) => void): () => void {
-      let held: LiveEvent[] | null = []
+      let held: CallWatchEvent[] | null = []
       let stopped = false
       const sent = new Map<string, number>()
-      const deliver = (event: LiveEvent) => {
+      const deliver = (event: CallWatchEvent) => {
         if (event.type === 'phone-call') {
           const rank = RANK[event.status]
           if ((sent.get(event.callId) ?? -1) >= rank) return
@@ -64,7 +59,7 @@ export function createLive(deps: LiveDeps) {
         held.push(event)
       })
       void (async () => {
-        let current: LiveEvent[] = []
+        let current: CallWatchEvent[] = []
         try {
           await subscription.ready
         } catch (error) {
