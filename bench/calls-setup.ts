@@ -77,7 +77,7 @@ export async function pgliteDatabase(): Promise<BenchDatabase> {
 
 // ---- Redis -----------------------------------------------------------------------------------
 
-export type BenchRedis = { url: string; port: number; pid(): number | undefined; restart(): Promise<void>; stop(): Promise<void> }
+type BenchRedis = { url: string; port: number; pid(): number | undefined; restart(): Promise<void>; stop(): Promise<void> }
 
 async function launchRedis(port: number): Promise<ChildProcess> {
   // No RDB snapshots, no AOF: a restart loses everything, delayed jobs and job schedulers included.
@@ -124,10 +124,10 @@ export async function startRedis(): Promise<BenchRedis> {
 
 // ---- the Vapi fake ---------------------------------------------------------------------------
 
-export type BenchFake = { fake: FakeVapi; env: Record<string, string>; dials(): Dial[] }
+type BenchFake = { fake: FakeVapi; env: Record<string, string>; dials(): Dial[] }
 
 /** One POST /call the fake received. */
-export type Dial = { callId: string; userId: string; slot: string; localDate: string; attempt: number; receivedAt: number }
+type Dial = { callId: string; userId: string; slot: string; localDate: string; attempt: number; receivedAt: number }
 
 /**
  * The fake in this process: every POST /call answered after ~5 ms (a latency fault on all of
@@ -172,14 +172,14 @@ const ZONES = TIMEZONES.map((zone) => zone.iana)
 const TIERS = ['basic', 'premium', 'elite'] as const
 
 /** The user id of the i-th bench person (md5-derived, as the seeding SQL writes it). */
-export function benchUserId(i: number): string {
+function benchUserId(i: number): string {
   const hex = createHash('md5').update(`mc-bench-call-${i}`).digest('hex')
   // Version 4, variant 8: a well-formed UUID, as the job payloads' schema requires.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20)}`
 }
 
 /** A call that must be placed: whose, its claim key, and the instant it is due. */
-export type ExpectedCall = { userId: string; slot: 'daily'; localDate: string; dueAt: number }
+type ExpectedCall = { userId: string; slot: 'daily'; localDate: string; dueAt: number }
 
 export const keyOf = (call: { userId: string; slot: string; localDate: string }) => `${call.userId}|${call.slot}|${call.localDate}`
 

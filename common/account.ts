@@ -16,7 +16,7 @@ export const PHONE_CODE_ATTEMPTS = 5
 /** How long the link emailed to a new address works. */
 export const EMAIL_CHANGE_TTL_HOURS = 24
 
-export const CurrentPasswordSchema = text({ error: 'Please enter your current password' })
+const CurrentPasswordSchema = text({ error: 'Please enter your current password' })
   .min(1, 'Please enter your current password')
   .max(PASSWORD_MAX, 'Your current password is not correct.')
 
@@ -85,7 +85,7 @@ export type AccountResponse = z.infer<typeof AccountResponseSchema>
 /** What a STOP means wherever something cannot be sent: why, and how it comes back (docs/decisions/060). */
 export const stoppedMessage = (smsDisplayNumber: string) => `This number texted STOP. Text START to ${smsDisplayNumber} to turn calls and texts back on.`
 
-export const DEVICE_TYPES = ['desktop', 'mobile', 'tablet', 'tv'] as const
+const DEVICE_TYPES = ['desktop', 'mobile', 'tablet', 'tv'] as const
 
 /** One signed-in session: where (browser and OS from its user agent; no place) and when. */
 export const AccountSessionSchema = z.object({
@@ -104,7 +104,6 @@ export const AccountSessionSchema = z.object({
 export type AccountSession = z.infer<typeof AccountSessionSchema>
 
 export const SessionsResponseSchema = z.object({ sessions: z.array(AccountSessionSchema) })
-export type SessionsResponse = z.infer<typeof SessionsResponseSchema>
 
 export const SessionParamsSchema = z.object({ id: text().regex(/^[a-z2-7]{20,64}$/, 'Not a session id') })
 

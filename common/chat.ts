@@ -42,7 +42,10 @@ export const SAVE_BATCH_MAX = 200
 export const SEARCH_MAX = 200
 /** The sidebar shows at most this many conversations (newest first). */
 export const CONVERSATION_LIST_LIMIT = 200
-/** Conversations one user may keep: as many as the sidebar lists, so every one stays reachable. */
+/**
+ * Conversations one user may keep: as many as the sidebar lists, so every one stays reachable.
+ * @alias
+ */
 export const CONVERSATIONS_PER_USER_MAX = CONVERSATION_LIST_LIMIT
 /** A read of a conversation returns its newest messages (or those before a cursor), this many by default. */
 export const MESSAGE_PAGE_SIZE = 50

@@ -8,11 +8,9 @@ import { text } from './text'
 
 /** open until the next call (or the person) says; kept or missed after. */
 export const COMMITMENT_STATUSES = ['open', 'kept', 'missed'] as const
-export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number]
 
 /** Who settled a commitment: the next call's report, or the person in the app. */
 export const COMMITMENT_RESOLVERS = ['call', 'app'] as const
-export type CommitmentResolver = (typeof COMMITMENT_RESOLVERS)[number]
 
 /** The window of the dashboard's kept rate. */
 export const KEPT_RATE_DAYS = 30

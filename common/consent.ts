@@ -67,7 +67,7 @@ export const consentSettingText = (channel: (typeof SETTABLE_CONSENT_CHANNELS)[n
   `${channel === 'texts' ? 'Coaching texts' : 'Weekly report emails'}: ${enabled ? 'On' : 'Off'}`
 
 /** Why texts cannot reach a number, by Twilio's error code (UNDELIVERABLE_CODES on the server). */
-export const UNDELIVERABLE_REASONS: Record<number, string> = {
+const UNDELIVERABLE_REASONS: Record<number, string> = {
   21211: 'it is not a valid phone number',
   21614: 'it is not a mobile number',
   30004: 'texts to it are blocked',

@@ -13,7 +13,7 @@ export const LIFE_AREAS = [
 export type LifeArea = (typeof LIFE_AREAS)[number]
 
 /** The two goal records that are not life areas. */
-export const SPECIAL_GOAL_RECORDS = ['company_industry', 'specific_goals'] as const
+const SPECIAL_GOAL_RECORDS = ['company_industry', 'specific_goals'] as const
 export const GOAL_RECORD_KINDS = [...LIFE_AREAS, ...SPECIAL_GOAL_RECORDS] as const
 export type GoalRecordKind = (typeof GOAL_RECORD_KINDS)[number]
 
@@ -24,7 +24,7 @@ export type CourseCategory = (typeof COURSE_CATEGORIES)[number]
  * A coaching call's status as the dashboard shows it: where a live call is (scheduled → dialling →
  * queued → ringing → in_progress), then how it ended. Only moves forward (CALL_STATUS_RANK).
  */
-export const LIVE_CALL_STATUSES = ['scheduled', 'dialling', 'queued', 'ringing', 'in_progress'] as const
+const LIVE_CALL_STATUSES = ['scheduled', 'dialling', 'queued', 'ringing', 'in_progress'] as const
 export const FINAL_CALL_STATUSES = ['completed', 'no_answer', 'busy', 'voicemail', 'failed', 'cancelled', 'skipped'] as const
 export const CALL_STATUSES = [...LIVE_CALL_STATUSES, ...FINAL_CALL_STATUSES] as const
 export type FinalCallStatus = (typeof FINAL_CALL_STATUSES)[number]

@@ -11,13 +11,13 @@ import type { PlanId } from './plans'
 import { text } from './text'
 
 /** The plans whose members have the progress page (spec 1's plans: "detailed analytics"). */
-export const ANALYTICS_PLANS = ['premium', 'elite'] as const satisfies readonly PlanId[]
+const ANALYTICS_PLANS = ['premium', 'elite'] as const satisfies readonly PlanId[]
 
 export const hasDetailedAnalytics = (tier: PlanId | null | undefined): boolean => (ANALYTICS_PLANS as readonly string[]).includes(tier ?? '')
 
 /** How many weeks the page shows unless asked for another number, and the most it may ask for. */
-export const PROGRESS_WEEKS = 12
-export const PROGRESS_MAX_WEEKS = 52
+const PROGRESS_WEEKS = 12
+const PROGRESS_MAX_WEEKS = 52
 
 export const ProgressQuerySchema = z.object({
   weeks: z.coerce.number().int().min(1).max(PROGRESS_MAX_WEEKS).default(PROGRESS_WEEKS),
@@ -42,7 +42,7 @@ export const ProgressWeekSchema = z.object({
 })
 export type ProgressWeek = z.infer<typeof ProgressWeekSchema>
 
-export const ProgressAreaSchema = z.object({
+const ProgressAreaSchema = z.object({
   area: z.enum(LIFE_AREAS),
   /** Completed calls of the span that discussed this area. */
   calls: z.number().int(),

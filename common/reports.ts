@@ -7,19 +7,15 @@ import { z } from 'zod'
 import { LIFE_AREAS } from './domain'
 import { text } from './text'
 
-/** The report comes due at this local time on Sunday, in the person's zone. */
-export const REPORT_DAY = 'Sunday'
 export const REPORT_LOCAL_TIME = '18:00'
 
 /** pending → sending → sent; skipped (no consent, no address) or failed (the sender was lost). */
 export const REPORT_EMAIL_STATUSES = ['pending', 'sending', 'sent', 'skipped', 'failed'] as const
-export type ReportEmailStatus = (typeof REPORT_EMAIL_STATUSES)[number]
 /** pending → requested (handed to the texts service); skipped (texts off, or not available). */
 export const REPORT_TEXT_STATUSES = ['pending', 'requested', 'skipped'] as const
-export type ReportTextStatus = (typeof REPORT_TEXT_STATUSES)[number]
 
 /** A week's key: the local date of the Sunday it ends on. */
-export const WeekEndingSchema = text().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use the date of the week’s Sunday, YYYY-MM-DD')
+const WeekEndingSchema = text().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use the date of the week’s Sunday, YYYY-MM-DD')
 
 const MoodPointSchema = z.object({
   /** The call's local date. */
@@ -28,7 +24,7 @@ const MoodPointSchema = z.object({
   mood: z.number().int(),
 })
 
-export const MOOD_TRENDS = ['up', 'down', 'steady'] as const
+const MOOD_TRENDS = ['up', 'down', 'steady'] as const
 
 export const AreaScoreSchema = z.object({
   area: z.enum(LIFE_AREAS),
@@ -84,7 +80,7 @@ export const WeeklyReportSchema = z.object({
 })
 export type WeeklyReportView = z.infer<typeof WeeklyReportSchema>
 
-export const WeeklyReportSummarySchema = z.object({
+const WeeklyReportSummarySchema = z.object({
   weekEnding: text(),
   periodStart: text(),
   periodEnd: text(),
@@ -94,7 +90,6 @@ export const WeeklyReportSummarySchema = z.object({
   minutesTalked: z.number().int(),
   commitmentsKept: z.number().int(),
 })
-export type WeeklyReportSummary = z.infer<typeof WeeklyReportSummarySchema>
 
 /** How many past weeks the history lists. */
 export const REPORT_HISTORY_LIMIT = 52

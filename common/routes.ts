@@ -20,7 +20,7 @@ export const BROWSER_ROUTES = [
  * one call's details, the call schedule and the account page. A unit test checks this list against
  * the web's routes.
  */
-export const ADDED_ROUTES = ['/reports', '/reports/$week', '/unsubscribe', '/progress', '/calls/$callId', '/calls/schedule', '/account'] as const
+const ADDED_ROUTES = ['/reports', '/reports/$week', '/unsubscribe', '/progress', '/calls/$callId', '/calls/schedule', '/account'] as const
 
 const patterns = [...BROWSER_ROUTES, ...ADDED_ROUTES].map(
   (route) => new RegExp(`^${route.replace(/\$[A-Za-z]+/g, '[^/]+')}/?$`),

@@ -3,7 +3,7 @@
  * stream to the server) and writing one event.
  */
 
-export type SseEvent = { event: string; data: string; id: string | undefined }
+type SseEvent = { event: string; data: string; id: string | undefined }
 
 /**
  * Parses a text/event-stream body into events (the WHATWG rules: `event:`, `data:` lines joined

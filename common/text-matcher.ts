@@ -19,7 +19,7 @@
 /** Counts the work of reading a text: one step per character read, per state visited, per look-up. */
 export type Steps = { steps: number }
 
-export type Pattern =
+type Pattern =
   | { readonly kind: 'phrase'; readonly text: string }
   | { readonly kind: 'any-word' }
   | { readonly kind: 'seq'; readonly parts: readonly Pattern[] }
@@ -124,7 +124,7 @@ export function wordNumber(word: string): number {
 }
 
 /** The words of a text, numbered, and what separates them. */
-export type Words = {
+type Words = {
   /** The words' numbers (wordNumber), UNKNOWN for a word no pattern has. */
   readonly words: readonly number[]
   /** gaps[i]: what comes before words[i]. */
@@ -540,7 +540,7 @@ class Automaton {
   }
 }
 
-export type Matcher = {
+type Matcher = {
   /** Whether the text matches. */
   test(text: Words, counter?: Steps): boolean
   /** The automaton's size (its states): what bounds the work per word. */

@@ -9,10 +9,10 @@ import { ANY_WORD, anywhere, normalized, notFollowedBy, oneOf, optional, repeat,
 export const BRAND = 'Momentum Coach'
 
 /** Twilio's default opt-out words (REVOKE and OPTOUT since 2025-05-14): they revoke texts and calls. */
-export const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT'] as const
+const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT'] as const
 /** Opt back in to texts (calls come back only from the app's settings). */
-export const START_KEYWORDS = ['START', 'UNSTOP', 'YES'] as const
-export const HELP_KEYWORDS = ['HELP', 'INFO'] as const
+const START_KEYWORDS = ['START', 'UNSTOP', 'YES'] as const
+const HELP_KEYWORDS = ['HELP', 'INFO'] as const
 
 export type KeywordFamily = 'stop' | 'start' | 'help'
 

@@ -9,7 +9,7 @@ import { text } from './text'
  */
 
 /** The budget tiers: the free trial, then the three plans. */
-export const USAGE_TIERS = ['trial', 'basic', 'premium', 'elite'] as const
+const USAGE_TIERS = ['trial', 'basic', 'premium', 'elite'] as const
 export const UsageTierSchema = z.enum(USAGE_TIERS)
 export type UsageTier = z.infer<typeof UsageTierSchema>
 

@@ -47,9 +47,9 @@ import vapiWebhookRoutes from './routes/webhooks-vapi'
 import callNowRoutes from './routes/call-now'
 import accountDataRoutes from './routes/account-data'
 
-export const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
+const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
-export type AppOverrides = {
+type AppOverrides = {
   /** An already-open database (tests pass one per file); otherwise opened from config and closed with the app. */
   database?: Database
   /** An already-connected Redis; otherwise connected from config.redisUrl and closed with the app. */

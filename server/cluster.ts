@@ -17,10 +17,10 @@ import type { Config } from './config'
 import { loggerOptions } from './lib/logger'
 
 /** What a server process tells the supervisor, and what it is told. */
-export type ProcessMessage = { type: 'ready' } | { type: 'shutdown' }
+type ProcessMessage = { type: 'ready' } | { type: 'shutdown' }
 
 /** The supervisor's deadline after SIGTERM; each process's own is a second shorter. */
-export const SUPERVISOR_DEADLINE_MS = 10_000
+const SUPERVISOR_DEADLINE_MS = 10_000
 export const PROCESS_DEADLINE_MS = 9000
 
 /** A crashed process is replaced after 1 s, doubling to 30 s while they keep crashing within a minute. */

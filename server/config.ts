@@ -136,10 +136,8 @@ export const EnvSchema = z.object({
   ),
 })
 
-export type Env = z.infer<typeof EnvSchema>
-
 /** Code texts a day for the whole service when PHONE_CODES_DAILY_CAP is not set (docs/decisions/060). */
-export const DEFAULT_PHONE_CODES_DAILY_CAP = 1000
+const DEFAULT_PHONE_CODES_DAILY_CAP = 1000
 
 export type Config = {
   port: number

@@ -39,7 +39,7 @@ import { createTexts, type Texts } from '#server/services/texts'
 import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
 
-export type ServiceDeps = {
+type ServiceDeps = {
   db: Db
   /** Shared counters (per-account limits) live here when set; in memory otherwise. */
   redis: Redis | undefined

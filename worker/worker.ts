@@ -4,7 +4,7 @@ import type { Services } from '#server/container'
 import { startBullmqWorkers, type RunningWorkers } from '#server/jobs/bullmq'
 import { JOBS } from '#server/jobs/index'
 
-export type WorkerOptions = {
+type WorkerOptions = {
   services: Services
   /** A connection with maxRetriesPerRequest: null, as BullMQ workers need. */
   connection: Redis

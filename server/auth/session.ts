@@ -15,9 +15,9 @@ import { hashSecret, randomToken, secretMatches } from './tokens'
 const DAY_MS = 24 * 60 * 60 * 1000
 /** A session ends after a week without use, and 30 days after it began however active (ADR 027). */
 export const SESSION_IDLE_MS = 7 * DAY_MS
-export const SESSION_MAX_AGE_MS = 30 * DAY_MS
+const SESSION_MAX_AGE_MS = 30 * DAY_MS
 /** `last_verified_at` is written at most this often per session. */
-export const SESSION_RENEWAL_MS = 60 * 60 * 1000
+const SESSION_RENEWAL_MS = 60 * 60 * 1000
 /** `last_seen_at` (the account page's "last seen") is written at most this often per session. */
 export const SESSION_SEEN_MS = 5 * 60 * 1000
 

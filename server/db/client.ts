@@ -34,7 +34,7 @@ export const MIGRATIONS_FOLDER = join(PROJECT_ROOT, 'migrations')
 // Any constant works; it only has to be the same in every process of this app.
 const MIGRATION_LOCK_KEY = 727_100_001
 
-export type OpenDatabaseOptions =
+type OpenDatabaseOptions =
   | { databaseUrl: string; maxConnections?: number }
   | { dataDir: string }
   | { inMemory: true }

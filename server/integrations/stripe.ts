@@ -10,7 +10,7 @@ import Stripe from 'stripe'
 import type { Config } from '../config'
 import { AppError } from '../lib/app-error'
 
-export type StripeSettings = NonNullable<Config['stripe']>
+type StripeSettings = NonNullable<Config['stripe']>
 
 /** Marks the objects this app creates in Stripe (products, prices, the portal configuration). */
 export const STRIPE_APP_TAG = 'momentum-coach'

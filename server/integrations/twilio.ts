@@ -15,12 +15,12 @@ type TwilioModule = typeof TwilioSDK
 
 let loading: Promise<TwilioModule> | undefined
 /** The package, loaded once (CommonJS: only its default export is safe under ESM). */
-export function loadTwilio(): Promise<TwilioModule> {
+function loadTwilio(): Promise<TwilioModule> {
   loading ??= import('twilio').then((module) => (module as unknown as { default: TwilioModule }).default)
   return loading
 }
 
-export type TwilioSettings = { accountSid: string; authToken: string; apiUrl: string | undefined }
+type TwilioSettings = { accountSid: string; authToken: string; apiUrl: string | undefined }
 
 /** What one send came to. */
 export type TextSendResult =

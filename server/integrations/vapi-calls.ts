@@ -9,7 +9,7 @@ import { messageOf, type VapiApi } from './vapi-client'
  * listing before dialling again).
  */
 
-export type VapiCallSettings = {
+type VapiCallSettings = {
   assistantId: string
   /** The number calls are placed from; without it the client only reads, ends and deletes calls (`canDial` false). */
   phoneNumberId?: string | undefined
@@ -34,7 +34,7 @@ export type DialRequest = {
   serverMessages: readonly Vapi.AssistantOverridesServerMessagesItem[]
 }
 
-export type DialOutcome =
+type DialOutcome =
   | { kind: 'placed'; vapiCallId: string; status: string }
   /** Vapi answered and created nothing. `retryable`: waiting can help (rate or concurrency limit, credits being topped up). */
   | { kind: 'refused'; status: number; message: string; retryable: boolean; retryAfterMs: number | null }
@@ -73,7 +73,7 @@ function retryAfterMs(error: VapiError): number | null {
 /** Refusals where waiting helps: rate and concurrency limits, and an account being topped up (402). */
 const RETRYABLE_REFUSALS = new Set([402, 429])
 
-export function toCallRecord(call: Vapi.Call): VapiCallRecord {
+function toCallRecord(call: Vapi.Call): VapiCallRecord {
   const raw = call as Vapi.Call & { metadata?: Record<string, unknown> }
   return {
     id: call.id,

@@ -15,13 +15,13 @@ import { lightFetch } from './light-fetch'
  * undici's `fetch` on the same pool, which gives it a body stream.
  */
 
-export type VapiApiSettings = {
+type VapiApiSettings = {
   apiKey: string
   /** A Vapi-compatible API base (VAPI_API_URL); Vapi's own when undefined. */
   apiUrl?: string | undefined
 }
 
-export type VapiApiOptions = {
+type VapiApiOptions = {
   /** The SDK's limit on a request (each request may set its own); 15 s by default. */
   timeoutInSeconds?: number
   /** A fetch implementation instead of the pool (tests may pass one). */
@@ -33,7 +33,7 @@ export type VapiApiOptions = {
  * connection is a TLS handshake against the real API). Measured: 500 dials at once reach the
  * server within ~60 ms over warm connections, ~250 ms when capped at 64.
  */
-export const VAPI_CONNECTIONS = 512
+const VAPI_CONNECTIONS = 512
 /** How long an idle connection is kept (calls come in bursts on the minute), as long as Vapi allows. */
 const KEEP_ALIVE_MS = 60_000
 /** The SDK's limit on a request unless the request sets its own. */

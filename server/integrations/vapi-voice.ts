@@ -41,7 +41,7 @@ export function vapiSocketAllowed(websocketCallUrl: string, apiUrl: string | und
   return socket.protocol === 'ws:' && apiUrl !== undefined && api.protocol === 'http:' && isLoopback(api.hostname)
 }
 
-export type VapiVoiceSettings = {
+type VapiVoiceSettings = {
   assistantId: string
 }
 
@@ -49,12 +49,12 @@ export type VapiVoiceSettings = {
 export const VOICE_AUDIO_FORMAT = { format: 'pcm_s16le', container: 'raw', sampleRate: 16_000 } as const
 
 /** The socket messages the gateway relays (brief §9); the assistant need not send Vapi's others. */
-export const VOICE_CLIENT_MESSAGES = ['status-update', 'speech-update', 'transcript', 'user-interrupted'] as const
+const VOICE_CLIENT_MESSAGES = ['status-update', 'speech-update', 'transcript', 'user-interrupted'] as const
 
 /** The largest text or binary frame accepted from Vapi (a message holding the whole history is the biggest). */
 export const UPSTREAM_MAX_PAYLOAD = 2 * 1024 * 1024
 
-export type VoiceCallRequest = {
+type VoiceCallRequest = {
   /** Our call id (coaching_calls.id): the call's name and metadata, so webhooks find the row. */
   callId: string
   variableValues: Record<string, string>
@@ -66,7 +66,7 @@ export type VoiceCallRequest = {
   serverMessages: readonly string[]
 }
 
-export type VoiceCallOutcome =
+type VoiceCallOutcome =
   | { kind: 'created'; vapiCallId: string; websocketCallUrl: string }
   /** Vapi refused, failed or could not be reached; `status` when it answered; `reason`, the call's ended reason when it is not Vapi's refusal. */
   | { kind: 'failed'; status: number | undefined; message: string; reason?: string }

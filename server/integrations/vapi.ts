@@ -24,18 +24,18 @@ export type ChatRequest = {
   signal?: AbortSignal | undefined
 }
 
-export type ChatResult = { chatId: string; text: string }
+type ChatResult = { chatId: string; text: string }
 
 type Log = { warn(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
-export type VapiChatClientOptions = {
+type VapiChatClientOptions = {
   /** The limit on a whole reply (read on every request); the spec's 15 s by default. */
   timeoutMs?: () => number
   log?: Log
 }
 
-export const assistantTimeout = () => new AppError('ASSISTANT_TIMEOUT')
-export const assistantUnavailable = () => new AppError('ASSISTANT_UNAVAILABLE')
+const assistantTimeout = () => new AppError('ASSISTANT_TIMEOUT')
+const assistantUnavailable = () => new AppError('ASSISTANT_UNAVAILABLE')
 
 /** A failure Vapi reported, before it is mapped to what the client sees. */
 class VapiFailure extends Error {
@@ -49,7 +49,7 @@ class VapiFailure extends Error {
 }
 
 /** The assistant's text in a Chat's `output` (all assistant items, in order). */
-export function outputText(chat: Pick<Vapi.Chat, 'output'>): string {
+function outputText(chat: Pick<Vapi.Chat, 'output'>): string {
   return (chat.output ?? [])
     .filter((item) => (item as { role?: string }).role === 'assistant')
     .map((item) => (item as { content?: unknown }).content)

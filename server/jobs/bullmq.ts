@@ -10,7 +10,7 @@ import type { Services } from '../container'
 import type { EnqueueOptions, JobQueue } from '../lib/job-contract'
 import { JobStopping, type AnyJobDefinition } from './define'
 
-export type BullmqOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
+type BullmqOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
   jobs: readonly J[]
   /** Workers need a connection with `maxRetriesPerRequest: null`. */
   connection: Redis
@@ -34,7 +34,7 @@ const queueNames = (jobs: readonly AnyJobDefinition[]) => [...new Set(jobs.map((
  * Makes the schedulers of each queue exactly the registry's: upserts one per scheduled job (its id
  * is the job's name) and removes any other, so a job taken out of the registry stops firing.
  */
-export async function syncSchedulers(queue: Queue, jobs: readonly AnyJobDefinition[]): Promise<void> {
+async function syncSchedulers(queue: Queue, jobs: readonly AnyJobDefinition[]): Promise<void> {
   const scheduled = jobs.filter((job) => job.queue === queue.name && job.schedule)
   const wanted = new Set(scheduled.map((job) => job.name))
   for (const existing of await queue.getJobSchedulers()) {

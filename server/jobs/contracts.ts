@@ -12,7 +12,7 @@ import type { MaintenanceJob } from '#server/services/maintenance'
 import type { ReportsJob } from '#server/services/reports'
 import type { TextsJob } from '#server/services/texts'
 
-export type { EnqueueOptions, JobContract, JobQueue } from '../lib/job-contract'
+export type { JobContract, JobQueue } from '../lib/job-contract'
 
 /** The contract of every job the app runs. */
 export type AppJob = AccountsJob | AccountDataJob | BillingJob | CallsJob | MaintenanceJob | ReportsJob | TextsJob

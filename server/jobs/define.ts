@@ -4,7 +4,7 @@ import type { Services } from '../container'
 import type { JobContract } from '../lib/job-contract'
 
 /** What a handler gets besides the services and its payload. */
-export type JobContext<P = unknown> = {
+type JobContext<P = unknown> = {
   log: Logger
   /** The run's id (BullMQ's job id, or the in-process runner's). */
   jobId: string
@@ -34,7 +34,7 @@ export class JobStopping extends Error {
 }
 
 /** When a job runs: on a cron schedule in a time zone, or when something enqueues it. */
-export type JobTrigger = { schedule: { cron: string; tz: string }; trigger?: never } | { trigger: 'enqueue'; schedule?: never }
+type JobTrigger = { schedule: { cron: string; tz: string }; trigger?: never } | { trigger: 'enqueue'; schedule?: never }
 
 /**
  * A job, written once and run the same way by the embedded in-process runner (no REDIS_URL) and by

@@ -14,12 +14,10 @@ import type { AppJob } from './contracts'
 import { JobStopping, type AnyJobDefinition } from './define'
 
 /** The timer functions the runner arms (tests pass manual ones): defined with the clock. */
-export { realTimers, type Timers } from '../lib/clock'
+export { type Timers } from '../lib/clock'
 
 /** The longest delay setTimeout takes; a later instant is reached in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1
-
-export type { EnqueueOptions } from '../lib/job-contract'
 
 /** The runner of the jobs J (the registry's by default): enqueue takes only their names and payloads. */
 export type JobRunner<J extends JobContract = AppJob> = JobQueue<J> & {
@@ -31,7 +29,7 @@ export type JobRunner<J extends JobContract = AppJob> = JobQueue<J> & {
   stop(): Promise<void>
 }
 
-export type InProcessRunnerOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
+type InProcessRunnerOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
   jobs: readonly J[]
   services: Services
   log: Logger

@@ -8,8 +8,7 @@ import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './r
 import { sendEmail } from './send-email'
 import { sendTextJob, textsInboundSweep, textsRelease } from './texts'
 
-export type { AnyJobDefinition, JobContext, JobDefinition } from './define'
-export type { AppJob, AppJobQueue, EnqueueOptions, JobName, PayloadOf } from './contracts'
+export type { AppJobQueue, JobName, PayloadOf } from './contracts'
 
 /** Every job the app runs. Both runners (in-process and BullMQ) read this list. */
 export const JOBS = [

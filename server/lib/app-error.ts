@@ -1,6 +1,6 @@
 import { ERRORS, type ErrorCode } from '#common/errors'
 
-export type AppErrorOptions = {
+type AppErrorOptions = {
   /** The request field the error is about (a form shows the message under it). */
   field?: string
   /** Seconds until a retry may succeed (429s): sent as Retry-After. */

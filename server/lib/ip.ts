@@ -3,7 +3,7 @@ import proxyAddr from '@fastify/proxy-addr'
 import { Address6 } from 'ip-address'
 
 /** IPv6 prefix one subscriber is given (RFC 6177): per-address counters count it as one client. */
-export const IPV6_CLIENT_PREFIX = 64
+const IPV6_CLIENT_PREFIX = 64
 
 /**
  * The key per-IP counters count a client under, as the route rate limiter does: an IPv4 address as
@@ -18,7 +18,7 @@ export function clientNetwork(ip: string): string {
 }
 
 /** Whether an address (the peer's, or one a proxy added to X-Forwarded-For) `hop` steps back is a trusted proxy. */
-export type TrustProxy = (address: string, hop: number) => boolean
+type TrustProxy = (address: string, hop: number) => boolean
 
 /**
  * Fastify's `trustProxy` for TRUST_PROXY (ADR 033): a hop count, or proxy-addr's matcher for the

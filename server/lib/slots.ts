@@ -17,7 +17,7 @@ export type Slots = {
   release(key: string, holder: string): Promise<void>
 }
 
-export function memorySlots(now: () => number): Slots {
+function memorySlots(now: () => number): Slots {
   const held = new Map<string, Map<string, number>>()
   const live = (key: string) => {
     const slots = held.get(key)

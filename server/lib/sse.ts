@@ -9,7 +9,7 @@ export const EVENT_STREAM = 'text/event-stream'
  * A server-sent event stream for one reply. Writes after the browser went away (or after `end`)
  * are dropped; `open` sends the 200 that starts it.
  */
-export type EventStream = {
+type EventStream = {
   /** The body: a route that keeps its open streams (to end them on close) keeps this. */
   readonly stream: PassThrough
   /** Writes raw lines (a `: comment\n\n` keep-alive, say). */

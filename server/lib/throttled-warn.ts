@@ -1,5 +1,5 @@
 /** What a throttled warning is logged with: pino's logger and Fastify's both fit. */
-export type WarnLogger = { warn(details: { err: Error }, message: string): void }
+type WarnLogger = { warn(details: { err: Error }, message: string): void }
 
 /** How often a throttled warning is logged at the most. */
 export const THROTTLED_WARN_MS = 60_000

@@ -26,7 +26,7 @@ export type RouteAuth =
   | 'token'
 
 /** A route and what it declared: who may call it, and whether its responses may be cached. */
-export type RouteAccess = { method: string; url: string; auth: RouteAuth | undefined; cache: 'no-store' | undefined }
+type RouteAccess = { method: string; url: string; auth: RouteAuth | undefined; cache: 'no-store' | undefined }
 
 declare module 'fastify' {
   interface FastifyContextConfig {

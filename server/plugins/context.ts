@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
 }
 
-export type ContextOptions = {
+type ContextOptions = {
   config: Config
   database: Database
   redis: Redis | undefined

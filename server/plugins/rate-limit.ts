@@ -8,7 +8,7 @@ import { memoryStore, redisWithMemoryFallback } from '../lib/rate-limit-store'
 import { addRouteHook, isApiPath } from '../lib/route-hooks'
 import { throttledWarn } from '../lib/throttled-warn'
 
-export type RateLimitOptions = {
+type RateLimitOptions = {
   /** Requests per minute per IP for any route without its own limit. */
   globalMax?: number
   /** Key prefix in Redis, so test files and deployments sharing a Redis never collide. */

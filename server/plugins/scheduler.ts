@@ -10,7 +10,7 @@ declare module 'fastify' {
   }
 }
 
-export type SchedulerOptions = {
+type SchedulerOptions = {
   timers?: Timers | undefined
   /** The services' queue, bound to the runner once it runs (no Redis). */
   queue?: DeferredQueue | undefined

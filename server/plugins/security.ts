@@ -15,7 +15,7 @@ declare module 'fastify' {
  * The app's Content-Security-Policy: scripts and styles from our own origin only; Stripe's embedded
  * checkout and the privacy-enhanced YouTube player are the only third parties it may load or frame.
  */
-export function cspDirectives(secure: boolean) {
+function cspDirectives(secure: boolean) {
   return {
     defaultSrc: ["'self'"],
     baseUri: ["'self'"],
@@ -36,7 +36,7 @@ export function cspDirectives(secure: boolean) {
 const HSTS = { maxAge: 15552000, includeSubDomains: true }
 
 /** helmet's options for the web app's documents and assets: its CSP, no COEP, no framing, HSTS behind HTTPS. */
-export function helmetOptions(secure: boolean): HelmetOptions {
+function helmetOptions(secure: boolean): HelmetOptions {
   return {
     contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(secure) },
     crossOriginEmbedderPolicy: false,
@@ -52,7 +52,7 @@ export function helmetOptions(secure: boolean): HelmetOptions {
  * The document-only headers (COOP, Origin-Agent-Cluster, DNS prefetch, legacy IE/Flash/XSS-filter
  * switches) mean nothing on JSON and are left off: every API response is a little smaller.
  */
-export function apiHelmetOptions(secure: boolean): HelmetOptions {
+function apiHelmetOptions(secure: boolean): HelmetOptions {
   return {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginEmbedderPolicy: false,
@@ -76,7 +76,7 @@ export function apiHelmetOptions(secure: boolean): HelmetOptions {
  * CSP has no nonce), so every response gets the same set without running helmet's middleware chain
  * again: it was a measurable part of an authenticated request's cost (`npm run bench -- me`).
  */
-export function securityHeaders(options: HelmetOptions): Record<string, string> {
+function securityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {}
   const res = {
     setHeader: (name: string, value: string | number) => {

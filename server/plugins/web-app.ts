@@ -10,7 +10,7 @@ import { isBrowserRoute } from '#common/routes'
 import { AppError } from '../lib/app-error'
 import { isApiPath } from '../lib/route-hooks'
 
-export type WebAppOptions = {
+type WebAppOptions = {
   /** The built web app (web/dist). */
   root: string
 }

@@ -3,7 +3,7 @@ import { CallNowResponseSchema } from '#common/calls'
 import { ErrorBodySchema } from '#common/errors'
 
 /** Test calls a person may ask for in an hour (each one rings their phone and costs a call). */
-export const CALL_NOW_PER_HOUR = 3
+const CALL_NOW_PER_HOUR = 3
 
 /**
  * POST /api/calls/test: "Call me now", a test call placed at once to check the setup. It counts

@@ -12,7 +12,7 @@ const VOICE_PATH = '/api/voice'
 const NOT_FOUND = JSON.stringify({ error: { code: 'NOT_FOUND', message: ERRORS.NOT_FOUND.message } })
 
 /** Connection attempts per client address a minute (the open sockets are capped by the gateway). */
-export const VOICE_CONNECTS_PER_MINUTE = 30
+const VOICE_CONNECTS_PER_MINUTE = 30
 
 const DESCRIPTION =
   `A WebSocket (send \`Upgrade: websocket\`), protocol version ${VOICE_PROTOCOL_VERSION}. Refused before the upgrade with the ` +

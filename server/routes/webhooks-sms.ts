@@ -11,8 +11,7 @@ import { STATUS_TEXT_PARAM, type InboundParams, type SignedWebhook } from '#serv
 const BODY_LIMIT = 64 * 1024
 
 /** Posts a minute per address that fail the signature (403); past them, 429. */
-export const UNAUTHENTIC_SMS_PER_MINUTE = 60
-
+const UNAUTHENTIC_SMS_PER_MINUTE = 60
 
 const escapeXml = (value: string) => value.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
 

@@ -3,7 +3,7 @@ import { createRouter, type RouterHistory } from '@tanstack/react-router'
 import { PagePending, RouteError } from './components/route-feedback'
 import { routeTree } from './routeTree.gen'
 
-export type AppRouterOptions = {
+type AppRouterOptions = {
   /** Prerendering at build time (prerender.tsx): a memory history at the page's URL, rendered on the server. */
   prerender?: { history: RouterHistory }
 }

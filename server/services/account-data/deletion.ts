@@ -26,7 +26,7 @@ import { noProcessorIds, processorPayloads, type ProcessorIds } from './processo
 import { USER_DATA } from './tables'
 
 /** How long the billing records of a deleted account are kept: the longest period that applies (10 years). */
-export const BILLING_RETENTION_YEARS = 10
+const BILLING_RETENTION_YEARS = 10
 
 export type DeletionDeps = {
   db: Db

@@ -15,9 +15,9 @@ import { AppError } from '#server/lib/app-error'
 import { EXPORT_FILES, type ExportFile, type UserDataPart } from './tables'
 
 /** At most one export per person in this long (on any number of servers: the claim is a row). */
-export const EXPORT_INTERVAL_MS = 10 * 60_000
+const EXPORT_INTERVAL_MS = 10 * 60_000
 /** Rows read per query. */
-export const EXPORT_PAGE_SIZE = 200
+const EXPORT_PAGE_SIZE = 200
 
 const KEY_PREFIX = '__key'
 
@@ -103,7 +103,7 @@ async function* fileJson(db: Db, file: ExportFile, userId: string): AsyncGenerat
 }
 
 /** The README: what the archive is and what each file holds. */
-export function exportReadme(input: { email: string; generatedAt: Date }): string {
+function exportReadme(input: { email: string; generatedAt: Date }): string {
   const lines = [
     '# Your Momentum Coach data',
     '',

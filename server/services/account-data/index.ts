@@ -16,9 +16,9 @@ import { deleteAtProcessors, type ProcessorClients, type ProcessorIds, type Proc
 export { partRows } from './export'
 export { EXPORT_FILES, USER_DATA } from './tables'
 export { ACCOUNT_DATA_JOBS, PROCESSOR_DELETION_JOB, type AccountDataJob, type AccountDataJobQueue } from './jobs'
-export { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS, ProcessorIdsSchema, type ProcessorClients, type ProcessorIds } from './processors'
+export { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS } from './processors'
 
-export type AccountDataDeps = {
+type AccountDataDeps = {
   db: Db
   clock: Clock
   log: Logger
@@ -28,8 +28,6 @@ export type AccountDataDeps = {
   /** Vapi and Twilio as the deletion asks them (undefined: not configured). */
   processors: ProcessorClients
 }
-
-export type AccountData = ReturnType<typeof createAccountData>
 
 export function createAccountData(deps: AccountDataDeps) {
   const { db, clock } = deps

@@ -20,7 +20,7 @@ import type { RedactResult } from '#server/integrations/twilio'
 export const PROCESSOR_DELETION_ATTEMPTS = 11
 export const PROCESSOR_DELETION_BACKOFF_MS = 60_000
 /** Ids in one job: a person with more gets several jobs. */
-export const PROCESSOR_IDS_PER_JOB = 500
+const PROCESSOR_IDS_PER_JOB = 500
 
 // The ids go into the providers' URL paths: letters, digits, '-' and '_' only.
 const vapiId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/)
@@ -89,7 +89,7 @@ export type ProcessorRun = {
   retryWith(left: ProcessorIds): Promise<void>
 }
 
-export type ProcessorDeletionResult = {
+type ProcessorDeletionResult = {
   vapi: { calls: number; chats: number }
   twilio: { redacted: number }
   /** Ids a provider did not have any more (deleted already: done). */

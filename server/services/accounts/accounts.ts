@@ -37,16 +37,16 @@ export type AccountDeps = {
   onEmailChanged?: ((userId: string, email: string) => Promise<void>) | undefined
 }
 export type RequestMeta = { ip: string; userAgent?: string | undefined }
-export type NewSession = NewSessionCookie
+type NewSession = NewSessionCookie
 
 export const MINUTE = 60_000
 export const HOUR = 60 * MINUTE
-export const CONFIRM_TOKEN_TTL_MS = 24 * HOUR
-export const RESET_TOKEN_TTL_MS = HOUR
+const CONFIRM_TOKEN_TTL_MS = 24 * HOUR
+const RESET_TOKEN_TTL_MS = HOUR
 
 /** Failed logins per account: free for the first few, then each one waits longer; capped per hour. */
 export const LOGIN_FREE_FAILURES = 5
-export const LOGIN_FAILURES_PER_HOUR = 100
+const LOGIN_FAILURES_PER_HOUR = 100
 export const SIGNUPS_PER_IP_PER_HOUR = 10
 
 const INVALID_CREDENTIALS = () => new AppError('INVALID_CREDENTIALS')
@@ -233,7 +233,6 @@ export async function mailAllowance(deps: AccountDeps, userId: string, purpose: 
   if (hour.count > 5) return { ok: false, resetAt: hour.resetAt }
   return { ok: true }
 }
-
 
 /** Queues the confirmation email (the request does not wait for SMTP); limited per account. */
 export async function sendConfirmationEmail(deps: AccountDeps, user: User): Promise<void> {

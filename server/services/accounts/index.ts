@@ -37,23 +37,15 @@ import {
 } from './settings'
 
 export {
-  CONFIRM_TOKEN_TTL_MS,
-  LOGIN_FAILURES_PER_HOUR,
   LOGIN_FREE_FAILURES,
-  RESET_TOKEN_TTL_MS,
   SIGNUPS_PER_IP_PER_HOUR,
-  type AccountDeps,
-  type NewSession,
   type RequestMeta,
   type SessionsEnded,
-  type SignupInput,
 } from './accounts'
-export { sessionUserFrom, type PostLoginPath } from './session-user'
-export { ACCOUNTS_JOBS, AccountEmailSchema, SEND_EMAIL_JOB, type AccountEmail, type AccountsJob, type AccountsJobQueue } from './jobs'
+export { sessionUserFrom } from './session-user'
+export { ACCOUNTS_JOBS, type AccountsJob, type AccountsJobQueue } from './jobs'
 
 export type Accounts = ReturnType<typeof createAccounts>
-
-export type { PhoneCodeSender } from './settings'
 
 export function createAccounts(deps: SettingsDeps) {
   const { db, clock } = deps

@@ -7,7 +7,7 @@ import { AppError } from '#server/lib/app-error'
 import { recordConsent, type ConsentRequestMeta } from '#server/services/consent'
 import { isStopped } from '#server/services/phones'
 
-export type OptInState = { optedInAt: Date | null }
+type OptInState = { optedInAt: Date | null }
 
 export async function getOptIn(db: DbExecutor, userId: string): Promise<OptInState> {
   const [row] = await db.select({ optedInAt: profiles.smsOptedInAt }).from(profiles).where(eq(profiles.id, userId)).limit(1)

@@ -17,7 +17,7 @@ import { SEND_EMAIL_JOB, type AccountEmail } from './jobs'
 import { assertCurrentPassword } from './settings'
 
 /** Browser and OS of a user agent, as the session list shows them ("Chrome 131", "iOS 17.5"); no place. */
-export function describeUserAgent(userAgent: string | null): Pick<AccountSession, 'browser' | 'os' | 'device'> {
+function describeUserAgent(userAgent: string | null): Pick<AccountSession, 'browser' | 'os' | 'device'> {
   if (!userAgent?.trim()) return { browser: null, os: null, device: null }
   const parsed = Bowser.parse(userAgent)
   const major = parsed.browser.version?.split('.')[0]

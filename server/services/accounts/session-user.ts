@@ -34,7 +34,7 @@ export async function toSessionUser(db: Db, user: User, now: Date): Promise<Sess
   return sessionUserFrom(user, row ?? null, now)
 }
 
-export type PostLoginPath = '/dashboard' | '/goal-intake' | '/payment'
+type PostLoginPath = '/dashboard' | '/goal-intake' | '/payment'
 
 /**
  * Post-login routing, from the profile, the goals and payment. In the goals-and-paid

@@ -24,7 +24,7 @@ export type { AccessRow }
 export const GRACE_MS = PAST_DUE_GRACE_DAYS * 24 * 60 * 60 * 1000
 
 /** Stripe statuses that open the paid screens by themselves (past_due does only inside the grace). */
-export const PAID_STRIPE_STATUSES = ['active', 'trialing'] as const satisfies readonly SubscriptionStatus[]
+const PAID_STRIPE_STATUSES = ['active', 'trialing'] as const satisfies readonly SubscriptionStatus[]
 
 export type Access = {
   /** Whether the paid-only screens are open to the user. */

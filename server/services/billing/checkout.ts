@@ -30,7 +30,7 @@ async function sessionUser(tx: DbExecutor, session: Stripe.Checkout.Session): Pr
 }
 
 /** A checkout session as Stripe has it now, with its subscription once it has one (read before any transaction). */
-export type CheckoutRead = { session: Stripe.Checkout.Session; subscription: Stripe.Subscription | null; ticket: number }
+type CheckoutRead = { session: Stripe.Checkout.Session; subscription: Stripe.Subscription | null; ticket: number }
 
 /**
  * Reads a checkout session from Stripe and, for a completed subscription checkout, its

@@ -20,15 +20,15 @@ import { activateTestingPlan, hadTrial, subscriptionAnswer, subscriptionRecord }
 import { createTrialReminders } from './trials'
 import { createWebhooks } from './webhooks'
 
-export { assertPaid, decideAccess, getAccess, GRACE_MS, paidUserCondition, PAID_STRIPE_STATUSES, type Access, type AccessRow } from './access'
+export { assertPaid, decideAccess, getAccess, GRACE_MS, paidUserCondition, type Access, type AccessRow } from './access'
 export { embeddedClientSecret } from './checkout'
 export { assertEmailConfirmed, checkoutUser, type CheckoutUser } from './context'
-export type { CheckoutPaymentContext, PaymentKind, RefundContext } from './payment-kinds'
-export { findPlan, planForLookupKey, PLANS, priceLookupKey } from './plans'
+export type { CheckoutPaymentContext, PaymentKind } from './payment-kinds'
+export { planForLookupKey, PLANS, priceLookupKey } from './plans'
 export { BILLING_JOBS, type BillingJob } from './jobs'
-export { activateTestingPlan, emailDigest, hadTrial, keepTrialClaim, subscriptionAnswer, subscriptionRecord } from './subscriptions'
+export { activateTestingPlan, emailDigest, keepTrialClaim, subscriptionRecord } from './subscriptions'
 
-export type BillingDeps = {
+type BillingDeps = {
   db: Db
   clock: Clock
   log: Logger
@@ -39,7 +39,7 @@ export type BillingDeps = {
   stripe: { client: Stripe; publishableKey: string; webhookSecret: string } | undefined
 }
 
-export type PaymentMode = 'testing' | 'stripe'
+type PaymentMode = 'testing' | 'stripe'
 
 /** Subscriptions that can never charge again. */
 const ENDED_STATUSES = new Set(['canceled', 'incomplete_expired'])

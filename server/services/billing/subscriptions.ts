@@ -15,7 +15,7 @@ const DAY_MS = 24 * 60 * 60 * 1000
 const STANDING_STATUSES = new Set<string>(['active', 'trialing', 'past_due'])
 
 /** When a trial started at `now` ends. */
-export const trialEndFrom = (now: Date) => new Date(now.getTime() + TRIAL_DAYS * DAY_MS)
+const trialEndFrom = (now: Date) => new Date(now.getTime() + TRIAL_DAYS * DAY_MS)
 
 /**
  * Testing mode (no Stripe keys): records the chosen plan as a testing activation, which the paid
@@ -93,7 +93,7 @@ export async function hadTrial(db: DbExecutor, userId: string): Promise<boolean>
 const recordClaim = (db: DbExecutor, digest: string, at: Date) => db.insert(trialClaims).values({ emailDigest: digest, claimedAt: at }).onConflictDoNothing()
 
 /** A free trial started in Stripe: the member's email address has had it. */
-export async function claimTrial(db: DbExecutor, userId: string, at: Date): Promise<void> {
+async function claimTrial(db: DbExecutor, userId: string, at: Date): Promise<void> {
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1)
   if (user) await recordClaim(db, emailDigest(user.email), at)
 }

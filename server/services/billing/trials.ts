@@ -23,9 +23,9 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** Reminders claimed per statement. */
 const BATCH = 50
 
-export type TrialReminderDeps = { db: Db; clock: Clock; log: Logger; mailer: Mailer; appUrl: string }
+type TrialReminderDeps = { db: Db; clock: Clock; log: Logger; mailer: Mailer; appUrl: string }
 
-export type TrialReminderRun = { sent: number }
+type TrialReminderRun = { sent: number }
 
 /** "November 28, 2026 at 12:00 PM EST", in the member's time zone (UTC if it is not one). */
 function formatWhen(date: Date, timeZone: string | null): string {

@@ -10,7 +10,7 @@ import type { VoiceServerMessage } from '#common/voice'
 import { AppError } from '#server/lib/app-error'
 import type { CallWatchEvent, ClusterBus } from '#server/services/cluster-bus'
 
-export type CallWatchDeps = {
+type CallWatchDeps = {
   bus: ClusterBus
   log: Logger
   /** The person's phone calls live now, as `phone-call` events (a dashboard opened mid-call). */
@@ -25,8 +25,6 @@ export const WATCH_BUFFER_MAX = 200
 const WATCH_CALLS_MAX = 20
 
 const RANK = { queued: 0, ringing: 1, 'in-progress': 2, ended: 3 } as const
-
-export type CallWatch = ReturnType<typeof createCallWatch>
 
 export function createCallWatch(deps: CallWatchDeps) {
   const { bus, log } = deps

@@ -52,9 +52,6 @@ export const CALL_VARIABLES = [
 export type CallVariable = (typeof CALL_VARIABLES)[number]
 export type CallVariables = Record<CallVariable, string>
 
-export const CALL_KINDS = ['daily check-in', 'evening check-in', 'monthly goal session'] as const
-export type CallKindLabel = (typeof CALL_KINDS)[number]
-
 /**
  * The server messages a phone call posts to the webhook, and the saved assistant's (setup writes
  * them): the status and the report keep the record; the final transcript lines (one message per
@@ -76,14 +73,14 @@ export const WEB_CALL_SERVER_MESSAGES = ['status-update', 'end-of-call-report'] 
 export const DEFAULT_MAX_DURATION_SECONDS = 600
 
 /** How long Vapi waits for our webhook to answer (its default; we answer in milliseconds). */
-export const WEBHOOK_TIMEOUT_SECONDS = 20
+const WEBHOOK_TIMEOUT_SECONDS = 20
 
 /**
  * The HMAC scheme (VAPI_WEBHOOK_AUTH=hmac): Vapi's credential defaults, spelled out so a change on
  * their side cannot silently change what the webhook verifies: hex(HMAC-SHA256(secret,
  * `${x-timestamp}.${rawBody}`)) in `x-signature`.
  */
-export const WEBHOOK_HMAC = {
+const WEBHOOK_HMAC = {
   algorithm: 'sha256',
   signatureHeader: VAPI_SIGNATURE_HEADER,
   timestampHeader: VAPI_TIMESTAMP_HEADER,
@@ -350,7 +347,7 @@ export const CallReportResult = z
   })
 
 /** The call report the assistant fills in (Vapi's structured output CALL_REPORT_OUTPUT), cleaned. */
-export type StructuredCallReport = z.output<typeof CallReportResult>
+type StructuredCallReport = z.output<typeof CallReportResult>
 
 /**
  * The call report in an end-of-call report's `artifact.structuredOutputs`
@@ -371,10 +368,10 @@ export function findCallReport(structuredOutputs: unknown): StructuredCallReport
 // ---------------------------------------------------------------------------------------------
 
 /** How Vapi reaches our webhook: a credential (the default) or static headers. */
-export type WebhookServer = { url: string } & ({ credentialId: string } | { headers: Record<string, string> })
+type WebhookServer = { url: string } & ({ credentialId: string } | { headers: Record<string, string> })
 
 /** The model that speaks for the coach: fast enough for a phone call, good at short turns. */
-export const COACH_MODEL = { provider: 'openai', model: 'gpt-4.1', temperature: 0.6, maxTokens: 300 } as const
+const COACH_MODEL = { provider: 'openai', model: 'gpt-4.1', temperature: 0.6, maxTokens: 300 } as const
 
 /**
  * The assistant as setup creates it, and the fields setup keeps as written on every run. The

@@ -9,7 +9,7 @@ import { REVOKED_RECHECK_MS } from './revoked'
 import { placeCallJobId, type DueCall } from './tick'
 
 /** How long before its instant a call is claimed and its dial built. */
-export const PREPARE_LEAD_MS = 45_000
+const PREPARE_LEAD_MS = 45_000
 
 export type CallJobs = ReturnType<typeof createCallJobs>
 

@@ -23,10 +23,10 @@ import type { VapiMessage } from './webhooks'
 const LIVE: readonly CallStatus[] = ['queued', 'ringing', 'in_progress']
 
 /** A call live longer than this is not shown as live (its webhooks were lost; the sweep settles it). */
-export const LIVE_AT_MOST_MS = 2 * 3_600_000
+const LIVE_AT_MOST_MS = 2 * 3_600_000
 
 /** Our status in the protocol's words; null before the call is dialled. */
-export function liveStatusOf(status: CallStatus): LiveCallStatus | null {
+function liveStatusOf(status: CallStatus): LiveCallStatus | null {
   if (isFinalCallStatus(status)) return 'ended'
   switch (status) {
     case 'queued':
@@ -49,7 +49,7 @@ export function phoneCallEvent(call: Pick<CoachingCall, 'id' | 'slot' | 'complet
 }
 
 /** A final transcript line of a webhook message: who said what, and the key that makes it once. */
-export type TranscriptLine = { vapiCallId: string; ourCallId: string | null; role: 'user' | 'assistant'; text: string; key: string | null }
+type TranscriptLine = { vapiCallId: string; ourCallId: string | null; role: 'user' | 'assistant'; text: string; key: string | null }
 
 /**
  * The final transcript line a webhook message carries (`transcript` with transcriptType final, or

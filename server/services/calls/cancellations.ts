@@ -9,7 +9,7 @@ import type { DeletedCall } from './jobs'
 import { addCallEvent } from './record'
 import { CONSENT_REVOKED, unansweredPlacedCalls } from './revoked'
 
-export type Cancelled = { cancelled: number; answered: number }
+type Cancelled = { cancelled: number; answered: number }
 
 export function createCancellations(ctx: Pick<CallsContext, 'db' | 'clock' | 'vapi'>) {
   const { db, clock } = ctx

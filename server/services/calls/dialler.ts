@@ -31,7 +31,7 @@ export const DIAL_LEASE_MS = 60_000
 /** Tries of the place-call job (a try that cannot tell whether a call was made waits and reconciles). */
 export const PLACE_CALL_ATTEMPTS = 4
 
-export type PlaceCallRequest = {
+type PlaceCallRequest = {
   userId: string
   slot: CallSlot | 'test'
   /** The person's local date of a daily slot; null for a test call. */
@@ -43,7 +43,7 @@ export type PlaceCallRequest = {
   callId?: string | undefined
 }
 
-export type PlaceOutcome = 'placed' | 'reconciled' | 'duplicate' | 'skipped' | 'failed' | 'not_configured' | 'no_user'
+type PlaceOutcome = 'placed' | 'reconciled' | 'duplicate' | 'skipped' | 'failed' | 'not_configured' | 'no_user'
 
 /** A try that must be repeated later (the job's backoff): the claim is held elsewhere, or Vapi could not say. */
 export class DialLater extends Error {}
@@ -71,7 +71,7 @@ export type DialTiming = { lastTry: boolean; waitUntil?: ((at: Date) => Promise<
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
 /** What a call's dial needs of it (a claim row, or the values a new claim was written with). */
-export type ClaimedCall = Pick<CoachingCall, 'id' | 'userId' | 'slot' | 'kind' | 'localDate' | 'attempt' | 'maxDurationSeconds' | 'dialledAt'>
+type ClaimedCall = Pick<CoachingCall, 'id' | 'userId' | 'slot' | 'kind' | 'localDate' | 'attempt' | 'maxDurationSeconds' | 'dialledAt'>
 
 type DialVariables = {
   values: CallVariables

@@ -62,14 +62,14 @@ export { callDurationLimit, callEligibility, slotTimes, type CallEligibilityInpu
 export { fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 export { outcomeOf, retryDecision } from './record'
 export { REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
-export { CALLS_JOBS, CALLS_REVOKED_JOB, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, VAPI_EVENT_JOB, type CallsJob, type CallsJobQueue, type DeletedCall, type PlaceCallPayload } from './jobs'
+export { CALLS_JOBS, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, type CallsJob, type CallsJobQueue, type DeletedCall } from './jobs'
 export { getCallSchedule } from './schedule'
 export { dueCalls, placeCallJobId, testCallJobId } from './tick'
 export type { OpenedWebCall } from './web-call'
 export { CREDENTIAL_RETRY_MS, webhookServer } from './webhook-server'
 export { dedupeKeyOf, HMAC_WINDOW_MS, reportOf, verifyVapiWebhook } from './webhooks'
 
-export type CallsDeps = {
+type CallsDeps = {
   db: Db
   clock: Clock
   log: Logger

@@ -41,7 +41,7 @@ export function nextFireAfter(after: Date, localTime: string, timeZone: string):
 }
 
 /** Local hours the product may call at on its own initiative (retries, the evening default). */
-export const ALLOWED_WINDOW = { from: '08:00', to: '21:00' } as const
+const ALLOWED_WINDOW = { from: '08:00', to: '21:00' } as const
 
 /** Whether an instant falls between 8:00 AM and 9:00 PM (inclusive) local time in the zone. */
 export function insideAllowedWindow(instant: Date, timeZone: string): boolean {

@@ -11,7 +11,7 @@ import { phoneCallEvent } from './call-watch'
 import { applyObservation, isOurSideFailure, type Applied } from './record'
 import { forgetVapiEvent, markVapiEvent, observationOf, takeVapiEvent, type VapiMessage } from './webhooks'
 
-export type ObservationsDeps = {
+type ObservationsDeps = {
   enqueueCall: CallJobs['enqueueCall']
   /** Told after the commit of every observation that leaves a call final (`ended` when this one ended it). */
   onFinal: ((final: FinalCall) => Promise<void>) | undefined

@@ -8,7 +8,7 @@ import { slotTimes, type CallSlot } from './entitlements'
 import { fireInstant, localDateOf, nextFireAfter } from './next-fire'
 import { eligibilityOf, type CallPerson } from './person'
 
-export type PlannedCall = {
+type PlannedCall = {
   slot: CallSlot
   /** The person's local date of the call ('YYYY-MM-DD'). */
   localDate: string
@@ -20,7 +20,7 @@ export type PlannedCall = {
 const DAY_MS = 86_400_000
 
 /** The local date a day before or after `date`. */
-export function shiftDate(date: string, days: number): string {
+function shiftDate(date: string, days: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number]
   return new Date(Date.UTC(y, m - 1, d) + days * DAY_MS).toISOString().slice(0, 10)
 }
@@ -45,7 +45,7 @@ export function callsBetween(person: CallPerson, from: Date, to: Date): PlannedC
 }
 
 /** The next call after `now` by the plan's slots (eligibility aside), or null. */
-export function nextPlannedCall(person: CallPerson, now: Date): PlannedCall | null {
+function nextPlannedCall(person: CallPerson, now: Date): PlannedCall | null {
   const plan = person.access.tier
   if (!plan || !person.dailyCallTime) return null
   let best: PlannedCall | null = null
@@ -56,7 +56,7 @@ export function nextPlannedCall(person: CallPerson, now: Date): PlannedCall | nu
   return best
 }
 
-export type NextCall = { call: PlannedCall; kind: CallKind } | { call: null; reason: NoCallReason }
+type NextCall = { call: PlannedCall; kind: CallKind } | { call: null; reason: NoCallReason }
 
 /**
  * The first call a person can expect after `now`: the plan's next slot, once a pause has ended

@@ -48,7 +48,7 @@ const NO_ANSWER_REASONS = new Set([
 ])
 const CANCELLED_REASONS = new Set(['manually-canceled', 'scheduled-call-deleted', 'call-deleted'])
 /** Failures of our account that clear with time: the next attempt may succeed. */
-export const RETRYABLE_START_ERRORS = new Set(['call.start.error-subscription-concurrency-limit-reached'])
+const RETRYABLE_START_ERRORS = new Set(['call.start.error-subscription-concurrency-limit-reached'])
 
 /** How a call ended, by Vapi's `endedReason`. */
 export function outcomeOf(endedReason: string | null | undefined): FinalCallStatus {
@@ -68,8 +68,8 @@ export function isOurSideFailure(endedReason: string | null | undefined): boolea
 }
 
 /** The retry ladder: minutes after the end of attempt 0 and attempt 1. */
-export const RETRY_AFTER_MINUTES = [10, 30] as const
-export const MAX_ATTEMPT = RETRY_AFTER_MINUTES.length
+const RETRY_AFTER_MINUTES = [10, 30] as const
+const MAX_ATTEMPT = RETRY_AFTER_MINUTES.length
 
 /** What an end-of-call report (or a GET of the ended call) tells of a call: how it ended, its transcript and times, and the structured call report. */
 export type EndOfCallReport = {
@@ -123,7 +123,7 @@ function statusOf(observation: CallObservation): CallStatus | null {
   return observation.status ? (LIVE_FROM_VAPI[observation.status] ?? null) : null
 }
 
-export type RetryDecision = { retry: true; at: Date } | { retry: false; reason: string }
+type RetryDecision = { retry: true; at: Date } | { retry: false; reason: string }
 
 /**
  * Whether a call that ended `status` is tried again: not reached (or refused by a limit that
@@ -147,7 +147,7 @@ export function retryDecision(
   return { retry: true, at }
 }
 
-export type ApplyDeps = {
+type ApplyDeps = {
   now: Date
   /**
    * Whether the person may be called at `at` (the retry's eligibility), read through `db`: the

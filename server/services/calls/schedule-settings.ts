@@ -26,7 +26,7 @@ const MAX_PAUSE_YEARS = 1
 const invalid = (field: keyof UpdateCallSchedule, message: string) => new AppError('VALIDATION_FAILED', message, { field })
 
 /** The zone's canonical IANA name ('US/Eastern' → 'America/New_York'), or null when it is not one. */
-export function canonicalTimeZone(name: string): string | null {
+function canonicalTimeZone(name: string): string | null {
   // Intl also takes offsets ('+05:00') on newer engines: only named zones are accepted here.
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return null
   try {
@@ -83,7 +83,7 @@ export async function getCallScheduleSettings(db: DbExecutor, userId: string, no
  * The goal intake's text for a daily call time ('7:30 AM Eastern (ET)'); a zone outside the
  * wizard's eight is written as its IANA name ('7:30 AM Europe/London').
  */
-export function preferredCallTimeText(dailyCallTime: string, timeZone: string): string {
+function preferredCallTimeText(dailyCallTime: string, timeZone: string): string {
   const { time, period } = fromDailyCallTime(dailyCallTime)
   const zone = timezoneByIana(timeZone)
   return (zone && composeCallTime({ time, period, timezone: zone.id })) || `${time} ${period} ${timeZone}`

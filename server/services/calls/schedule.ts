@@ -6,7 +6,7 @@ import { and, eq, isNotNull } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import { profiles } from '#server/db/schema'
 
-export type CallSchedule = {
+type CallSchedule = {
   userId: string
   /** IANA time zone name. */
   timeZone: string

@@ -15,14 +15,14 @@ import { TICK_LOOKBACK_MS } from './tick'
 import { observationOfRecord, pendingVapiEvents } from './webhooks'
 
 /** A call is asked about once it is this far past its maximum duration (and its ringing). */
-export const SWEEP_GRACE_MS = 5 * 60_000
+const SWEEP_GRACE_MS = 5 * 60_000
 /** How long a call may ring before it starts (Vapi gives up on an unanswered call within about a minute). */
-export const RING_ALLOWANCE_MS = 2 * 60_000
+const RING_ALLOWANCE_MS = 2 * 60_000
 /** Calls asked about per sweep. */
-export const SWEEP_BATCH = 200
+const SWEEP_BATCH = 200
 
 /** Placed calls not final although they must have ended by now. */
-export async function overdueCalls(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
+async function overdueCalls(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
   return db
     .select()
     .from(coachingCalls)
@@ -40,14 +40,14 @@ export async function overdueCalls(db: DbExecutor, now: Date): Promise<CoachingC
 }
 
 /** How long after a call ended the sweep keeps asking Vapi for a report that never came. */
-export const REPORT_WAIT_MS = 60 * 60_000
+const REPORT_WAIT_MS = 60 * 60_000
 
 /**
  * Calls that ended (their status came) but whose end-of-call report did not, 5 minutes to an hour
  * after they ended: the report's webhook may have been lost (a call that never connected may have
  * none; the sweep stops asking after the hour).
  */
-export async function callsMissingReport(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
+async function callsMissingReport(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
   return db
     .select()
     .from(coachingCalls)
@@ -65,7 +65,7 @@ export async function callsMissingReport(db: DbExecutor, now: Date): Promise<Coa
 }
 
 /** Claims left dialling with no call id, no holder, and older than the tick's catch-up window. */
-export async function abandonedClaims(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
+async function abandonedClaims(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
   const before = new Date(now.getTime() - TICK_LOOKBACK_MS - SWEEP_GRACE_MS)
   return db
     .select()
@@ -87,7 +87,7 @@ const LOST_EVENT_AGE_MS = 60_000
 /** Stored webhook messages applied per sweep. */
 const LOST_EVENT_BATCH = 500
 
-export type SweepRun = { events: number; asked: number; finished: number; settled: number }
+type SweepRun = { events: number; asked: number; finished: number; settled: number }
 
 export function createSweep(ctx: CallsContext, observations: Observations) {
   const { db, clock, log, eligibleAt } = ctx

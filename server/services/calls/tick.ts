@@ -16,7 +16,7 @@ import { callsBetween } from './planner'
 import { eligibilityOf, loadCallPeople } from './person'
 
 /** How far ahead the tick enqueues (delayed jobs), and how far back it catches up. */
-export const TICK_LOOKAHEAD_MS = 5 * 60_000
+const TICK_LOOKAHEAD_MS = 5 * 60_000
 export const TICK_LOOKBACK_MS = 15 * 60_000
 /** Slack for the SQL prefilter: a DST jump moves a local time by up to an hour. */
 const PREFILTER_SLACK_S = 3600
@@ -106,7 +106,7 @@ export async function dueCalls(db: DbExecutor, now: Date): Promise<DueCall[]> {
 }
 
 /** Retries that come due in the tick's window and have not been claimed yet. */
-export async function dueRetries(db: DbExecutor, now: Date): Promise<DueCall[]> {
+async function dueRetries(db: DbExecutor, now: Date): Promise<DueCall[]> {
   const from = new Date(now.getTime() - TICK_LOOKBACK_MS)
   const to = new Date(now.getTime() + TICK_LOOKAHEAD_MS)
   const rows = await db
@@ -118,7 +118,7 @@ export async function dueRetries(db: DbExecutor, now: Date): Promise<DueCall[]> 
     .map((row) => ({ userId: row.userId, slot: row.slot as CallSlot, localDate: row.localDate, attempt: row.attempt + 1, dueAt: row.retryAt }))
 }
 
-export type TickRun = { calls: number; retries: number; failed: number }
+type TickRun = { calls: number; retries: number; failed: number }
 
 /** The tick: enqueues the calls and retries due soon (or missed); nothing when calls cannot be placed. */
 export function createTick(ctx: Pick<CallsContext, 'db' | 'clock' | 'log' | 'dialler'>, enqueueCall: (call: DueCall, now: Date) => Promise<void>) {

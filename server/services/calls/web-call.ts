@@ -35,7 +35,7 @@ export type OpenedWebCall = {
  * length is the voice gateway's to decide (the plan's in-app budget, docs/decisions/061), not the
  * plan's phone-call length.
  */
-export async function openWebCall(db: Db, userId: string, maxDurationSeconds: number, now: Date): Promise<OpenedWebCall> {
+async function openWebCall(db: Db, userId: string, maxDurationSeconds: number, now: Date): Promise<OpenedWebCall> {
   const person = await loadCallPerson(db, userId, now)
   if (!person) throw new AppError('UNAUTHENTICATED')
   const plan = person.access.hasSubscription ? person.access.tier : null
@@ -67,7 +67,7 @@ export async function openWebCall(db: Db, userId: string, maxDurationSeconds: nu
 }
 
 /** Vapi created the call: the row gets its id ('queued'), so webhooks find it. */
-export async function attachWebCall(db: Db, callId: string, vapiCallId: string, now: Date): Promise<void> {
+async function attachWebCall(db: Db, callId: string, vapiCallId: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(coachingCalls)
@@ -82,7 +82,7 @@ export async function attachWebCall(db: Db, callId: string, vapiCallId: string, 
  * Vapi did not create the call, or could not say (the row ends 'failed' with why), or the person
  * left before it was asked ('cancelled').
  */
-export async function failWebCall(db: Db, callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>, now: Date): Promise<void> {
+async function failWebCall(db: Db, callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(coachingCalls)

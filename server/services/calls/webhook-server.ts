@@ -20,7 +20,7 @@ export type CallWebhookServer = DialRequest['server'] | undefined
 /** After a lookup that found nothing (or failed), how long before Vapi is asked again. */
 export const CREDENTIAL_RETRY_MS = 60_000
 
-export type WebhookServerDeps = {
+type WebhookServerDeps = {
   auth: WebhookAuth | undefined
   appUrl: string
   vapi: Pick<VapiCallsClient, 'findWebhookCredential'> | undefined

@@ -63,9 +63,6 @@ export function verifyVapiWebhook(auth: WebhookAuth | undefined, headers: Record
   return safeEqual(signature.replace(/^sha256=/, '').toLowerCase(), expected)
 }
 
-/** The message types the product acts on; others are acknowledged and dropped. */
-export const HANDLED_TYPES = ['status-update', 'end-of-call-report'] as const
-
 export type VapiMessage = {
   type: string
   timestamp?: number | string

@@ -56,7 +56,7 @@ type GoalRow = {
 }
 
 /** What the context is built from: the person, the profile and the goal records. */
-export type CoachContextRow = {
+type CoachContextRow = {
   email: string
   fullName: string
   userPhone: string | null

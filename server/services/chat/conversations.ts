@@ -39,7 +39,7 @@ import { coachContextJson, toCoachContext, type CoachContext } from './coach-con
  * before any merging; reads return one page of messages.
  */
 
-export type ChatDeps = { db: Db; clock: Clock; assistant: Assistant; turns: ChatTurns }
+type ChatDeps = { db: Db; clock: Clock; assistant: Assistant; turns: ChatTurns }
 
 /**
  * The plan's budget of chat turns (services/usage): one turn is taken inside the transaction that

@@ -24,19 +24,17 @@ import {
   type SendEvents,
 } from './conversations'
 
-export type { Assistant, AssistantReply, AssistantTurn } from './assistant'
 export { coachContextJson, loadCoachContext, summarizeGoals, toCoachContext, toVariableValues, type CoachContext } from './coach-context'
-export { areaMentioned, composeFallbackReply, createFallbackAssistant } from './coach-fallback'
-export { appendAssistantReply, appendUserMessage, type ChatTurns } from './conversations'
+export { areaMentioned, composeFallbackReply } from './coach-fallback'
 
-export type ChatSettings = {
+type ChatSettings = {
   /** The limit on a whole reply (the spec's 15 s). Read on every request: tests shorten it. */
   replyTimeoutMs: number
   /** How long the fallback coach takes to answer (the spec's 1.5 s). */
   fallbackDelayMs: number
 }
 
-export type ChatServiceDeps = {
+type ChatServiceDeps = {
   db: Db
   clock: Clock
   /** Vapi's chat client when VAPI_API_KEY and VAPI_ASSISTANT_ID are set; else the fallback coach answers. */
@@ -47,8 +45,6 @@ export type ChatServiceDeps = {
 }
 
 export const defaultChatSettings = (): ChatSettings => ({ replyTimeoutMs: TEXT_REPLY_TIMEOUT_MS, fallbackDelayMs: FALLBACK_REPLY_DELAY_MS })
-
-export type Chat = ReturnType<typeof createChat>
 
 export function createChat(deps: ChatServiceDeps) {
   const { db, clock, settings } = deps

@@ -78,7 +78,7 @@ class SessionsEndedListeners {
 }
 
 /** How long a `once` key is remembered (longer than any call). */
-export const ONCE_MS = 2 * 3_600_000
+const ONCE_MS = 2 * 3_600_000
 /** Keys remembered in memory at most (the oldest are forgotten first). */
 const MEMORY_ONCE_MAX = 10_000
 
@@ -165,7 +165,7 @@ export function memoryClusterBus(now: () => number): ClusterBus {
 const PUBLISH_ONCE = `if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return redis.call('PUBLISH', KEYS[2], ARGV[2]) end
 return -1`
 
-export type RedisClusterBusOptions = {
+type RedisClusterBusOptions = {
   /** Prefix of the channels (`<prefix><user id>`) and of the `once` keys (`<prefix>once:<key>`). */
   prefix: string
   now: () => number

@@ -8,7 +8,7 @@
  */
 import type { ClusterBus } from './bus'
 
-export { memoryClusterBus, redisClusterBus, ONCE_MS, type BusEvent, type BusListener, type BusSubscription, type CallWatchEvent, type ClusterBus, type RedisClusterBusOptions, type SessionsEndedNotice } from './bus'
+export { memoryClusterBus, redisClusterBus, type BusSubscription, type CallWatchEvent, type ClusterBus, type SessionsEndedNotice } from './bus'
 
 /** What the calls service publishes through (the composition root hands it the bus). */
 export type BusPublisher = Pick<ClusterBus, 'publish'>

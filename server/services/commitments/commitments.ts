@@ -102,7 +102,7 @@ export function matchReviewed(asked: readonly AskedCommitment[], reviewed: reado
   return [...settled].map(([id, outcome]) => ({ id, outcome }))
 }
 
-export type ReportCommitments = {
+type ReportCommitments = {
   call: { id: string; userId: string; askedCommitmentIds: string[] }
   /** The commitments made in the call, in order. */
   made: readonly string[]

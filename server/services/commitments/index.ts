@@ -15,20 +15,16 @@ import { keptRate, openCommitments, toCommitmentView } from './commitments'
 
 export {
   applyReportCommitments,
-  keptRate,
   matchReviewed,
   openCommitmentsForCall,
   openCommitmentsJson,
   openCommitmentsVariable,
   similarity,
   type AskedCommitment,
-  type ReportCommitments,
   type ReviewedCommitment,
 } from './commitments'
 
 const notFound = () => new AppError('NOT_FOUND', 'This commitment could not be found.')
-
-export type Commitments = ReturnType<typeof createCommitments>
 
 export function createCommitments(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps

@@ -13,16 +13,12 @@ export {
   hasConsent,
   listConsentHistory,
   recordConsent,
-  type ChannelConsent,
   type ConsentChange,
   type ConsentRequestMeta,
-  type ConsentSnapshot,
 } from './ledger'
 
 /** Rows of the ledger the consent page shows. */
-export const CONSENT_HISTORY_SHOWN = 50
-
-export type Consent = ReturnType<typeof createConsent>
+const CONSENT_HISTORY_SHOWN = 50
 
 export function createConsent(deps: { db: Db; clock: Clock; smsNumber: string }) {
   const { db, clock } = deps

@@ -51,13 +51,13 @@ export async function recordConsent(db: DbExecutor, changes: ConsentChange | rea
   return db.insert(consentEvents).values(list.map(toRow)).returning()
 }
 
-export type ChannelConsent = {
+type ChannelConsent = {
   granted: boolean
   /** When the latest ledger row was written (null: none yet, the channel's default applies). */
   at: Date | null
   eventId: number | null
 }
-export type ConsentSnapshot = Record<ConsentChannel, ChannelConsent>
+type ConsentSnapshot = Record<ConsentChannel, ChannelConsent>
 
 /** The current state of every channel for one person (their latest ledger row, or the default). */
 export async function getConsentState(db: DbExecutor, userId: string): Promise<ConsentSnapshot> {

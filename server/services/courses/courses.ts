@@ -28,7 +28,7 @@ const NOT_FOUND_MESSAGE = 'Course not found'
 const NOT_ENROLLED_MESSAGE = 'Enroll in this course to take its lessons.'
 
 /** What the API shows of an enrollment. */
-export function toEnrollment(row: EnrollmentRow): Enrollment {
+function toEnrollment(row: EnrollmentRow): Enrollment {
   return {
     progressPercentage: row.progressPercentage,
     enrolledAt: row.enrolledAt.toISOString(),
@@ -40,7 +40,7 @@ export function toEnrollment(row: EnrollmentRow): Enrollment {
 }
 
 /** A course by its id (a UUID) or its slug; null when there is none. */
-export async function findCourse(db: DbExecutor, ref: string): Promise<Course | null> {
+async function findCourse(db: DbExecutor, ref: string): Promise<Course | null> {
   const where = isUuid(ref) ? eq(courses.id, ref.toLowerCase()) : eq(courses.slug, ref)
   const [course] = await db.select().from(courses).where(where).limit(1)
   return course ?? null
@@ -235,7 +235,7 @@ export async function getCourseDetail(db: Db, userId: string, ref: string): Prom
   }
 }
 
-export type EnrollDeps = {
+type EnrollDeps = {
   db: Db
   clock: Clock
   /** Premium courses are paid through billing's Stripe checkout, or enrolled at once in testing mode. */
@@ -246,7 +246,7 @@ export type EnrollDeps = {
   priceCache: CoursePriceCache
 }
 
-export type EnrollResult =
+type EnrollResult =
   | { outcome: 'enrolled'; source: EnrollmentSource; alreadyEnrolled: boolean; enrollment: Enrollment }
   | { outcome: 'checkout'; clientSecret: string; sessionId: string }
 
@@ -296,7 +296,7 @@ async function lockLessonAccess(tx: DbExecutor, userId: string, lessonId: string
   return { lesson, enrollment }
 }
 
-export type CompleteLessonResult = {
+type CompleteLessonResult = {
   lessonId: string
   newlyCompleted: boolean
   progress: Progress
@@ -346,7 +346,7 @@ export async function openLesson(db: Db, clock: Clock, userId: string, lessonId:
   })
 }
 
-export type QuizAnswerResult = { quizId: string; isCorrect: boolean; pointsEarned: number }
+type QuizAnswerResult = { quizId: string; isCorrect: boolean; pointsEarned: number }
 
 /**
  * Grades an answer on the server: the attempt is stored with is_correct and

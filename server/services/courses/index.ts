@@ -11,14 +11,11 @@ import type { Billing, CheckoutUser } from '#server/services/billing'
 import { answerQuiz, completeLesson, enroll, getCourseDetail, listCatalogue, openLesson } from './courses'
 import { COURSE_CHECKOUT_KIND, completeCoursePurchase, refundCoursePurchase, type CoursePriceCache } from './payments'
 
-export { recomputeCourseProgress, toEnrollment, type EnrollResult } from './courses'
-export { COURSE_CHECKOUT_KIND, coursePriceLookupKey, grantEnrollment } from './payments'
-export { seedCourses, seedCoursesIfEmpty, validateSeedContent, type SeedReport } from './seed'
+export { grantEnrollment } from './payments'
+export { seedCourses, seedCoursesIfEmpty, validateSeedContent } from './seed'
 export { SEED_COURSES, type SeedCourse } from './seed-content'
 
-export type CoursesDeps = { db: Db; clock: Clock; log: Logger; billing: Billing; appUrl: string }
-
-export type Courses = ReturnType<typeof createCourses>
+type CoursesDeps = { db: Db; clock: Clock; log: Logger; billing: Billing; appUrl: string }
 
 export function createCourses(deps: CoursesDeps) {
   const { db, clock } = deps

@@ -98,7 +98,7 @@ const COURSE_PRICE_CACHE_MS = 10 * 60_000
 /** Course prices looked up in Stripe, by course and amount. */
 export type CoursePriceCache = Map<string, { priceId: string; expiresAt: number }>
 
-export type CourseCheckoutDeps = {
+type CourseCheckoutDeps = {
   billing: Billing
   clock: Clock
   log: Logger
@@ -107,7 +107,7 @@ export type CourseCheckoutDeps = {
 }
 
 /** The Stripe lookup key of a course's one-time price. */
-export const coursePriceLookupKey = (course: Pick<Course, 'slug'>) => `course_${course.slug}`
+const coursePriceLookupKey = (course: Pick<Course, 'slug'>) => `course_${course.slug}`
 
 /**
  * The course's one-time Stripe price, found by its lookup key (`course_<slug>`). The database is

@@ -9,7 +9,7 @@
  */
 import type { CourseCategory } from '#common/domain'
 
-export type SeedQuiz = {
+type SeedQuiz = {
   question: string
   /** Three or four options; `correct` must be one of them. */
   options: string[]

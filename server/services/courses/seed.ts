@@ -9,7 +9,7 @@ import { courses, lessons, quizzes } from '#server/db/schema'
 import { recomputeCourseProgress } from './courses'
 import { SEED_COURSES, type SeedCourse } from './seed-content'
 
-export type SeedReport = { courses: number; lessons: number; quizzes: number }
+type SeedReport = { courses: number; lessons: number; quizzes: number }
 
 /** Throws on content that would break the product's rules (caught by the unit test, never at runtime). */
 export function validateSeedContent(content: SeedCourse[]): void {

@@ -19,7 +19,7 @@ import { AppError } from '#server/lib/app-error'
 
 const KIND_ORDER = new Map<string, number>(GOAL_RECORD_KINDS.map((kind, index) => [kind, index]))
 
-export function toGoalRecord(row: Pick<Goal, 'lifeArea' | 'selectedOptions' | 'satisfactionScore' | 'customNotes' | 'specificGoals' | 'updatedAt'>): GoalRecord {
+function toGoalRecord(row: Pick<Goal, 'lifeArea' | 'selectedOptions' | 'satisfactionScore' | 'customNotes' | 'specificGoals' | 'updatedAt'>): GoalRecord {
   return {
     lifeArea: row.lifeArea,
     selectedOptions: row.selectedOptions,

@@ -4,9 +4,7 @@ import type { Db } from '#server/db/client'
 import type { Clock } from '#server/lib/clock'
 import { loadGoals, saveGoals } from './goals'
 
-export { loadGoals, saveGoals, toGoalRecord } from './goals'
-
-export type Goals = ReturnType<typeof createGoals>
+export { loadGoals, saveGoals } from './goals'
 
 export function createGoals(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps

@@ -13,7 +13,7 @@ const WEBHOOK_EVENT_RETENTION_MS = 30 * DAY_MS
 /** How long a used email token is kept after its use. */
 const USED_TOKEN_RETENTION_MS = DAY_MS
 
-export type CleanupResult = {
+type CleanupResult = {
   sessions: number
   emailTokens: number
   contactChanges: number
@@ -70,8 +70,6 @@ export async function deleteExpiredRecords(db: Db, now: Date): Promise<CleanupRe
     }
   })
 }
-
-export type Maintenance = ReturnType<typeof createMaintenance>
 
 export function createMaintenance(deps: { db: Db; clock: Clock }) {
   return {

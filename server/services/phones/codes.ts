@@ -15,15 +15,15 @@ import { isCallableNumber, NOT_CALLABLE_MESSAGE } from '#server/lib/phone-number
 import { isStopped } from './do-not-contact'
 import { numberDigest } from './numbers'
 
-export const CODES_PER_NUMBER_PER_HOUR = 3
-export const CODES_PER_NUMBER_PER_DAY = 10
+const CODES_PER_NUMBER_PER_HOUR = 3
+const CODES_PER_NUMBER_PER_DAY = 10
 /** The share of the daily cap at which the log warns. */
-export const CODES_WARN_AT = 0.8
+const CODES_WARN_AT = 0.8
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
-export type CodeGuardDeps = {
+type CodeGuardDeps = {
   db: DbExecutor
   counters: Counters
   log: Logger
@@ -38,7 +38,7 @@ const retryAfter = (resetAt: number, now: number) => Math.max(1, Math.ceil((rese
 
 export { stoppedMessage }
 
-export type CodeRequest = { emailConfirmed: boolean; phoneNumber: string; field: string; displaySmsNumber: string }
+type CodeRequest = { emailConfirmed: boolean; phoneNumber: string; field: string; displaySmsNumber: string }
 
 /**
  * Admits one code text to `phoneNumber` (ten digits) for the account, or throws the reason it may

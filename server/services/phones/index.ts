@@ -4,7 +4,7 @@
  * read the first two in their own statements (provenSql, stoppedSql), so nothing reaches a number
  * that is not proven or that texted STOP.
  */
-export { e164Of, numberDigest, numberDigestSql } from './numbers'
+export { numberDigest } from './numbers'
 export { isStopped, startNumber, stopNumber, stoppedSql } from './do-not-contact'
-export { proofOf, provenSql, recordProof, type Proof } from './proofs'
-export { admitCode, CODES_PER_NUMBER_PER_DAY, CODES_PER_NUMBER_PER_HOUR, CODES_WARN_AT, stoppedMessage, type CodeGuardDeps } from './codes'
+export { proofOf, provenSql, recordProof } from './proofs'
+export { admitCode, stoppedMessage } from './codes'

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { sql, type SQL } from 'drizzle-orm'
 
 /** Ten digits (how accounts store a number) or E.164 (+1…), as E.164. */
-export const e164Of = (number: string) => (number.startsWith('+') ? number : `+1${number}`)
+const e164Of = (number: string) => (number.startsWith('+') ? number : `+1${number}`)
 
 /** The digest of a number (ten digits or E.164). */
 export const numberDigest = (number: string) => createHash('sha256').update(e164Of(number)).digest('hex')

@@ -8,7 +8,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm'
 import type { DbExecutor } from '#server/db/client'
 import { phoneProofs, type PhoneProofMethod } from '#server/db/schema'
 
-export type Proof = { userId: string; phoneNumber: string; method: PhoneProofMethod; messageSid?: string | null; at: Date }
+type Proof = { userId: string; phoneNumber: string; method: PhoneProofMethod; messageSid?: string | null; at: Date }
 
 /** Records that the account holds this number (replacing the proof of an earlier number). */
 export async function recordProof(tx: DbExecutor, proof: Proof): Promise<void> {

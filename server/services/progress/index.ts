@@ -15,10 +15,8 @@ import type { Clock } from '#server/lib/clock'
 import type { Access } from '#server/services/billing'
 import { DEFAULT_ZONE, knownTimeZone, nextDueWeek, reportContent, reportWeek, type ReportWeek } from '#server/services/reports'
 
-export type Progress = ReturnType<typeof createProgress>
-
 /** The `weeks` report weeks ending with the one running at `now` (oldest first). */
-export function progressWeeks(now: Date, timeZone: string, weeks: number): ReportWeek[] {
+function progressWeeks(now: Date, timeZone: string, weeks: number): ReportWeek[] {
   const last = Temporal.PlainDate.from(nextDueWeek(now, timeZone).weekEnding)
   return Array.from({ length: weeks }, (_, i) => reportWeek(last.subtract({ days: 7 * (weeks - 1 - i) }).toString(), timeZone))
 }

@@ -24,15 +24,15 @@ export type ReportTexts = {
   request(input: { userId: string; kind: 'weekly_report'; dedupeKey: string; content: string }): Promise<unknown>
 }
 
-export type DeliveryDeps = { db: Db; log: Logger; mailer: Mailer; appUrl: string; texts: ReportTexts | undefined }
+type DeliveryDeps = { db: Db; log: Logger; mailer: Mailer; appUrl: string; texts: ReportTexts | undefined }
 
 export type DeliveryResult = { email: WeeklyReport['emailStatus'] | 'taken'; text: WeeklyReport['textStatus'] | 'taken' }
 
 /** The report's page in the app. */
-export const reportUrl = (appUrl: string, weekEnding: string) => `${appUrl}/reports/${weekEnding}`
+const reportUrl = (appUrl: string, weekEnding: string) => `${appUrl}/reports/${weekEnding}`
 
 /** The one-click token: `<report id>.<secret>`; the row keeps only the secret's SHA-256. */
-export function newUnsubscribeToken(reportId: string): { token: string; hash: Uint8Array } {
+function newUnsubscribeToken(reportId: string): { token: string; hash: Uint8Array } {
   const secret = randomToken(20)
   return { token: `${reportId}.${secret}`, hash: hashSecret(secret) }
 }

@@ -12,7 +12,7 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ({ '&': '
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
 
 /** The report's figures as lines of text (the email's and the text's). */
-export function reportLines(content: WeeklyReportContent): { label: string; value: string }[] {
+function reportLines(content: WeeklyReportContent): { label: string; value: string }[] {
   const { calls, commitments } = content
   const areas = content.areasDiscussed.length > 0 ? content.areasDiscussed.map((item) => `${LIFE_AREA_TITLES[item.area]} (${item.calls})`).join(', ') : 'None this week'
   return [
@@ -23,7 +23,7 @@ export function reportLines(content: WeeklyReportContent): { label: string; valu
   ]
 }
 
-export type ReportEmailInput = {
+type ReportEmailInput = {
   to: string
   firstName: string
   weekEnding: string

@@ -15,7 +15,7 @@ import { reportWeek } from './week'
 /** A claimed report: the person, the week and its zone. */
 export type ClaimedReport = { id: string; userId: string; weekEnding: string; timeZone: string; periodStart: Date; periodEnd: Date }
 
-export type CallRow = {
+type CallRow = {
   userId: string
   slot: string
   localDate: string | null
@@ -25,15 +25,15 @@ export type CallRow = {
   areasDiscussed: string[]
   mood: number | null
 }
-export type CommitmentRow = { userId: string; status: string; madeAt: Date; resolvedAt: Date | null }
-export type GoalRow = { userId: string; lifeArea: string; satisfactionScore: number | null; updatedAt: Date }
+type CommitmentRow = { userId: string; status: string; madeAt: Date; resolvedAt: Date | null }
+type GoalRow = { userId: string; lifeArea: string; satisfactionScore: number | null; updatedAt: Date }
 
 const NOT_REACHED = new Set<string>(NOT_REACHED_STATUSES)
 const within = (at: Date, from: Date, to: Date) => at.getTime() >= from.getTime() && at.getTime() < to.getTime()
 const oneDecimal = (value: number) => Math.round(value * 10) / 10
 
 /** The Sunday a week before `weekEnding`. */
-export const weekBefore = (weekEnding: string) => Temporal.PlainDate.from(weekEnding).subtract({ days: 7 }).toString()
+const weekBefore = (weekEnding: string) => Temporal.PlainDate.from(weekEnding).subtract({ days: 7 }).toString()
 
 function averageMood(calls: readonly CallRow[]): number | null {
   const moods = calls.filter((call) => call.completionStatus === 'completed' && call.mood !== null).map((call) => call.mood!)

@@ -25,9 +25,9 @@ import { REPORT_DELIVERY_JOB, type ReportsJobQueue } from './jobs'
 import { unsubscribe } from './unsubscribe'
 
 export { CATCH_UP_MS, DEFAULT_ZONE, mayBeDue } from './claim'
-export { reportUrl, type ReportTexts } from './deliver'
-export { reportEmail, reportLines, reportText } from './email'
-export { reportContent, type CallRow, type ClaimedReport, type CommitmentRow, type GoalRow } from './generate'
+export { type ReportTexts } from './deliver'
+
+export { reportContent } from './generate'
 export { knownTimeZone, latestDueWeek, nextDueWeek, reportWeek, type ReportWeek } from './week'
 
 export { REPORT_DELIVERY_JOB, REPORTS_JOBS, type ReportsJob, type ReportsJobQueue } from './jobs'
@@ -42,7 +42,7 @@ const SENDER_LOST_MS = 15 * 60_000
 /** Deliveries are tried again for this long after the report came due; then they are given up. */
 const DELIVERY_WINDOW_MS = 24 * 60 * 60_000
 
-export type ReportsDeps = {
+type ReportsDeps = {
   db: Db
   clock: Clock
   log: Logger
@@ -54,10 +54,8 @@ export type ReportsDeps = {
   texts?: ReportTexts | undefined
 }
 
-export type Reports = ReturnType<typeof createReports>
-
-export type ReportTick = { claimed: number; generated: number; enqueued: number; failedEnqueues: number }
-export type ReportSweep = { generated: number; enqueued: number; failedEnqueues: number; givenUp: number }
+type ReportTick = { claimed: number; generated: number; enqueued: number; failedEnqueues: number }
+type ReportSweep = { generated: number; enqueued: number; failedEnqueues: number; givenUp: number }
 
 export function createReports(deps: ReportsDeps) {
   const { db, clock, log, jobs } = deps

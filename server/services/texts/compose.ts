@@ -62,7 +62,7 @@ export function segmentsOf(text: string): number {
 }
 
 /** The longest body a text may have: two segments. */
-export const MAX_SEGMENTS = 2
+const MAX_SEGMENTS = 2
 
 /** Shortens `text` (at a word where it can) with "..." until `fits` accepts it. */
 function shortenToFit(text: string, fits: (candidate: string) => boolean): string {
@@ -115,7 +115,7 @@ export function recapContent(input: { summary: string | null; commitments: reado
 }
 
 /** "10:10 AM" from "10:10". */
-export function clockTime(hhmm: string): string {
+function clockTime(hhmm: string): string {
   const [h, m] = hhmm.split(':').map(Number) as [number, number]
   const period = h < 12 ? 'AM' : 'PM'
   const hour = h % 12 === 0 ? 12 : h % 12

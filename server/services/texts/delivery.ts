@@ -73,7 +73,7 @@ export async function liftSuppressions(tx: DbExecutor, userIds: readonly string[
 }
 
 /** `textId`: our text's id, from the StatusCallback URL we gave (signed with it). */
-export type StatusCallback = { messageSid: string; status: string; errorCode: number | null; errorMessage: string | null; textId?: string | undefined }
+type StatusCallback = { messageSid: string; status: string; errorCode: number | null; errorMessage: string | null; textId?: string | undefined }
 export type StatusOutcome = 'recorded' | 'in_progress' | 'already_final' | 'unknown_message'
 
 /**

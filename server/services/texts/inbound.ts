@@ -31,9 +31,9 @@ import { liftSuppressions } from './delivery'
 import { skipHeldTexts } from './outbox'
 
 /** How often an unclear opt-out is answered with the question, at most. */
-export const OPT_OUT_QUESTION_EVERY_MS = 24 * 60 * 60 * 1000
+const OPT_OUT_QUESTION_EVERY_MS = 24 * 60 * 60 * 1000
 /** How often words about suicide or self-harm are answered with the crisis resources, at most. */
-export const CRISIS_REPLY_EVERY_MS = 60 * 60 * 1000
+const CRISIS_REPLY_EVERY_MS = 60 * 60 * 1000
 
 export type InboundText = {
   messageSid: string
@@ -58,13 +58,13 @@ export type InboundResult = {
 }
 
 /** The ten digits of a US number in E.164 (+1XXXXXXXXXX), which is how accounts store numbers; null otherwise. */
-export function accountDigits(e164: string): string | null {
+function accountDigits(e164: string): string | null {
   const match = /^\+1(\d{10})$/.exec(e164.trim())
   return match ? match[1]! : null
 }
 
 /** The accounts whose number (the profile's, else the sign-up one) is `digits`: every one of them (a STOP reaches them all). */
-export async function accountsByNumber(db: DbExecutor, digits: string): Promise<string[]> {
+async function accountsByNumber(db: DbExecutor, digits: string): Promise<string[]> {
   const rows = await db
     .select({ id: users.id })
     .from(users)

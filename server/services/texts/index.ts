@@ -25,9 +25,9 @@ import { sweepInboundLog, type SweepOutcome } from './sweep'
 import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
 import { SEND_TEXT_JOB, type TextsJobQueue } from './jobs'
 
-export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly, weeklyReportContent } from './compose'
-export { accountDigits } from './inbound'
-export { DAILY_TEXT_CAP, SEND_LEASE_MS, STATUS_TEXT_PARAM, TEXT_WINDOW, textWindow, type TextRequest } from './outbox'
+export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly } from './compose'
+
+export { SEND_LEASE_MS, STATUS_TEXT_PARAM } from './outbox'
 
 export { SEND_TEXT_JOB, TEXTS_JOBS, type TextsJob, type TextsJobQueue } from './jobs'
 /** The send-text job id of a text (one run per text while it waits). */
@@ -35,7 +35,7 @@ export const sendTextJobId = (textId: string) => `text-${textId}`
 /** Texts a release run sends at once. */
 const RELEASE_CONCURRENCY = 10
 
-export type TextsDeps = {
+type TextsDeps = {
   db: Db
   clock: Clock
   log: Logger

@@ -23,13 +23,13 @@ import { finalBody, segmentsOf } from './compose'
 import { isSuppressed, isUndeliverable, recordCarrierOptOut, suppressNumber, UNANSWERED } from './delivery'
 
 /** The local hours texts may go out in: from 8:00 AM, up to (not including) 9:00 PM. */
-export const TEXT_WINDOW = { from: '08:00', until: '21:00' } as const
+const TEXT_WINDOW = { from: '08:00', until: '21:00' } as const
 /** Texts a person gets at most per local day. */
-export const DAILY_TEXT_CAP = 3
+const DAILY_TEXT_CAP = 3
 /** How long a sender holds a claimed text (a send takes at most the client's 10 s timeout). */
 export const SEND_LEASE_MS = 2 * 60_000
 /** Texts a release run sends at most. */
-export const RELEASE_BATCH = 500
+const RELEASE_BATCH = 500
 
 export type TextRequest = {
   userId: string
@@ -70,7 +70,7 @@ export async function requestText(db: DbExecutor, request: TextRequest, now: Dat
 }
 
 /** The person's local window on the date of `now`: is `now` inside, and when does the next one open. */
-export function textWindow(now: Date, timeZone: string): { inside: boolean; nextOpen: Date; localDate: string } {
+function textWindow(now: Date, timeZone: string): { inside: boolean; nextOpen: Date; localDate: string } {
   const localDate = localDateOf(now, timeZone)
   const time = localTimeOf(now, timeZone)
   const inside = time >= TEXT_WINDOW.from && time < TEXT_WINDOW.until
@@ -87,7 +87,7 @@ function weekOf(localDate: string): { monday: string; sunday: string } {
   return { monday: monday.toString(), sunday: monday.add({ days: 6 }).toString() }
 }
 
-export type OutboxDeps = {
+type OutboxDeps = {
   db: Db
   sender: TextSender
   /** SMS_OPT_IN_NUMBER: texts are sent from it. */

@@ -17,13 +17,13 @@ import { INBOUND_LIST_LIMIT, type TextSender } from '#server/integrations/twilio
 import type { InboundResult, InboundText } from './inbound'
 
 /** How far before the last sweep the next one reads again (Twilio may list a text a little late). */
-export const SWEEP_OVERLAP_MS = 10 * 60_000
+const SWEEP_OVERLAP_MS = 10 * 60_000
 /** How far back the first sweep of a number reads. */
-export const FIRST_SWEEP_LOOKBACK_MS = 24 * 60 * 60_000
+const FIRST_SWEEP_LOOKBACK_MS = 24 * 60 * 60_000
 
 export type SweepOutcome = { listed: number; missed: number }
 
-export type SweepDeps = {
+type SweepDeps = {
   db: Db
   log: Logger
   sender: TextSender

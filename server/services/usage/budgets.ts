@@ -9,7 +9,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Access } from '#server/services/billing'
 
 /** The zone of a profile that names none we know (the product's default, as the calls use). */
-export const DEFAULT_TIME_ZONE = 'America/New_York'
+const DEFAULT_TIME_ZONE = 'America/New_York'
 
 /**
  * The tier a person's access puts them on: the free trial while it runs, then the plan. Paid with
@@ -21,9 +21,9 @@ export function usageTier(access: Pick<Access, 'paid' | 'status' | 'tier'>): Usa
   return access.tier ?? 'basic'
 }
 
-export const NO_BUDGET: UsageBudget = { voiceMinutes: { month: 0, day: 0 }, chatTurns: { month: 0, day: 0 } }
+const NO_BUDGET: UsageBudget = { voiceMinutes: { month: 0, day: 0 }, chatTurns: { month: 0, day: 0 } }
 
-export const budgetOf = (tier: UsageTier | null): UsageBudget => (tier ? USAGE_BUDGETS[tier] : NO_BUDGET)
+const budgetOf = (tier: UsageTier | null): UsageBudget => (tier ? USAGE_BUDGETS[tier] : NO_BUDGET)
 
 /** The person's month and day at an instant: local dates, and the instants each starts again. */
 export type Periods = {

@@ -13,10 +13,8 @@ import { decideAccess } from '#server/services/billing'
 import { assertChatTurnLeft, periodsOf, usageTier, usageView, voiceAllowance, type VoiceAllowance } from './budgets'
 import { addChatTurn, countVoiceCall, lockPersonUsage, readPerson, readUsed } from './store'
 
-export { periodsOf, usageTier, voiceAllowance, type Periods, type Used, type VoiceAllowance, type VoiceLimitReason } from './budgets'
-
 /** A call's row as the calls domain reports it final (what `callBilled` reads of it). */
-export type BilledCall = { id: string; userId: string; kind: string; callDuration: number; callDate: Date; timeZone: string | null }
+type BilledCall = { id: string; userId: string; kind: string; callDuration: number; callDate: Date; timeZone: string | null }
 
 export type Usage = ReturnType<typeof createUsage>
 

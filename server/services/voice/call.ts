@@ -33,7 +33,7 @@ export type WebCalls = {
 }
 
 /** Why a call ends when the time it was allowed is up: the ceiling of one call, or the plan's minutes for the month or the day. */
-export type VoiceLimitReason = Extract<VoiceEndReason, 'max-duration' | 'monthly-limit' | 'daily-limit'>
+type VoiceLimitReason = Extract<VoiceEndReason, 'max-duration' | 'monthly-limit' | 'daily-limit'>
 
 /** How long a call may run, why it would end then, and the local date its seconds count against. */
 export type VoiceAllowance = { seconds: number; reason: VoiceLimitReason; localDate: string }
@@ -49,7 +49,7 @@ export type VoiceBudget = {
 }
 
 /** A call's seconds are counted this often while it lives (what a server that dies mid-call can lose). */
-export const COUNT_EVERY_MS = 60_000
+const COUNT_EVERY_MS = 60_000
 
 export type VoiceMetrics = {
   callsStarted: number

@@ -41,7 +41,7 @@ export type PhoneCallWatch = {
 }
 
 /** What a connection gets from the gateway. */
-export type ConnectionEnv = {
+type ConnectionEnv = {
   clock: Clock
   timers: Timers
   settings: VoiceSettings

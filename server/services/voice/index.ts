@@ -24,15 +24,12 @@ import { withMemoryFallback } from '#server/lib/memory-fallback'
 import { memoryLocks, redisLocks, type VoiceLocks } from './locks'
 import type { VoiceConversations } from './recorder'
 
-export { CLOSE, type PhoneCallWatch } from './connection'
-export { defaultVoiceSettings, type VoiceSettings } from './limits'
-export { endReasonOf, mapVapiMessage, RELAYED_VAPI_TYPES, transcriptText, type UpstreamEvent } from './mapping'
-export { AudioPump, type AudioSink } from './pump'
+export { endReasonOf, mapVapiMessage, transcriptText, type UpstreamEvent } from './mapping'
+export { AudioPump } from './pump'
 export { TranscriptRules, VoiceRecorder, type VoiceConversations } from './recorder'
-export { memoryLocks, redisLocks, type VoiceLocks } from './locks'
-export type { VoiceAllowance, VoiceBudget, VoiceLimitReason, VoiceMetrics } from './call'
+export { redisLocks } from './locks'
 
-export type VoiceDeps = {
+type VoiceDeps = {
   clock: Clock
   timers: Timers
   log: Logger
@@ -54,10 +51,8 @@ export type VoiceDeps = {
   sessions: Pick<ClusterBus, 'onSessionsEnded'>
 }
 
-export type Voice = ReturnType<typeof createVoice>
-
 /** Why `admit` refused a socket: its client network, or its person, has as many open as allowed. */
-export type Admission = { slot: string } | { refused: 'network' | 'user' }
+type Admission = { slot: string } | { refused: 'network' | 'user' }
 
 export function createVoice(deps: VoiceDeps) {
   const { clock, timers, log } = deps

@@ -18,9 +18,6 @@ export type UpstreamEvent =
   /** A final transcript, to be saved (after the relay). */
   | { kind: 'final'; role: 'user' | 'assistant'; text: string }
 
-/** The Vapi message types the gateway reads; every other one is dropped (and counted). */
-export const RELAYED_VAPI_TYPES = ['status-update', 'transcript', 'speech-update', 'user-interrupted'] as const
-
 /** Vapi's ended reasons (brief §3.5) as the browser is told them. */
 const ASSISTANT_ENDED = new Set([
   'assistant-ended-call',

@@ -5,14 +5,14 @@
  * full the OLDEST waiting frames are dropped (and counted): late audio is worth less than current
  * audio. The queue drains as the socket reports frames written.
  */
-export type AudioSink = {
+type AudioSink = {
   /** Sends one binary frame; `done` runs once it is written (or failed). */
   send(frame: Buffer, done: (error?: Error) => void): void
   /** Bytes accepted but not yet written. */
   buffered(): number
 }
 
-export type PumpLimits = {
+type PumpLimits = {
   highWaterBytes: () => number
   maxQueuedBytes: () => number
   /** Told of each frame dropped, as it is dropped (a gateway's live counters). */

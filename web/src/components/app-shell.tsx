@@ -71,7 +71,7 @@ function useCurrentYear(): number {
   return useSyncExternalStore(unchanging, thisYear, buildYear)
 }
 
-export function SiteFooter() {
+function SiteFooter() {
   const year = useCurrentYear()
   return (
     <footer className="border-t bg-card">

@@ -1,7 +1,7 @@
 import { useId, type ReactNode } from 'react'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 
-export type SectionCardProps = {
+type SectionCardProps = {
   title: string
   description?: ReactNode
   children: ReactNode

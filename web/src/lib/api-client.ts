@@ -13,7 +13,6 @@ import { codeForStatus, ErrorBodySchema } from '#common/errors'
 import { ApiError, NETWORK_ERROR_MESSAGE } from './api-error'
 
 export { ApiError, isApiError, NETWORK_ERROR_MESSAGE } from './api-error'
-export type { ApiErrorCode, ClientErrorCode } from './api-error'
 
 const INVALID_RESPONSE_MESSAGE = 'The server sent an unexpected response. Please try again.'
 
@@ -40,7 +39,7 @@ async function readJson(response: Response): Promise<{ ok: true; value: unknown 
   }
 }
 
-export type RequestOptions = {
+type RequestOptions = {
   /** Cancels the request (TanStack Query passes one to every query function). */
   signal?: AbortSignal | undefined
   /** Extra headers; JSON headers are set automatically. */

@@ -5,10 +5,10 @@ import type { ErrorCode } from '#common/errors'
 // the entry chunk.
 
 /** Codes that exist only on the client side of the wire. */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'INVALID_RESPONSE'
+type ClientErrorCode = 'NETWORK_ERROR' | 'INVALID_RESPONSE'
 
 /** Server codes from common/errors.ts, the client's own codes, and any code a newer server may add. */
-export type ApiErrorCode = ErrorCode | ClientErrorCode | (string & {})
+type ApiErrorCode = ErrorCode | ClientErrorCode | (string & {})
 
 /** The spec's generic network text; screens with a variant of it pass their own. */
 export const NETWORK_ERROR_MESSAGE =

@@ -2,7 +2,7 @@ import { QueryClient } from '@tanstack/react-query'
 import { isApiError } from './api-error'
 
 /** Queries retry at most once, and never when the server refused the request (4xx) or sent a malformed body. */
-export function shouldRetry(failureCount: number, error: unknown): boolean {
+function shouldRetry(failureCount: number, error: unknown): boolean {
   if (isApiError(error) && (error.isClientError || error.is('INVALID_RESPONSE'))) return false
   return failureCount < 1
 }

@@ -14,7 +14,7 @@ export type ToastInput = {
   duration?: number
 }
 
-export type ToastId = string | number
+type ToastId = string | number
 
 const loadSonner = () => import('sonner')
 
@@ -28,8 +28,3 @@ export async function toast({ title, description, variant = 'default', duration 
   return variant === 'destructive' ? sonnerToast.error(title, options) : sonnerToast(title, options)
 }
 
-/** Closes one toast, or all of them when no id is given. */
-export async function dismissToast(id?: ToastId): Promise<void> {
-  const { toast: sonnerToast } = await loadSonner()
-  sonnerToast.dismiss(id)
-}

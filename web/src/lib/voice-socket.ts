@@ -8,16 +8,16 @@ import { VOICE_FRAME_BYTES, VOICE_PROTOCOL_VERSION, VoiceClientMessageSchema, ty
 import { isHello, parseServerMessage, voiceSocketUrl } from './voice-protocol'
 
 /** The most microphone audio waiting in the socket's send buffer; newer frames are dropped beyond it. */
-export const MAX_QUEUED_AUDIO_BYTES = 10 * VOICE_FRAME_BYTES
+const MAX_QUEUED_AUDIO_BYTES = 10 * VOICE_FRAME_BYTES
 /** How long the server may take to greet. */
-export const HELLO_TIMEOUT_MS = 10_000
+const HELLO_TIMEOUT_MS = 10_000
 
 /** The socket could not be opened, or closed before the server greeted with our protocol's version. */
-export class VoiceConnectError extends Error {
+class VoiceConnectError extends Error {
   override readonly name = 'VoiceConnectError'
 }
 
-export type VoiceSocketHandlers = {
+type VoiceSocketHandlers = {
   onMessage: (message: VoiceServerMessage) => void
   /** The assistant's audio: PCM16 mono 16 kHz. */
   onAudio: (bytes: ArrayBuffer) => void

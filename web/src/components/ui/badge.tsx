@@ -2,7 +2,7 @@ import { cva, type VariantProps } from 'class-variance-authority'
 import type * as React from 'react'
 import { cn } from '#web/lib/utils'
 
-export const badgeVariants = cva(
+const badgeVariants = cva(
   'inline-flex w-fit shrink-0 items-center justify-center gap-1 whitespace-nowrap rounded-full border px-2.5 py-0.5 text-xs font-semibold [&>svg]:size-3',
   {
     variants: {
@@ -19,7 +19,7 @@ export const badgeVariants = cva(
   },
 )
 
-export type BadgeProps = React.ComponentProps<'span'> & VariantProps<typeof badgeVariants>
+type BadgeProps = React.ComponentProps<'span'> & VariantProps<typeof badgeVariants>
 
 export function Badge({ className, variant, ...props }: BadgeProps) {
   return <span data-slot="badge" className={cn(badgeVariants({ variant }), className)} {...props} />

@@ -2,7 +2,7 @@ import { CheckIcon } from 'lucide-react'
 import type * as React from 'react'
 import { cn } from '#web/lib/utils'
 
-export type CheckboxProps = Omit<React.ComponentProps<'input'>, 'type' | 'className'> & {
+type CheckboxProps = Omit<React.ComponentProps<'input'>, 'type' | 'className'> & {
   /** Classes for the box (its outer element), e.g. its margin. */
   className?: string
 }

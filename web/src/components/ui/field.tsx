@@ -3,7 +3,7 @@ import { cn } from '#web/lib/utils'
 import { Label } from './label'
 
 /** The attributes that tie a control to its label and its error message. */
-export type FieldControlProps = {
+type FieldControlProps = {
   id: string
   'aria-invalid': true | undefined
   'aria-describedby': string | undefined
@@ -24,7 +24,7 @@ export function FieldError({ id, children }: { id: string; children?: ReactNode 
   )
 }
 
-export type FieldProps = {
+type FieldProps = {
   id: string
   label: ReactNode
   error?: string | undefined

@@ -4,7 +4,7 @@ import type * as React from 'react'
 import { cn } from '#web/lib/utils'
 import { Input } from './input'
 
-export type PasswordInputProps = Omit<React.ComponentProps<'input'>, 'type'> & {
+type PasswordInputProps = Omit<React.ComponentProps<'input'>, 'type'> & {
   id: string
   /** What the toggle names, e.g. "password" → "Show password" / "Hide password". */
   toggleLabel?: string

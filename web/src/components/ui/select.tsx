@@ -4,7 +4,6 @@ import type * as React from 'react'
 import { cn } from '#web/lib/utils'
 
 export const Select = SelectPrimitive.Root
-export const SelectGroup = SelectPrimitive.Group
 export const SelectValue = SelectPrimitive.Value
 
 /** The select's button. Give it an `id` matched by a <Label htmlFor>, or an aria-label. */
@@ -60,16 +59,6 @@ export function SelectContent({
   )
 }
 
-export function SelectLabel({ className, ...props }: React.ComponentProps<typeof SelectPrimitive.Label>) {
-  return (
-    <SelectPrimitive.Label
-      data-slot="select-label"
-      className={cn('px-2 py-1.5 text-xs font-semibold text-muted-foreground', className)}
-      {...props}
-    />
-  )
-}
-
 export function SelectItem({ className, children, ...props }: React.ComponentProps<typeof SelectPrimitive.Item>) {
   return (
     <SelectPrimitive.Item
@@ -91,6 +80,3 @@ export function SelectItem({ className, children, ...props }: React.ComponentPro
   )
 }
 
-export function SelectSeparator({ className, ...props }: React.ComponentProps<typeof SelectPrimitive.Separator>) {
-  return <SelectPrimitive.Separator data-slot="select-separator" className={cn('-mx-1 my-1 h-px bg-border', className)} {...props} />
-}

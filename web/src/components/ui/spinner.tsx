@@ -1,7 +1,7 @@
 import { LoaderCircleIcon } from 'lucide-react'
 import { cn } from '#web/lib/utils'
 
-export type SpinnerProps = {
+type SpinnerProps = {
   /** What is loading; read by screen readers (the icon itself is hidden from them). */
   label?: string
   /** Show the label next to the spinner instead of only to assistive technology. */

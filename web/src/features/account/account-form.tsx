@@ -43,7 +43,7 @@ export function useAccountForm<V extends FieldValues, T>(resolver: LazyResolver<
   }
 }
 
-export type FormFieldProps<V extends FieldValues, T> = Omit<ComponentProps<'input'>, 'id' | 'name' | 'type' | 'form' | 'onChange' | 'onBlur'> & {
+type FormFieldProps<V extends FieldValues, T> = Omit<ComponentProps<'input'>, 'id' | 'name' | 'type' | 'form' | 'onChange' | 'onBlur'> & {
   form: UseFormReturn<V, unknown, T>
   id: string
   name: FieldPathByValue<V, string>

@@ -89,9 +89,8 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
   )
 }
 
-
 /** "Chrome 131 on macOS", or what is known of it. */
-export function sessionName(session: Pick<AccountSession, 'browser' | 'os'>): string {
+function sessionName(session: Pick<AccountSession, 'browser' | 'os'>): string {
   if (session.browser && session.os) return `${session.browser} on ${session.os}`
   return session.browser ?? session.os ?? 'Unknown browser'
 }

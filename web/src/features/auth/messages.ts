@@ -1,7 +1,7 @@
 /** Server error codes mapped to the spec's texts. */
 import { isApiError, NETWORK_ERROR_MESSAGE } from '#web/lib/api-error'
 
-export const SIGNUP_NETWORK_MESSAGE =
+const SIGNUP_NETWORK_MESSAGE =
   'Unable to connect to our servers. Please check your internet connection and try again in a few moments.'
 
 /** The description of the 'Login failed' toast. */

@@ -8,7 +8,7 @@ import { PARTNER_PROGRAM_PATTERN } from '#common/domain'
 
 export const AUTH_TABS = ['login', 'signup'] as const
 export type AuthTab = (typeof AUTH_TABS)[number]
-export const AUTH_MODES = ['confirm', 'reset', 'change-email'] as const
+const AUTH_MODES = ['confirm', 'reset', 'change-email'] as const
 export type AuthMode = (typeof AUTH_MODES)[number]
 
 export type AuthSearch = {

@@ -3,7 +3,7 @@ import { NETWORK_ERROR_MESSAGE } from '#web/lib/api-error'
 import { isResolverUnavailable, useFocusFirstInvalid, type LazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 
-export type UseAuthFormOptions<V extends FieldValues, T> = {
+type UseAuthFormOptions<V extends FieldValues, T> = {
   /** Only for fields the page does not prerender: a prerendered field keeps what was typed before hydration. */
   defaultValues?: DefaultValues<V>
   /** The form's schema (lazyResolver): loaded when a field of the form first gets focus, awaited on submit. */

@@ -4,7 +4,7 @@ import { safeReturnTo, type PostLoginPath } from '#common/auth-constants'
 import { loadAuthRequests } from './api'
 
 /** A returnTo worth following: a path on this site (never an open redirect), and not /auth itself. */
-export function returnPathOf(returnTo: string | undefined): string | undefined {
+function returnPathOf(returnTo: string | undefined): string | undefined {
   const path = safeReturnTo(returnTo)
   if (!path || path === '/auth' || path.startsWith('/auth?') || path.startsWith('/auth/') || path.startsWith('/auth#')) {
     return undefined

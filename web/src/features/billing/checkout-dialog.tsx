@@ -28,16 +28,16 @@ import { meQueryOptions } from '#web/features/auth/api'
 import { createEmbeddedCheckout, fetchCheckoutStatus, fetchPublishableKey } from './api.requests'
 
 /** Spec 1 §9: the checkout form mounts 200 ms after it is ready. */
-export const CHECKOUT_MOUNT_DELAY_MS = 200
+const CHECKOUT_MOUNT_DELAY_MS = 200
 
-export const INLINE_ERRORS = {
+const INLINE_ERRORS = {
   load: 'Failed to load payment system',
   provider: 'Failed to initialize the card provider',
   configuration: 'Payment system configuration error',
   initialization: 'Payment system initialization failed',
   form: 'Failed to load payment form',
 } as const
-export const REFRESH_HINT = 'Please try refreshing the page'
+const REFRESH_HINT = 'Please try refreshing the page'
 
 type InlineError = (typeof INLINE_ERRORS)[keyof typeof INLINE_ERRORS]
 
@@ -59,7 +59,7 @@ function stripeFor(publishableKey: string): Promise<Stripe | null> {
 const delay = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms))
 const attemptId = () => (crypto.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`).replace(/[^A-Za-z0-9_-]/g, '')
 
-export type CheckoutDialogProps = {
+type CheckoutDialogProps = {
   /** The plan being bought; null when the dialog is closed. */
   plan: Plan | null
   onClose: () => void

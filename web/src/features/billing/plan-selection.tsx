@@ -25,11 +25,10 @@ import { billingDate, useCustomerPortal } from './use-customer-portal'
 import { runSubscriptionCheck } from './subscription-check'
 
 /** Spec 1 §9: after choosing a plan, /opt-in follows 1 s later. */
-export const REDIRECT_DELAY_MS = 1000
+const REDIRECT_DELAY_MS = 1000
 
 // Stripe.js and the dialog load only in Stripe mode, when a plan is chosen.
 const CheckoutDialog = lazy(() => import('./checkout-dialog').then((module) => ({ default: module.CheckoutDialog })))
-
 
 const paymentError = (description: string) => void toast({ title: 'Payment Error', description, variant: 'destructive' })
 

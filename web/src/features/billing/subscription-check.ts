@@ -14,8 +14,9 @@ import type { QueryClient } from '@tanstack/react-query'
 import { authKeys, type SessionUser } from '#web/features/auth/api'
 import { billingKeys, loadBillingRequests } from './api'
 
+/** @public (the subscription check's unit test drives it) */
 export const CHECK_THROTTLE_MS = 5_000
-export const CHECK_INITIAL_DELAY_MS = 100
+const CHECK_INITIAL_DELAY_MS = 100
 
 let lastCheckAt = -Infinity
 let started = false

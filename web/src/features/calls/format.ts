@@ -72,7 +72,7 @@ export function callKindLabel(slot: CallSlotName | undefined, kind: CallKind | u
  * Why no call is scheduled: a title, what it means, and where to fix it (if the person can).
  * `verify`: the fix is on the spot, "Verify your number" (docs/decisions/060).
  */
-export type NoCallExplanation = {
+type NoCallExplanation = {
   title: string
   description: string
   action: { label: string; to: '/calls/schedule' | '/goal-intake' | '/payment' } | null

@@ -63,7 +63,7 @@ export const saveConversationContent = (id: string, content: SavedMessage[]): Pr
 
 export const deleteConversation = (id: string): Promise<void> => api.delete(`/api/conversations/${id}`, z.undefined())
 
-export type StreamHandlers = {
+type StreamHandlers = {
   /** The server stored the user's message. */
   onStored?: (message: ChatMessage) => void
   /** A piece of the reply. */

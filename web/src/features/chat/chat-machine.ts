@@ -41,7 +41,7 @@ import { applyTranscript, initialTranscriptState, type TranscriptEvent, type Tra
 export type LocalMessage = ChatMessage & { ephemeral?: true; info?: true; voice?: true }
 
 /** The hidden initial greeting: first in the list, never shown in it, never saved. */
-export function greetingMessage(text: string, timestamp: string): LocalMessage {
+function greetingMessage(text: string, timestamp: string): LocalMessage {
   return { id: GREETING_MESSAGE_ID, text, sender: 'ai', timestamp }
 }
 
@@ -174,7 +174,7 @@ export type ChatEffect =
   /** A failure for the console: `what` failed, with the error's message. */
   | { type: 'log'; what: string; error: string }
 
-export type ChatTransition = { state: ChatState; effects: ChatEffect[] }
+type ChatTransition = { state: ChatState; effects: ChatEffect[] }
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error))
 const log = (what: string, error: unknown): ChatEffect => ({ type: 'log', what, error: errorMessage(error) })

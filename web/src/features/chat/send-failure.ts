@@ -2,7 +2,7 @@ import { CHAT_ERRORS } from '#common/chat'
 import { USAGE_TEXT } from '#common/usage'
 import { isApiError } from '#web/lib/api-error'
 
-export type SendFailure = { reply: string | null; toast: { title: string; description: string } | null }
+type SendFailure = { reply: string | null; toast: { title: string; description: string } | null }
 
 /**
  * What the chat shows when a message could not be answered (spec 2 §8), by cause: the assistant's

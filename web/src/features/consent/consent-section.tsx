@@ -17,8 +17,8 @@ import { toast } from '#web/lib/toast'
 import { consentKeys, consentQueryOptions, setConsent } from './api'
 import { formatDateTime } from '#web/lib/date-time'
 
-export const CHANNEL_LABELS: Record<ConsentChannel, string> = { calls: 'Coaching calls', texts: 'Texts', report_emails: 'Weekly report emails' }
-export const SOURCE_LABELS: Record<ConsentSource, string> = {
+const CHANNEL_LABELS: Record<ConsentChannel, string> = { calls: 'Coaching calls', texts: 'Texts', report_emails: 'Weekly report emails' }
+const SOURCE_LABELS: Record<ConsentSource, string> = {
   sign_up: 'at sign-up',
   opt_in_screen: 'on the text opt-in screen',
   settings: 'in your settings',
@@ -26,7 +26,6 @@ export const SOURCE_LABELS: Record<ConsentSource, string> = {
   email_unsubscribe: 'from a report email',
   carrier_opt_out: 'by your carrier (you had opted out of our number)',
 }
-
 
 export function ConsentSection() {
   const query = useQuery(consentQueryOptions())

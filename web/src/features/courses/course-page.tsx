@@ -25,7 +25,7 @@ import { LessonVideo } from './lesson-video'
 import { QuizQuestion } from './quiz-question'
 import { useEnroll } from './use-enroll'
 
-export const LESSON_TOASTS = {
+const LESSON_TOASTS = {
   completed: { title: 'Lesson completed!' },
   failed: { title: 'Failed to update lesson progress', variant: 'destructive' as const },
   loadFailed: { title: 'Failed to load lessons', variant: 'destructive' as const },
@@ -96,7 +96,7 @@ function BackToCourses({ variant = 'ghost' }: { variant?: 'ghost' | 'outline' })
   )
 }
 
-export function CourseNotFound() {
+function CourseNotFound() {
   return (
     <CourseShell title="Course Not Found">
       <div className="mx-auto flex max-w-md flex-col items-center py-16 text-center">

@@ -23,7 +23,7 @@ import {
 import { useEnroll } from './use-enroll'
 
 /** The platform's name: the catalogue's heading, signed in or out (spec 2 §2). */
-export const PLATFORM_HEADING = 'Course Platform'
+const PLATFORM_HEADING = 'Course Platform'
 
 /**
  * /courses: signed out, the 'Course Platform' view with 'Go to Login'; signed in, the
@@ -34,7 +34,7 @@ export function CoursesPage() {
 }
 
 /** What a logged-out visitor sees at /courses. */
-export function CoursesSignedOut() {
+function CoursesSignedOut() {
   useDocumentTitle('Courses')
   return (
     <PageShell mainClassName="flex items-center justify-center px-4 py-16">

@@ -7,7 +7,7 @@ import { toast } from '#web/lib/toast'
 import { cn } from '#web/lib/utils'
 import { answerQuiz, courseKeys } from './api'
 
-export const QUIZ_TOASTS = {
+const QUIZ_TOASTS = {
   correct: { title: 'Correct answer!' },
   incorrect: { title: 'Incorrect. Try again!', variant: 'destructive' as const },
   failed: { title: 'Failed to submit answer', variant: 'destructive' as const },

@@ -12,7 +12,7 @@ const CourseCheckoutDialog = lazy(() => import('./checkout-dialog'))
 const CONFIRM_ATTEMPTS = 30
 const CONFIRM_INTERVAL_MS = 2_000
 
-export const ENROLL_TOASTS = {
+const ENROLL_TOASTS = {
   success: { title: 'Successfully enrolled in course!' },
   testingMode: { title: 'Testing Mode Active', description: 'Course unlocked without payment for testing.' },
   loginRequired: { title: 'Please log in to enroll in courses', variant: 'destructive' as const },

@@ -4,8 +4,8 @@
  * goals and calls queries hand these to TanStack Query (`retry`, `retryDelay`).
  */
 export const DASHBOARD_RETRIES = 2
-export const RETRY_BASE_MS = 2000
-export const RETRY_JITTER_MS = 1000
+const RETRY_BASE_MS = 2000
+const RETRY_JITTER_MS = 1000
 
 /** Whether to try again after `failureCount` failures so far (0 after the first failure). */
 export function shouldRetryDashboardLoad(failureCount: number, error?: unknown): boolean {

@@ -17,7 +17,7 @@ import type { SessionUser } from '#web/features/auth/api'
 import { LogoutButton } from '#web/features/auth/components/logout-button'
 import { currentState, navItemsFor, normalizePath, type NavItem } from './nav-items'
 
-export type AppNavProps = {
+type AppNavProps = {
   user: SessionUser
   /** The Log Out button's text on this page (the dashboard's spec says 'Logout'). */
   logoutLabel?: string

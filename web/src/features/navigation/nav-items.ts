@@ -42,6 +42,7 @@ export type NavItem = {
   section?: readonly string[]
 }
 
+/** @public (the navigation's unit test reads the list) */
 export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/dashboard', label: 'Dashboard', icon: LayoutDashboardIcon, audience: 'paid', samePage: ['/home'], section: ['/calls', '/goal-intake'] },
   { to: '/chat', label: 'Coach', icon: MessageCircleIcon, audience: 'paid' },

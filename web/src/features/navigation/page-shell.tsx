@@ -12,7 +12,7 @@ import { cn } from '#web/lib/utils'
 import { meQueryOptions } from '#web/features/auth/api'
 import { AppNav } from './app-nav'
 
-export type PageShellProps = Omit<AppShellProps, 'nav'> & {
+type PageShellProps = Omit<AppShellProps, 'nav'> & {
   /** The Log Out button's text on this screen (default 'Log Out'; the dashboard's spec says 'Logout'). */
   logoutLabel?: string
   /**

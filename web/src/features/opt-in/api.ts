@@ -3,7 +3,7 @@ import { queryOptions } from '@tanstack/react-query'
 import { OptInResponseSchema, OptInStateResponseSchema } from '#common/opt-in'
 import { api } from '#web/lib/api-client'
 
-export const optInKeys = {
+const optInKeys = {
   state: ['opt-in'] as const,
 }
 

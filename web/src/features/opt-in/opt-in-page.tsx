@@ -26,9 +26,9 @@ import { optInQueryOptions, recordOptIn } from './api'
 import { useStartText } from './use-start-text'
 
 /** Spec 1 §9: the opt-in button shows Processing... for 1 s. */
-export const OPT_IN_PROCESSING_MS = 1000
+const OPT_IN_PROCESSING_MS = 1000
 /** How long the screen shows that the START text arrived before it moves on. */
-export const TEXT_ARRIVED_MS = 1500
+const TEXT_ARRIVED_MS = 1500
 
 const delay = (ms: number) => new Promise((resolve) => window.setTimeout(resolve, ms))
 

@@ -8,7 +8,7 @@
  */
 import { queryOptions } from '@tanstack/react-query'
 
-export const plansKeys = {
+const plansKeys = {
   all: ['plans'] as const,
 }
 

@@ -5,7 +5,7 @@ import { Spinner } from '#web/components/ui/spinner'
 import { useDocumentTitle } from '#web/components/use-document-title'
 
 /** Spec 1 §9: the splash shows for 2 s, then goes to /auth. */
-export const SPLASH_DELAY_MS = 2000
+const SPLASH_DELAY_MS = 2000
 
 export function SplashPage() {
   useDocumentTitle('Welcome')

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react'
 import { AUTHENTICATED_LAYOUT_ID, PAID_LAYOUT_ID, type Access } from '#web/features/auth/guards'
 
 /** Spec 1 §9: the protected-route spinner appears after 500 ms. */
-export const SPINNER_DELAY_MS = 500
+const SPINNER_DELAY_MS = 500
 
 function useDelayed(ms: number): boolean {
   const [elapsed, setElapsed] = useState(false)

@@ -10,7 +10,7 @@ import { SubmitButton } from './submit-button'
 
 const resolver = lazyResolver<{ email: string }, ForgotPasswordInput>(() => loadAuthValidation().then((module) => module.forgotPasswordResolver))
 
-export type ForgotPasswordFormProps = {
+type ForgotPasswordFormProps = {
   /** Prefix of the control ids, so two of these forms never share one. */
   idPrefix: string
   defaultEmail?: string

@@ -26,7 +26,7 @@ function useFieldError<V extends FieldValues, T>(form: UseFormReturn<V, unknown,
   return form.getFieldState(name, formState).error?.message
 }
 
-export type TextFieldProps<V extends FieldValues, T> = BoundProps<V, T, string> &
+type TextFieldProps<V extends FieldValues, T> = BoundProps<V, T, string> &
   Omit<ComponentProps<'input'>, 'id' | 'name' | 'value' | 'defaultValue' | 'onChange' | 'onBlur' | 'form' | 'type'> & {
     /** `password` renders the password input with its show/hide button. */
     type?: 'text' | 'email' | 'tel' | 'password'

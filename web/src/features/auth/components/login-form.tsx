@@ -13,7 +13,7 @@ type LoginValues = { email: string; password: string }
 
 const resolver = lazyResolver<LoginValues, LoginInput>(() => loadAuthValidation().then((module) => module.loginResolver))
 
-export type LoginFormProps = {
+type LoginFormProps = {
   onLoggedIn: (user: SessionUser) => void
   /** Opens the reset request, with what the user typed as the email. */
   onForgotPassword: (email: string) => void

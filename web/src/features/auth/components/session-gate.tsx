@@ -5,7 +5,7 @@ import { isSigningOut } from '#web/features/auth/session'
 import { AccessCheckFailed } from './access-check-failed'
 import { VerifyingAccess } from './access-views'
 
-export type SessionGateProps = {
+type SessionGateProps = {
   /** The screen's own view for a signed-out visitor. */
   signedOut: ReactNode
   children: (user: SessionUser) => ReactNode

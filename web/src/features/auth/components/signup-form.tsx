@@ -23,7 +23,7 @@ type SignupValues = {
 
 const resolver = lazyResolver<SignupValues, SignupInput>(() => loadAuthValidation().then((module) => module.signupResolver))
 
-export type SignupFormProps = {
+type SignupFormProps = {
   /** The partner program from the link (omitted: the server uses GENERAL). */
   partnerProgram: string | undefined
   onSignedUp: (user: SessionUser) => void

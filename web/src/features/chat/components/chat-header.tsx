@@ -3,7 +3,7 @@ import { BookOpenIcon, MessagesSquareIcon, Volume2Icon, VolumeXIcon } from 'luci
 import { CHAT_TEXT } from '#common/chat'
 import { Button } from '#web/components/ui/button'
 
-export type ChatHeaderProps = {
+type ChatHeaderProps = {
   /** 'Current Conversation' when one is active, otherwise a greeting. */
   title: string
   sidebarId: string

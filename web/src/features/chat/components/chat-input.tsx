@@ -7,7 +7,7 @@ import { cn } from '#web/lib/utils'
 import type { MeterStore } from '#web/features/chat/voice/meter-store'
 import type { VoiceFlags } from '#web/features/chat/voice/use-voice-call'
 
-export type ChatInputProps = {
+type ChatInputProps = {
   processing: boolean
   /** Sends the text; resolves true when it was taken (the box then empties). */
   onSend: (text: string) => Promise<boolean>

@@ -5,7 +5,7 @@ import { Button } from '#web/components/ui/button'
 import { Input } from '#web/components/ui/input'
 import { cn } from '#web/lib/utils'
 
-export type ConversationRowProps = {
+type ConversationRowProps = {
   conversation: ConversationSummary
   active: boolean
   onSelect: () => void

@@ -7,7 +7,7 @@ import { Input } from '#web/components/ui/input'
 import { cn } from '#web/lib/utils'
 import { ConversationRow } from './conversation-row'
 
-export type ConversationSidebarProps = {
+type ConversationSidebarProps = {
   id: string
   open: boolean
   onClose: () => void

@@ -5,7 +5,7 @@ import { cn } from '#web/lib/utils'
 import type { LocalMessage } from '#web/features/chat/chat-machine'
 import type { LiveTranscripts } from '#web/features/chat/voice/transcripts'
 
-export type MessageListProps = {
+type MessageListProps = {
   messages: LocalMessage[]
   /** The reply so far while it streams; null when none is streaming. */
   streamingText: string | null
@@ -62,7 +62,7 @@ function Bubble({ sender, text, timestamp, notice, partial, as: Tag = 'li' }: Bu
 }
 
 /** The typing indicator, shown while waiting for a reply. */
-export function TypingIndicator() {
+function TypingIndicator() {
   return (
     <li className="flex justify-start">
       <div role="status" aria-label="Coach is typing" className="flex items-center gap-1 rounded-2xl rounded-bl-sm border bg-card px-4 py-3">

@@ -12,16 +12,16 @@ import { rms } from './pcm'
 import { CAPTURE_PROCESSOR, PLAYBACK_PROCESSOR, type CaptureOptions, type PlaybackCommand, type PlaybackOptions, type PlaybackStats } from './worklet-types'
 
 /** Assistant audio queued before it starts playing (absorbs the network's jitter). */
-export const PLAYBACK_START_MS = 80
+const PLAYBACK_START_MS = 80
 /** The most assistant audio queued; beyond it the oldest is dropped. */
-export const PLAYBACK_CAP_MS = 3000
+const PLAYBACK_CAP_MS = 3000
 
 /** The microphone could not be had: refused, missing, or this browser cannot capture. */
-export class MicrophoneError extends Error {
+class MicrophoneError extends Error {
   override readonly name = 'MicrophoneError'
 }
 
-export type AudioHandlers = {
+type AudioHandlers = {
   /** One 20 ms frame of the microphone (PCM16 mono 16 kHz, 640 bytes). */
   onFrame: (frame: ArrayBuffer) => void
   onPlaybackStats: (stats: PlaybackStats) => void

@@ -75,7 +75,7 @@ export type CallEffect =
   /** Start the VOICE_FORCED_END_MS timer. */
   | { type: 'arm-forced-end' }
 
-export type Transition = { state: CallState; effects: CallEffect[] }
+type Transition = { state: CallState; effects: CallEffect[] }
 
 const toast = (title: string, description: string, destructive = false): CallEffect => ({ type: 'toast', title, description, destructive })
 const callEnded = toast(VOICE_TEXT.endedTitle, VOICE_TEXT.ended)

@@ -8,7 +8,7 @@
  *   so a stalled speaker cannot grow memory or push the conversation ever further behind;
  * - `flush` empties it at once (the user interrupted the assistant).
  */
-export type JitterBufferOptions = {
+type JitterBufferOptions = {
   /** Samples queued before playback starts (e.g. 80 ms). */
   startSamples: number
   /** The most samples kept; older ones are dropped beyond it. */

@@ -8,7 +8,7 @@ export const SPEECH_LEVEL_THRESHOLD = 0.01
 export const FULL_VOLUME_LEVEL = 0.15
 export const SPEECH_END_QUIET_MS = 1000
 
-export type LevelReading = {
+type LevelReading = {
   /** 0..1: the summed level over FULL_VOLUME_LEVEL, capped at 1. */
   volume: number
   /** Speech is heard, or was less than SPEECH_END_QUIET_MS ago. */

@@ -3,7 +3,7 @@
  * worklet's counters of the assistant's audio), kept out of React state so they re-render only
  * the meter that shows them (read with useSyncExternalStore), not the whole chat.
  */
-export type Meters = Readonly<{
+type Meters = Readonly<{
   /** The microphone's volume, 0..1, in steps of 0.05. */
   volume: number
   /** Assistant audio handed to playback in this call, in ms: played + dropped + flushed + buffered. */
@@ -18,7 +18,7 @@ export type Meters = Readonly<{
   bufferedMs: number
 }>
 
-export const SILENT_METERS: Meters = { volume: 0, receivedMs: 0, playedMs: 0, flushedMs: 0, droppedMs: 0, bufferedMs: 0 }
+const SILENT_METERS: Meters = { volume: 0, receivedMs: 0, playedMs: 0, flushedMs: 0, droppedMs: 0, bufferedMs: 0 }
 
 const KEYS = Object.keys(SILENT_METERS) as (keyof Meters)[]
 

@@ -23,7 +23,7 @@ export const initialTranscriptState = (): TranscriptState => ({ live: { user: nu
 
 export type TranscriptEvent = { role: TranscriptRole; final: boolean; text: string }
 
-export type TranscriptResult<M> = {
+type TranscriptResult<M> = {
   state: TranscriptState
   messages: M[]
   /** The message the final transcript added or updated, if any. */

@@ -13,7 +13,7 @@ import { MeterStore } from './meter-store'
 export type { VoicePhase } from './call-machine'
 
 /** How long the call may take to start listening after `start`. */
-export const START_TIMEOUT_MS = 20_000
+const START_TIMEOUT_MS = 20_000
 
 export type VoiceFlags = {
   phase: VoicePhase

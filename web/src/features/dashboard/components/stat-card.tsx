@@ -1,7 +1,7 @@
 import { useId } from 'react'
 import { Card, CardContent } from '#web/components/ui/card'
 
-export type StatState = 'loading' | 'ready' | 'failed'
+type StatState = 'loading' | 'ready' | 'failed'
 
 /** One of the four stat cards; a failed load shows a dash instead of a number. */
 export function StatCard({ title, value, suffix, state }: { title: string; value: number; suffix?: string; state: StatState }) {

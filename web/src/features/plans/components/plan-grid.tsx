@@ -3,7 +3,7 @@ import type { Plan } from '#common/plans'
 import { cn } from '#web/lib/utils'
 import { PlanCard, type PlanCardProps } from './plan-card'
 
-export type PlanGridProps = {
+type PlanGridProps = {
   plans: readonly Plan[]
   /** Each plan's call to action (a link on the landing page, a button on /payment). */
   action: (plan: Plan) => ReactNode

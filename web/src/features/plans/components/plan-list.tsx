@@ -7,7 +7,7 @@ import { plansQueryOptions } from '#web/features/plans/api'
 import { PlanCardSkeleton, type PlanCardProps } from './plan-card'
 import { PlanGrid } from './plan-grid'
 
-export type PlanListProps = {
+type PlanListProps = {
   /** Each plan's call to action (a button on /payment). */
   action: (plan: Plan) => ReactNode
   headingLevel?: PlanCardProps['headingLevel']
