@@ -80,6 +80,8 @@ describe('response serialisers compiled from the zod schemas', () => {
         if (name.endsWith('BodySchema') && name !== 'ErrorBodySchema') continue
         names.push(`${module}.${name}`)
         expect(responseJsonSchema(value), `${module}.${name}`).toBeDefined()
+        // Compiled by the route's first response in the server: here, all of them at once.
+        expect(typeof compileSerializer({ schema: value, method: 'GET', url: '/x', httpStatus: '200' }), `${module}.${name}`).toBe('function')
       }
     }
     expect(names.length).toBeGreaterThan(15)
