@@ -3,7 +3,7 @@
 // worker (dist/, scripts/build-server.mjs). `--server`: only dist/. A copy without the sources
 // (the Docker image ships only what the build made) has nothing to build.
 // The web build's last step writes its marker (web/vite.config.ts); dist/meta.json lists the
-// files the server's build read.
+// files of ours the server's build read (the packages it bundles come with the lock file).
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -45,6 +45,8 @@ function serverUpToDate() {
     ...inputs.map((input) => mtime(join(root, input))),
     mtime(join(root, 'package.json')),
     mtime(join(root, 'package-lock.json')),
+    // The packages are bundled too: they change with the lock file or a patch of patches/.
+    existsSync(join(root, 'patches')) ? newest(join(root, 'patches')) : 0,
     mtime(join(root, 'scripts', 'build-server.mjs')),
   )
   return statSync(meta).mtimeMs >= sources

@@ -273,7 +273,7 @@ async function main() {
   }
   const api = createVapiApi({ apiKey: env.VAPI_API_KEY, apiUrl: env.VAPI_API_URL }, { timeoutInSeconds: 30 })
   try {
-    const result = await setupVapi(api.sdk, options, (line) => console.log(line))
+    const result = await setupVapi(await api.sdk(), options, (line) => console.log(line))
     for (const line of report(result, { ...options, phoneNumberId: env.VAPI_PHONE_NUMBER_ID })) console.log(line)
   } catch (error) {
     const status = error instanceof VapiError && error.statusCode !== undefined ? ` (HTTP ${error.statusCode})` : ''

@@ -1,5 +1,6 @@
-import { VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi, VapiError } from '@vapi-ai/server-sdk'
 import { messageOf, type VapiApi } from './vapi-client'
+import { isVapiError, isVapiTimeoutError, loadVapiSdk } from './vapi-sdk'
 
 /**
  * The app's client of Vapi's phone calls, on the one Vapi client (vapi-client.ts: the key,
@@ -136,9 +137,9 @@ export class VapiCallsClient {
    * at the list's default page size (ADR 036). Throws when Vapi cannot answer.
    */
   async findWebhookCredential(name: string): Promise<string | null> {
-    const response = await this.#api.sdk.fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
+    const response = await (await this.#api.sdk()).fetch('/credential', { method: 'GET' }, { maxRetries: 2, timeoutInSeconds: 15 })
     const raw = await response.text()
-    if (!response.ok) throw new VapiError({ message: `GET /credential: ${response.status}`, statusCode: response.status, body: raw.slice(0, 500) })
+    if (!response.ok) throw new (await loadVapiSdk()).VapiError({ message: `GET /credential: ${response.status}`, statusCode: response.status, body: raw.slice(0, 500) })
     const data: unknown = JSON.parse(raw)
     const items = Array.isArray(data) ? data : data && typeof data === 'object' && Array.isArray((data as { results?: unknown }).results) ? (data as { results: unknown[] }).results : []
     const named = (items as Array<{ id?: unknown; name?: unknown; provider?: unknown; createdAt?: unknown }>)
@@ -148,13 +149,13 @@ export class VapiCallsClient {
   }
 
   #outcomeOf(error: unknown): DialOutcome {
-    if (error instanceof VapiError && error.statusCode !== undefined) {
+    if (isVapiError(error) && error.statusCode !== undefined) {
       const status = error.statusCode
       const message = messageOf(error.body)
       if (status === 408 || status >= 500) return { kind: 'unknown', status, message }
       return { kind: 'refused', status, message, retryable: RETRYABLE_REFUSALS.has(status), retryAfterMs: retryAfterMs(error) }
     }
-    const message = error instanceof VapiTimeoutError ? 'timeout' : error instanceof Error ? error.message : String(error)
+    const message = isVapiTimeoutError(error) ? 'timeout' : error instanceof Error ? error.message : String(error)
     return { kind: 'unknown', status: undefined, message }
   }
 
@@ -169,7 +170,7 @@ export class VapiCallsClient {
     let upper = to
     const seen = new Set<string>()
     for (let page = 0; page < 50; page++) {
-      const calls = await this.#api.sdk.calls.list(
+      const calls = await (await this.#api.sdk()).calls.list(
         { assistantId: this.settings.assistantId, createdAtGe: lower.toISOString(), createdAtLe: upper.toISOString(), limit: LIST_LIMIT },
         { maxRetries: 2, timeoutInSeconds: 15 },
       )
@@ -196,9 +197,9 @@ export class VapiCallsClient {
   async endLive(vapiCallId: string): Promise<'ending' | 'not-live'> {
     let call: Vapi.Call
     try {
-      call = await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      call = await (await this.#api.sdk()).calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-live'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-live'
       throw error
     }
     if (call.status === 'ended' || call.status === 'scheduled') return 'not-live'
@@ -231,17 +232,17 @@ export class VapiCallsClient {
   async cancel(vapiCallId: string): Promise<'cancelled' | 'in-progress' | 'ended' | 'not-found'> {
     let call: Vapi.Call
     try {
-      call = await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      call = await (await this.#api.sdk()).calls.get({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
     if (call.status === 'ended') return 'ended'
     if (call.status === 'in-progress' || call.status === 'forwarding') return 'in-progress'
     try {
-      await this.#api.sdk.calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
+      await (await this.#api.sdk()).calls.delete({ id: vapiCallId }, { maxRetries: 1, timeoutInSeconds: 10 })
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
     return 'cancelled'
@@ -255,12 +256,12 @@ export class VapiCallsClient {
    */
   async deleteCall(vapiCallId: string): Promise<'deleted' | 'live' | 'not-found'> {
     try {
-      const call = await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      const call = await (await this.#api.sdk()).calls.get({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
       if (call.status === 'in-progress' || call.status === 'forwarding') return 'live'
-      await this.#api.sdk.calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
+      await (await this.#api.sdk()).calls.delete({ id: vapiCallId }, { maxRetries: 0, timeoutInSeconds: 15 })
       return 'deleted'
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
   }
@@ -268,9 +269,9 @@ export class VapiCallsClient {
   /** `GET /call/{id}`, or null when Vapi does not know the call. */
   async get(vapiCallId: string): Promise<VapiCallRecord | null> {
     try {
-      return toCallRecord(await this.#api.sdk.calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
+      return toCallRecord(await (await this.#api.sdk()).calls.get({ id: vapiCallId }, { maxRetries: 2, timeoutInSeconds: 15 }))
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return null
+      if (isVapiError(error) && error.statusCode === 404) return null
       throw error
     }
   }

@@ -1,6 +1,7 @@
-import { VapiClient, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi, VapiClient } from '@vapi-ai/server-sdk'
 import { Agent, fetch as undiciFetch } from 'undici'
 import { lightFetch } from './light-fetch'
+import { loadVapiSdk } from './vapi-sdk'
 
 /**
  * The app's one client of Vapi's REST API, built once per process (server/container.ts) and shared
@@ -8,7 +9,8 @@ import { lightFetch } from './light-fetch'
  * (vapi-voice.ts): the official SDK with the key, `baseUrl` from VAPI_API_URL (tests point it at
  * test/fakes/vapi.ts), **no retries** (the SDK would repeat a POST on 408/429/5xx, and a repeated
  * chat or call costs money twice; a read that may be retried says so itself), a 15 s limit, and one
- * keep-alive connection pool.
+ * keep-alive connection pool. The SDK is loaded when the client is made (./vapi-sdk): a process
+ * without Vapi never loads it, one with Vapi has it long before its first request.
  *
  * Answers read whole go through `lightFetch` on the pool (cheap enough for a minute's burst of
  * dials); a server-sent-events answer (a streamed chat: `accept: text/event-stream`) through
@@ -42,8 +44,8 @@ const DEFAULT_TIMEOUT_SECONDS = 15
 const CREATE_CALL_TIMEOUT_SECONDS = 15
 
 export type VapiApi = {
-  /** The SDK client. */
-  readonly sdk: VapiClient
+  /** The SDK client, once the SDK is loaded (a failed load rejects). */
+  sdk(): Promise<VapiClient>
   /** The fetch the SDK uses (the pool), for a request outside the API (a call's control URL). */
   readonly fetch: typeof fetch
   readonly apiKey: string
@@ -60,20 +62,25 @@ export type VapiApi = {
 export function createVapiApi(settings: VapiApiSettings, options: VapiApiOptions = {}): VapiApi {
   const agent = options.fetch ? undefined : new Agent({ connections: VAPI_CONNECTIONS, keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS })
   const fetchFn = options.fetch ?? pooledFetch(agent!)
-  const sdk = new VapiClient({
-    token: settings.apiKey,
-    ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
-    maxRetries: 0,
-    timeoutInSeconds: options.timeoutInSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-    fetch: fetchFn,
-  })
+  const sdk = loadVapiSdk().then(
+    ({ VapiClient }) =>
+      new VapiClient({
+        token: settings.apiKey,
+        ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+        maxRetries: 0,
+        timeoutInSeconds: options.timeoutInSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+        fetch: fetchFn,
+      }),
+  )
+  // A failed load is for the requests to report, not an unhandled rejection.
+  sdk.catch(() => {})
   return {
-    sdk,
+    sdk: () => sdk,
     fetch: fetchFn,
     apiKey: settings.apiKey,
     apiUrl: settings.apiUrl,
     async createCall(body) {
-      return (await sdk.calls.create(body, { maxRetries: 0, timeoutInSeconds: CREATE_CALL_TIMEOUT_SECONDS })) as Vapi.Call
+      return (await (await sdk).calls.create(body, { maxRetries: 0, timeoutInSeconds: CREATE_CALL_TIMEOUT_SECONDS })) as Vapi.Call
     },
     async close() {
       await agent?.close()

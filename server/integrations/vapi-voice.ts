@@ -1,8 +1,9 @@
 import { isIP } from 'node:net'
-import { VapiEnvironment, VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi } from '@vapi-ai/server-sdk'
 import WebSocket from 'ws'
 import { vapiCallName } from './vapi-calls'
 import { messageOf, type VapiApi } from './vapi-client'
+import { isVapiError, isVapiTimeoutError } from './vapi-sdk'
 
 /**
  * The app's client of Vapi's WebSocket transport (brief §2): `POST /call` with
@@ -13,8 +14,8 @@ import { messageOf, type VapiApi } from './vapi-client'
  * Vapi's host: a socket address anywhere else is refused (`vapiSocketAllowed`).
  */
 
-/** Vapi's API when VAPI_API_URL is not set (the SDK's default environment). */
-export const VAPI_DEFAULT_API_URL: string = VapiEnvironment.Default
+/** Vapi's API when VAPI_API_URL is not set: the SDK's default environment, written out so this module does not load the SDK (a unit test holds them equal). */
+export const VAPI_DEFAULT_API_URL = 'https://api.vapi.ai'
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
 const isLoopback = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || (isIP(hostname) === 4 && hostname.startsWith('127.'))
@@ -113,8 +114,8 @@ export class VapiVoiceClient {
       }
       return { kind: 'created', vapiCallId: call.id, websocketCallUrl: url }
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode !== undefined) return { kind: 'failed', status: error.statusCode, message: messageOf(error.body) }
-      const timedOut = error instanceof VapiTimeoutError || (error instanceof Error && /timeout/i.test(error.message))
+      if (isVapiError(error) && error.statusCode !== undefined) return { kind: 'failed', status: error.statusCode, message: messageOf(error.body) }
+      const timedOut = isVapiTimeoutError(error) || (error instanceof Error && /timeout/i.test(error.message))
       return { kind: 'failed', status: undefined, message: timedOut ? 'timeout' : 'no answer' }
     }
   }

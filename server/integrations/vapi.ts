@@ -1,8 +1,9 @@
-import { VapiError, VapiTimeoutError, type Vapi } from '@vapi-ai/server-sdk'
+import type { Vapi } from '@vapi-ai/server-sdk'
 import { TEXT_REPLY_TIMEOUT_MS } from '#common/chat'
 import { parseSse } from '#common/sse'
 import { AppError } from '../lib/app-error'
 import { messageOf, type VapiApi } from './vapi-client'
+import { isVapiError, isVapiTimeoutError } from './vapi-sdk'
 
 /**
  * The app's client of Vapi's Chat API, on the one Vapi client (vapi-client.ts: the key, VAPI_API_URL,
@@ -109,15 +110,15 @@ export class VapiChatClient {
     const timedOut =
       deadline.aborted ||
       (error instanceof VapiFailure && error.timedOut) ||
-      error instanceof VapiTimeoutError ||
+      isVapiTimeoutError(error) ||
       // SDK 2.0.1 on Node 20 reports its own timeout as a VapiError whose message is "timeout".
-      (error instanceof VapiError && error.statusCode === undefined && /timeout/i.test(error.message))
+      (isVapiError(error) && error.statusCode === undefined && /timeout/i.test(error.message))
     if (timedOut) {
       this.#log?.warn({}, 'vapi: no complete reply within the time limit')
       return assistantTimeout()
     }
-    const status = error instanceof VapiFailure ? error.status : error instanceof VapiError ? error.statusCode : undefined
-    const detail = error instanceof VapiError ? messageOf(error.body) : error instanceof Error ? error.message : String(error)
+    const status = error instanceof VapiFailure ? error.status : isVapiError(error) ? error.statusCode : undefined
+    const detail = isVapiError(error) ? messageOf(error.body) : error instanceof Error ? error.message : String(error)
     this.#log?.error({ status, vapiMessage: detail }, 'vapi: chat request failed')
     return assistantUnavailable()
   }
@@ -127,9 +128,9 @@ export class VapiChatClient {
     return this.#withDeadline(request, async (req, signal) => {
       let chat: Vapi.CreateChatsResponse
       try {
-        chat = await this.#api.sdk.chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
+        chat = await (await this.#api.sdk()).chats.create(this.#body(req, false), { maxRetries: 0, abortSignal: signal })
       } catch (error) {
-        if (error instanceof VapiError && error.statusCode !== undefined) throw new VapiFailure(error.statusCode, messageOf(error.body))
+        if (isVapiError(error) && error.statusCode !== undefined) throw new VapiFailure(error.statusCode, messageOf(error.body))
         throw error
       }
       if (!('output' in chat) || typeof chat.id !== 'string') throw new VapiFailure(undefined, 'the chat response has no output')
@@ -146,10 +147,10 @@ export class VapiChatClient {
    */
   async previousChatOf(chatId: string): Promise<{ previousChatId: string | null } | 'not-found'> {
     try {
-      const chat = await this.#api.sdk.chats.get({ id: chatId }, { maxRetries: 0 })
+      const chat = await (await this.#api.sdk()).chats.get({ id: chatId }, { maxRetries: 0 })
       return { previousChatId: chat.previousChatId ?? null }
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
   }
@@ -157,10 +158,10 @@ export class VapiChatClient {
   /** `DELETE /chat/{id}`: 'deleted', or 'not-found' when Vapi no longer has it. Other failures throw (the caller retries). */
   async deleteChat(chatId: string): Promise<'deleted' | 'not-found'> {
     try {
-      await this.#api.sdk.chats.delete({ id: chatId }, { maxRetries: 0 })
+      await (await this.#api.sdk()).chats.delete({ id: chatId }, { maxRetries: 0 })
       return 'deleted'
     } catch (error) {
-      if (error instanceof VapiError && error.statusCode === 404) return 'not-found'
+      if (isVapiError(error) && error.statusCode === 404) return 'not-found'
       throw error
     }
   }
@@ -172,7 +173,7 @@ export class VapiChatClient {
    */
   streamChat(request: ChatRequest, onDelta: (text: string) => void): Promise<ChatResult> {
     return this.#withDeadline(request, async (req, signal) => {
-      const response = await this.#api.sdk.fetch(
+      const response = await (await this.#api.sdk()).fetch(
         '/chat',
         {
           method: 'POST',

@@ -43,13 +43,23 @@ export function responseJsonSchema(schema: z.ZodType): JsonSchema | undefined {
 }
 
 /**
- * Response serialisers compiled once per route and status from the zod schemas, as Fastify does for
- * JSON Schema: the zod schema becomes JSON Schema, and fast-json-stringify writes exactly its
- * properties (anything else a handler returns, say a password hash, is never sent). A schema zod
- * cannot express as JSON Schema (a transform) keeps the zod serialiser.
+ * A response serialiser compiled from the zod schema, as Fastify does for JSON Schema: the zod
+ * schema becomes JSON Schema, and fast-json-stringify writes exactly its properties (anything else a
+ * handler returns, say a password hash, is never sent). A schema zod cannot express as JSON Schema
+ * (a transform) keeps the zod serialiser.
  */
-export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = (route) => {
+export const compileSerializer: FastifySerializerCompiler<z.ZodType> = (route) => {
   const json = responseJsonSchema(route.schema)
   if (!json) return zodSerializerCompiler(route)
   return fastJson(json as unknown as Parameters<typeof fastJson>[0]) as (data: unknown) => string
+}
+
+/**
+ * Fastify's serializer compiler: each route and status's serialiser is compiled by its first
+ * response, once, not all of them at start (they were about 0.18 s of CPU of every start:
+ * docs/decisions/066-compiled-server.md). test/unit/serializer.test.ts compiles every API schema.
+ */
+export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = (route) => {
+  let write: ((data: unknown) => string) | undefined
+  return (data: unknown) => (write ??= compileSerializer(route) as (data: unknown) => string)(data)
 }

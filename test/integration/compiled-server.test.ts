@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createTestDatabase, hasPostgres, type TestDatabase } from '../helpers/db'
@@ -71,6 +73,26 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
     expect(code.filter((text) => /from ["']#/.test(text))).toEqual([])
   })
 
+  it('bundles the packages: it leaves to node only its own modules, EXTERNAL and two absent optional ones', () => {
+    const meta = JSON.parse(readFileSync(join(OUT, 'meta.json'), 'utf8')) as { external: string[]; imported: string[] }
+    const packageOf = (path: string) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/')
+    // node:sqlite is newer than Node 20 (undici asks for it only for its SQLite cache); bullmq
+    // requires `pg` and `@valkey/valkey-glide` only for the backends of those names.
+    const allowed = new Set([...meta.external, 'pg', '@valkey/valkey-glide'])
+    expect(meta.imported.filter((path) => !path.startsWith('node:') && !isBuiltin(path) && !allowed.has(packageOf(path)))).toEqual([])
+    expect(meta.external).toEqual(expect.arrayContaining(['@electric-sql/pglite', '@node-rs/argon2', 'pino']))
+    expect(meta.external).not.toContain('fastify')
+  })
+
+  it('loads every chunk, the ones imported only when needed too (the externals found from dist/)', () => {
+    const chunks = readdirSync(join(OUT, 'chunks')).filter((file) => file.endsWith('.js'))
+    expect(chunks.length).toBeGreaterThan(1)
+    const urls = chunks.map((file) => pathToFileURL(join(OUT, 'chunks', file)).href)
+    const script = `for (const url of ${JSON.stringify(urls)}) await import(url)`
+    const loaded = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 })
+    expect(loaded.status, loaded.stderr).toBe(0)
+  }, 90_000)
+
   it('starts on the embedded defaults with plain node (the migrations found from its folder), no tsx in its process tree', async () => {
     const port = await freePort()
     const dataDir = mkdtempSync(join(tmpdir(), 'mc-compiled-'))
@@ -81,6 +103,15 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
       expect(await health.json()).toMatchObject({ status: 'ok', database: { state: 'up', driver: 'pglite' } })
       // The migrations ran (the starter catalogue is in the tables they make).
       expect(server.output()).toContain('Loaded the starter course catalogue')
+      const openapi = await fetch(`http://127.0.0.1:${port}/api/openapi.json`)
+      expect(openapi.status).toBe(200)
+      expect(await openapi.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'Momentum Coach API' } })
+      if (existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
+        // The web app, from the project's web/dist (built before this file by `npm test`).
+        const page = await fetch(`http://127.0.0.1:${port}/`)
+        expect(page.status).toBe(200)
+        expect(page.headers.get('content-type')).toMatch(/text\/html/)
+      }
 
       const tree = processTree(server.child.pid!)
       expect(commandLine(tree[0]!)).toEqual([process.execPath, ENTRY])
@@ -122,6 +153,9 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
       try {
         await server.waitFor(/Momentum Coach is ready/, 60_000)
         await healthy(port, server)
+        // PostgreSQL migrated and Redis in use (BullMQ's enqueuer, a chunk of its own).
+        const health = await fetch(`http://127.0.0.1:${port}/api/health`)
+        expect(await health.json()).toMatchObject({ database: { state: 'up', driver: 'postgres' }, redis: { state: 'up' } })
         const tree = processTree(server.child.pid!)
         expect(tree).toHaveLength(3)
         for (const pid of tree) {
@@ -130,6 +164,16 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
         expect(await stop(server)).toBe(0)
       } finally {
         if (server.child.exitCode === null) server.child.kill('SIGKILL')
+      }
+    }, 90_000)
+
+    it('the worker starts with plain node: its BullMQ workers ready, then a clean stop', async () => {
+      const worker = spawnCompiled(join(OUT, 'worker', 'index.js'), { DATABASE_URL: database.url, REDIS_URL: redisUrl() })
+      try {
+        await worker.waitFor(/worker ready/, 60_000)
+        expect(await stop(worker)).toBe(0)
+      } finally {
+        if (worker.child.exitCode === null) worker.child.kill('SIGKILL')
       }
     }, 90_000)
   })

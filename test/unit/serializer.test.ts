@@ -13,7 +13,7 @@ import * as health from '#common/health'
 import * as optIn from '#common/opt-in'
 import * as plans from '#common/plans'
 import * as voice from '#common/voice'
-import { responseJsonSchema, serializerCompiler } from '#server/lib/serializer'
+import { compileSerializer, responseJsonSchema, serializerCompiler } from '#server/lib/serializer'
 
 const compile = (schema: z.ZodType) => serializerCompiler({ schema, method: 'GET', url: '/x', httpStatus: '200' }) as (data: unknown) => string
 
@@ -48,7 +48,21 @@ describe('response serialisers compiled from the zod schemas', () => {
     const json = responseJsonSchema(SessionLike)!
     // A nullable scalar is a type list, so the writer never tests values against anyOf branches.
     expect((json.properties as Record<string, { properties: Record<string, unknown> }>).user?.properties.tier).toEqual({ type: ['string', 'null'] })
-    expect(compile(SessionLike).toString()).toBe(fastJson(json as never).toString())
+    const route = { schema: SessionLike, method: 'GET', url: '/x', httpStatus: '200' }
+    expect(compileSerializer(route).toString()).toBe(fastJson(json as never).toString())
+  })
+
+  it('compile the serialiser of a route at its first response, once, and write what the eager one writes', () => {
+    const schema = z.object({ id: z.string() })
+    let reads = 0
+    const counted = new Proxy(schema, { get: (target, key, receiver) => (key === '_zod' && reads++, Reflect.get(target, key, receiver)) })
+    const write = compile(counted)
+    expect(reads).toBe(0)
+    expect(write({ id: 'a', extra: 1 })).toBe('{"id":"a"}')
+    const afterFirst = reads
+    expect(afterFirst).toBeGreaterThan(0)
+    expect(write({ id: 'b' })).toBe('{"id":"b"}')
+    expect(reads).toBe(afterFirst)
   })
 
   it('keep the zod serialiser for a schema JSON Schema cannot express', () => {
@@ -66,6 +80,8 @@ describe('response serialisers compiled from the zod schemas', () => {
         if (name.endsWith('BodySchema') && name !== 'ErrorBodySchema') continue
         names.push(`${module}.${name}`)
         expect(responseJsonSchema(value), `${module}.${name}`).toBeDefined()
+        // Compiled by the route's first response in the server: here, all of them at once.
+        expect(typeof compileSerializer({ schema: value, method: 'GET', url: '/x', httpStatus: '200' }), `${module}.${name}`).toBe('function')
       }
     }
     expect(names.length).toBeGreaterThan(15)

@@ -5,7 +5,7 @@
  * neither the archive nor a file is ever whole in memory, and a slow download slows the reads.
  */
 import { Readable } from 'node:stream'
-import { ZipArchive } from 'archiver'
+import type { ZipArchive } from 'archiver'
 import { and, asc, eq, getTableColumns, lte, sql, type SQL } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
 import type { PgColumn } from 'drizzle-orm/pg-core'
@@ -137,8 +137,10 @@ export const exportFileName = (now: Date) => `momentum-coach-data-${now.toISOStr
 /**
  * The archive as a stream (its entries are read as it is consumed). `onError` hears a failure
  * after the first bytes (the download then ends without the ZIP's directory: not a valid file).
+ * archiver is loaded by the first export, not by every start (docs/decisions/066).
  */
-export function exportArchive(db: Db, user: { id: string; email: string }, now: Date, onError: (error: Error) => void): ZipArchive {
+export async function exportArchive(db: Db, user: { id: string; email: string }, now: Date, onError: (error: Error) => void): Promise<ZipArchive> {
+  const { ZipArchive } = await import('archiver')
   const archive = new ZipArchive({ zlib: { level: 6 } })
   archive.on('warning', onError)
   archive.on('error', onError)

@@ -40,7 +40,7 @@ export function createAccountData(deps: AccountDataDeps) {
     async startExport(user: { id: string; email: string }, onError: (error: Error) => void) {
       const now = clock.now()
       await claimExport(db, user.id, now)
-      return { fileName: exportFileName(now), archive: exportArchive(db, user, now, onError) }
+      return { fileName: exportFileName(now), archive: await exportArchive(db, user, now, onError) }
     },
     /** Deletes the person's account (the typed email and the password first: 400 / 401 naming the field). */
     deleteAccount: (userId: string, input: { password: string; email: string }) => deleteAccount(deps, userId, input),
