@@ -21,6 +21,10 @@ export const ENTRIES = ['server/index.ts', 'worker/index.ts', 'server/db/migrate
  * (loaded from a platform-specific .node file), PGlite (reads its WebAssembly and data files next
  * to its module) and pino with its transports (runs them in a worker thread from files by path).
  * bullmq's optional `pg` and `@valkey/valkey-glide` are not installed and stay a guarded require.
+ * The packages the server imports only when first needed (`import()`: the common-password list,
+ * archiver, twilio, Vapi's SDK) stay too: node's own CommonJS interop gives them the named exports
+ * the sources are written against (bundled, the password list's `dictionary` was undefined), and
+ * a lazy import costs the start nothing either way.
  */
 export const EXTERNAL = [
   '@node-rs/argon2',
@@ -31,6 +35,10 @@ export const EXTERNAL = [
   'pino',
   'pino-pretty',
   'thread-stream',
+  '@zxcvbn-ts/language-common',
+  'archiver',
+  'twilio',
+  '@vapi-ai/server-sdk',
 ]
 
 /**

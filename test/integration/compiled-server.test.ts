@@ -112,6 +112,18 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
         expect(page.status).toBe(200)
         expect(page.headers.get('content-type')).toMatch(/text\/html/)
       }
+      // What is imported only when first needed works from dist/ too: a sign-up reads the
+      // common-password list (a package loaded by import()), and refuses one of its passwords.
+      const signUp = (email: string, password: string) =>
+        fetch(`http://127.0.0.1:${port}/api/auth/signup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: `http://localhost:${port}` },
+          body: JSON.stringify({ fullName: 'Dana Lee', email, phoneNumber: '2025234567', password, confirmPassword: password, communicationConsent: true, termsAccepted: true }),
+        })
+      expect((await signUp('dana@example.com', 'lantern-harbor-velvet-9')).status).toBe(201)
+      const common = await signUp('lee@example.com', 'password123')
+      expect(common.status).toBe(400)
+      expect(await common.json()).toMatchObject({ error: { code: 'COMMON_PASSWORD', field: 'password' } })
 
       const tree = processTree(server.child.pid!)
       expect(commandLine(tree[0]!)).toEqual([process.execPath, ENTRY])
