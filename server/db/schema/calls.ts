@@ -43,6 +43,11 @@ export const coachingCalls = pgTable(
     endedReason: text(),
     /** Why a call was not placed or not retried (eligibility reason, window, error). */
     skipReason: text(),
+    /**
+     * Why the dial waited past the call's time (null: it did not wait): 'lines_busy' (every
+     * coaching line was in use) or 'pace' (the dials-per-second limit). Lateness is dialled_at − call_date.
+     */
+    dialWaitReason: text({ enum: ['lines_busy', 'pace'] }),
     mood: smallint(),
     energy: smallint(),
     commitments: jsonb().$type<string[]>().notNull().default(sql`'[]'::jsonb`),
@@ -116,6 +121,8 @@ export const vapiWebhookEvents = pgTable(
     processedAt: timestamp({ withTimezone: true }),
     attempts: integer().notNull().default(0),
     lastError: text(),
+    /** Set when applying the message failed too many times: parked, no longer retried (the diagnostics page lists it). */
+    deadAt: timestamp({ withTimezone: true }),
   },
   (t) => [
     uniqueIndex('vapi_webhook_events_dedupe_key').on(t.dedupeKey),
