@@ -88,6 +88,8 @@ export const ERRORS = {
   ASSISTANT_UNAVAILABLE: { status: 502, message: "I'm having trouble processing your message. Please try again." },
   /** The voice provider refused or dropped the call. */
   VOICE_UNAVAILABLE: { status: 502, message: "Sorry, I couldn't process the voice call. Please try again." },
+  /** Every coaching line is in use (phone calls and voice calls in the app share them; docs/decisions/069). */
+  VOICE_LINES_BUSY: { status: 503, message: 'All our coaching lines are busy right now. Please try again in a few minutes.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is not available right now. Please try again later.' },
   PAYMENT_PROVIDER_UNREACHABLE: {
     status: 503,
