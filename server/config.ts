@@ -36,6 +36,29 @@ const port = z.preprocess(
     .optional(),
 )
 
+const wholeNumber = (min: number, max: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+      .transform(Number)
+      .refine((n) => n >= min && n <= max, `must be a whole number from ${min} to ${max}`)
+      .optional(),
+  )
+
+/** A rate a second: a positive number (0.5: one every two seconds), at most 1000. */
+const rate = () =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d{1,4}(\.\d{1,3})?$/, 'must be a number of calls a second, e.g. 1 or 0.5')
+      .transform(Number)
+      .refine((n) => n > 0 && n <= 1000, 'must be more than 0 and at most 1000')
+      .optional(),
+  )
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
@@ -67,7 +90,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP', 'VAPI_MAX_CONCURRENT_CALLS', 'VAPI_LINES_RESERVED_FOR_APP', 'VAPI_DIALS_PER_SECOND', 'VAPI_DIALS_PER_SECOND_PER_NUMBER'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -97,6 +120,23 @@ export const EnvSchema = z.object({
   VAPI_API_KEY: optionalString,
   VAPI_ASSISTANT_ID: optionalString,
   VAPI_PHONE_NUMBER_ID: optionalString,
+  /** Caller numbers (Vapi phone number ids), comma-separated: each person is always called from the same one. */
+  VAPI_PHONE_NUMBER_IDS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .transform((value) => value.split(',').map((id) => id.trim()).filter((id) => id !== ''))
+      .refine((ids) => ids.length > 0 && ids.length <= 1000 && ids.every((id) => /^[\w.-]{1,200}$/.test(id)), 'must be phone number ids separated by commas')
+      .optional(),
+  ),
+  /** The account's lines: calls Vapi runs at once (phone calls and voice calls in the app). */
+  VAPI_MAX_CONCURRENT_CALLS: wholeNumber(1, 100_000),
+  /** Lines only a voice call in the app may take. */
+  VAPI_LINES_RESERVED_FOR_APP: wholeNumber(0, 100_000),
+  /** New phone calls a second, fleet-wide (the carrier's calls-per-second). */
+  VAPI_DIALS_PER_SECOND: rate(),
+  /** New phone calls a second from one caller number. */
+  VAPI_DIALS_PER_SECOND_PER_NUMBER: rate(),
   /** At least 32 characters: it is the whole of the webhook's authentication in secret mode. */
   VAPI_WEBHOOK_SECRET: z.preprocess(
     emptyToUndefined,
@@ -158,7 +198,8 @@ export type Config = {
     | {
         apiKey: string
         assistantId: string | undefined
-        phoneNumberId: string | undefined
+        /** VAPI_PHONE_NUMBER_IDS, or VAPI_PHONE_NUMBER_ID alone: the caller numbers (none: phone calls are not placed). */
+        phoneNumberIds: string[]
         webhookSecret: string | undefined
         /**
          * How Vapi authenticates its webhooks (VAPI_WEBHOOK_AUTH): 'secret' sends VAPI_WEBHOOK_SECRET
@@ -175,6 +216,8 @@ export type Config = {
    * to the log, and the inbound webhook refuses every request (nothing can be verified).
    */
   twilio: { accountSid: string; authToken: string; apiUrl: string | undefined } | undefined
+  /** Vapi's lines and the pace of new phone calls (docs/decisions/069). */
+  callLines: { maxConcurrentCalls: number; reservedForApp: number; dialsPerSecond: number; dialsPerSecondPerNumber: number }
   /** PHONE_CODES_DAILY_CAP: code texts the whole service sends in a day at most (docs/decisions/060). */
   phoneCodesDailyCap: number
   /** Whose X-Forwarded-For is believed: a hop count, or proxy addresses (Fastify's trustProxy). */
@@ -222,8 +265,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   // Without Stripe keys anyone gets any plan free (testing mode): production must say it means that.
   const production = env.NODE_ENV === 'production'
-  if (env.VAPI_API_KEY && env.VAPI_PHONE_NUMBER_ID && !env.VAPI_WEBHOOK_SECRET) {
-    throw new ConfigError('VAPI_WEBHOOK_SECRET', 'is required when VAPI_PHONE_NUMBER_ID is set (daily calls report back through the authenticated webhook)')
+  const phoneNumberIds = env.VAPI_PHONE_NUMBER_IDS ?? (env.VAPI_PHONE_NUMBER_ID ? [env.VAPI_PHONE_NUMBER_ID] : [])
+  const dials = env.VAPI_API_KEY !== undefined && phoneNumberIds.length > 0
+  if (dials && !env.VAPI_WEBHOOK_SECRET) {
+    throw new ConfigError('VAPI_WEBHOOK_SECRET', 'is required when VAPI_PHONE_NUMBER_ID or VAPI_PHONE_NUMBER_IDS is set (daily calls report back through the authenticated webhook)')
   }
   if (stripeSet === 0 && production && env.PAYMENT_MODE !== 'testing') {
     throw new ConfigError(
@@ -241,7 +286,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   // A number is called only once proven by a text from it or a code texted to it (docs/decisions/060):
   // in production, without Twilio, no number could ever be proven (no code is logged there).
-  if (production && env.VAPI_API_KEY && env.VAPI_PHONE_NUMBER_ID && !env.TWILIO_ACCOUNT_SID) {
+  if (production && dials && !env.TWILIO_ACCOUNT_SID) {
     throw new ConfigError(
       'TWILIO_ACCOUNT_SID',
       'is required when NODE_ENV=production and VAPI_PHONE_NUMBER_ID is set: a number is called only once proven by a text, and without Twilio none can be',
@@ -284,7 +329,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ? {
           apiKey: env.VAPI_API_KEY,
           assistantId: env.VAPI_ASSISTANT_ID,
-          phoneNumberId: env.VAPI_PHONE_NUMBER_ID,
+          phoneNumberIds,
           webhookSecret: env.VAPI_WEBHOOK_SECRET,
           webhookAuth: env.VAPI_WEBHOOK_AUTH ?? 'secret',
           apiUrl: env.VAPI_API_URL,
@@ -292,6 +337,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       : undefined,
     smsOptInNumber: env.SMS_OPT_IN_NUMBER ?? '+15555550123',
     twilio: env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN ? { accountSid: env.TWILIO_ACCOUNT_SID, authToken: env.TWILIO_AUTH_TOKEN, apiUrl: env.TWILIO_API_URL } : undefined,
+    callLines: {
+      maxConcurrentCalls: env.VAPI_MAX_CONCURRENT_CALLS ?? 10,
+      reservedForApp: env.VAPI_LINES_RESERVED_FOR_APP ?? 2,
+      dialsPerSecond: env.VAPI_DIALS_PER_SECOND ?? 1,
+      dialsPerSecondPerNumber: env.VAPI_DIALS_PER_SECOND_PER_NUMBER ?? env.VAPI_DIALS_PER_SECOND ?? 1,
+    },
     phoneCodesDailyCap: env.PHONE_CODES_DAILY_CAP ?? DEFAULT_PHONE_CODES_DAILY_CAP,
     trustProxy: env.TRUST_PROXY ?? ['loopback'],
     logLevel: env.LOG_LEVEL ?? 'info',

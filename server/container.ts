@@ -24,7 +24,7 @@ import type { AppJobQueue } from './jobs/contracts'
 import { createAccounts, type Accounts, type SessionsEnded } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
 import { createBilling, type Billing } from '#server/services/billing'
-import { createCalls, WEB_CALL_FIRST_MESSAGE, type Calls, type FinalCall } from '#server/services/calls'
+import { callLines, createCalls, WEB_CALL_FIRST_MESSAGE, type Calls, type FinalCall } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
 import { createConsent } from '#server/services/consent'
 import { createCommitments } from '#server/services/commitments'
@@ -139,7 +139,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const vapiChat = vapi ? new VapiChatClient(vapi.api, vapi.assistantId, { timeoutMs: () => chatSettings.replyTimeoutMs, log }) : undefined
   // Calls: placed with the phone number; without it the client still reads, ends and deletes calls
   // (the sweep reconciles the voice calls made in the app).
-  const vapiCalls = vapi ? new VapiCallsClient(vapi.api, { assistantId: vapi.assistantId, phoneNumberId: config.vapi?.phoneNumberId }) : undefined
+  const vapiCalls = vapi ? new VapiCallsClient(vapi.api, { assistantId: vapi.assistantId, phoneNumberIds: config.vapi?.phoneNumberIds }) : undefined
   // Voice in the browser needs the key and the assistant (no phone number).
   const vapiVoice = vapi ? new VapiVoiceClient(vapi.api, { assistantId: vapi.assistantId }) : undefined
   // Texts: through Twilio with its keys, else written to the log (like mail without SMTP).
@@ -204,6 +204,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     appUrl: config.appUrl,
     smsNumber: config.smsOptInNumber,
     jobs,
+    // Vapi's lines, counted for every server and worker in Redis (in memory without it).
+    lines: callLines(deps.redis, `${prefix}lines:`, config.callLines, clock),
     live: clusterBus,
     ...wired.calls,
   })

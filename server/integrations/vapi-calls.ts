@@ -12,13 +12,15 @@ import { isVapiError, isVapiTimeoutError, loadVapiSdk } from './vapi-sdk'
 
 type VapiCallSettings = {
   assistantId: string
-  /** The number calls are placed from; without it the client only reads, ends and deletes calls (`canDial` false). */
-  phoneNumberId?: string | undefined
+  /** The numbers calls are placed from; without one the client only reads, ends and deletes calls (`canDial` false). */
+  phoneNumberIds?: readonly string[] | undefined
 }
 
 export type DialRequest = {
   /** Our call id: sent as the call's name (`mc <id>`) and in the metadata, to find the call again. */
   callId: string
+  /** The caller number (one of the settings' `phoneNumberIds`). */
+  phoneNumberId: string
   /** E.164. */
   customerNumber: string
   customerName: string
@@ -35,8 +37,17 @@ export type DialRequest = {
   serverMessages: readonly Vapi.AssistantOverridesServerMessagesItem[]
 }
 
+/** What a `POST /call` answer says of the account's lines (`subscriptionLimits`; not in the SDK's types). */
+export type SubscriptionLimits = { concurrencyLimit: number | null; remainingConcurrentCalls: number | null; concurrencyBlocked: boolean }
+
 type DialOutcome =
-  | { kind: 'placed'; vapiCallId: string; status: string }
+  | { kind: 'placed'; vapiCallId: string; status: string; limits: SubscriptionLimits | null }
+  /**
+   * Vapi has no line for the call: the answer said `concurrencyBlocked` (the call it created ends
+   * at once with a start error; its id is kept to tell its messages apart), or a refusal that names
+   * the concurrency limit. Not an attempt: the call waits for a line again.
+   */
+  | { kind: 'line_refused'; vapiCallId: string | null; message: string; limits: SubscriptionLimits | null }
   /** Vapi answered and created nothing. `retryable`: waiting can help (rate or concurrency limit, credits being topped up). */
   | { kind: 'refused'; status: number; message: string; retryable: boolean; retryAfterMs: number | null }
   /** No answer, a timeout or a 5xx after the request left: a call may exist. */
@@ -74,6 +85,19 @@ function retryAfterMs(error: VapiError): number | null {
 /** Refusals where waiting helps: rate and concurrency limits, and an account being topped up (402). */
 const RETRYABLE_REFUSALS = new Set([402, 429])
 
+const numberOrNull = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null)
+
+/** The answer's `subscriptionLimits`, when it has them. */
+export function subscriptionLimitsOf(answer: unknown): SubscriptionLimits | null {
+  const raw = answer && typeof answer === 'object' ? (answer as { subscriptionLimits?: unknown }).subscriptionLimits : undefined
+  if (!raw || typeof raw !== 'object') return null
+  const limits = raw as Record<string, unknown>
+  return { concurrencyLimit: numberOrNull(limits.concurrencyLimit), remainingConcurrentCalls: numberOrNull(limits.remainingConcurrentCalls), concurrencyBlocked: limits.concurrencyBlocked === true }
+}
+
+/** A refusal whose words name the concurrency limit (Vapi's refusal status for it is not documented). */
+const CONCURRENCY_WORDS = /concurrency/i
+
 function toCallRecord(call: Vapi.Call): VapiCallRecord {
   const raw = call as Vapi.Call & { metadata?: Record<string, unknown> }
   return {
@@ -101,14 +125,14 @@ export class VapiCallsClient {
 
   /** Whether phone calls can be placed (a phone number is configured). */
   get canDial(): boolean {
-    return Boolean(this.settings.phoneNumberId)
+    return (this.settings.phoneNumberIds?.length ?? 0) > 0
   }
 
   /** `POST /call`, once. */
   async dial(request: DialRequest): Promise<DialOutcome> {
-    const { phoneNumberId } = this.settings
-    // The calls service dials only through a client that can (`canDial`).
-    if (!phoneNumberId) throw new Error('VapiCallsClient.dial needs a phone number id')
+    const { phoneNumberId } = request
+    // The calls service dials only through a client that can (`canDial`), from one of its numbers.
+    if (!this.settings.phoneNumberIds?.includes(phoneNumberId)) throw new Error('VapiCallsClient.dial needs one of its phone number ids')
     const body: Vapi.CreateCallDto = {
       assistantId: this.settings.assistantId,
       phoneNumberId,
@@ -125,7 +149,9 @@ export class VapiCallsClient {
     try {
       const call = await this.#api.createCall(body)
       if (!call || typeof call.id !== 'string') return { kind: 'unknown', status: 201, message: 'the answer named no call id' }
-      return { kind: 'placed', vapiCallId: call.id, status: call.status ?? 'queued' }
+      const limits = subscriptionLimitsOf(call)
+      if (limits?.concurrencyBlocked) return { kind: 'line_refused', vapiCallId: call.id, message: 'the account has no free line (concurrencyBlocked)', limits }
+      return { kind: 'placed', vapiCallId: call.id, status: call.status ?? 'queued', limits }
     } catch (error) {
       return this.#outcomeOf(error)
     }
@@ -153,6 +179,7 @@ export class VapiCallsClient {
       const status = error.statusCode
       const message = messageOf(error.body)
       if (status === 408 || status >= 500) return { kind: 'unknown', status, message }
+      if (CONCURRENCY_WORDS.test(message)) return { kind: 'line_refused', vapiCallId: null, message, limits: subscriptionLimitsOf(error.body) }
       return { kind: 'refused', status, message, retryable: RETRYABLE_REFUSALS.has(status), retryAfterMs: retryAfterMs(error) }
     }
     const message = isVapiTimeoutError(error) ? 'timeout' : error instanceof Error ? error.message : String(error)

@@ -25,7 +25,7 @@ let credentialId: string
 beforeAll(async () => {
   fake = await FakeVapi.start({ clock: fakeClock(START), pacing: 'manual' })
   api = createVapiApi({ apiKey: fake.apiKey, apiUrl: fake.url })
-  client = new VapiCallsClient(api, { assistantId: 'asst_client', phoneNumberId: 'pn_client' })
+  client = new VapiCallsClient(api, { assistantId: 'asst_client', phoneNumberIds: ['pn_client'] })
   credentialId = await createWebhookCredential(fake, SECRET)
 })
 
@@ -38,6 +38,7 @@ beforeEach(() => fake.reset())
 
 const dial = (callId = randomUUID()): DialRequest => ({
   callId,
+  phoneNumberId: 'pn_client',
   customerNumber: '+12025001234',
   customerName: 'Dana',
   variableValues: { firstName: 'Dana', goalsSummary: 'Run a 5k' },

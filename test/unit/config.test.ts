@@ -125,11 +125,30 @@ describe('loadConfig', () => {
     const vapi = { VAPI_API_KEY: 'vapi-key', VAPI_ASSISTANT_ID: 'asst', VAPI_PHONE_NUMBER_ID: 'pn', VAPI_WEBHOOK_SECRET: 's'.repeat(32) }
     expect(() => loadConfig({ ...production, ...vapi })).toThrow(/^Invalid configuration: TWILIO_ACCOUNT_SID is required when NODE_ENV=production and VAPI_PHONE_NUMBER_ID is set/)
     const twilio = { TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`, TWILIO_AUTH_TOKEN: 't'.repeat(32), SMS_OPT_IN_NUMBER: '+12025550100' }
-    expect(loadConfig({ ...production, ...vapi, ...twilio }).vapi?.phoneNumberId).toBe('pn')
+    expect(loadConfig({ ...production, ...vapi, ...twilio }).vapi?.phoneNumberIds).toEqual(['pn'])
     // Outside production, codes go to the log: the embedded default works end to end.
     expect(loadConfig(vapi).twilio).toBeUndefined()
     // Voice in the browser alone (no phone number) needs no Twilio.
-    expect(loadConfig({ ...production, VAPI_API_KEY: 'vapi-key', VAPI_ASSISTANT_ID: 'asst' }).vapi?.phoneNumberId).toBeUndefined()
+    expect(loadConfig({ ...production, VAPI_API_KEY: 'vapi-key', VAPI_ASSISTANT_ID: 'asst' }).vapi?.phoneNumberIds).toEqual([])
+  })
+
+  it('takes the caller numbers and the lines: VAPI_PHONE_NUMBER_IDS (a list; the single id still works), VAPI_MAX_CONCURRENT_CALLS, VAPI_LINES_RESERVED_FOR_APP, VAPI_DIALS_PER_SECOND', () => {
+    const vapi = { VAPI_API_KEY: 'vapi-key', VAPI_ASSISTANT_ID: 'asst', VAPI_WEBHOOK_SECRET: 's'.repeat(32) }
+    expect(loadConfig({ ...vapi, VAPI_PHONE_NUMBER_IDS: ' pn_a, pn_b ,pn_c' }).vapi?.phoneNumberIds).toEqual(['pn_a', 'pn_b', 'pn_c'])
+    // The list wins over the single id.
+    expect(loadConfig({ ...vapi, VAPI_PHONE_NUMBER_ID: 'pn_old', VAPI_PHONE_NUMBER_IDS: 'pn_a' }).vapi?.phoneNumberIds).toEqual(['pn_a'])
+    expect(() => loadConfig({ ...vapi, VAPI_PHONE_NUMBER_IDS: 'pn a' })).toThrow(/VAPI_PHONE_NUMBER_IDS must be phone number ids separated by commas/)
+    // A list of numbers dials too: the webhook secret is then required.
+    expect(() => loadConfig({ VAPI_API_KEY: 'vapi-key', VAPI_PHONE_NUMBER_IDS: 'pn_a' })).toThrow(/VAPI_WEBHOOK_SECRET is required/)
+    expect(loadConfig({}).callLines).toEqual({ maxConcurrentCalls: 10, reservedForApp: 2, dialsPerSecond: 1, dialsPerSecondPerNumber: 1 })
+    expect(
+      loadConfig({ VAPI_MAX_CONCURRENT_CALLS: '50', VAPI_LINES_RESERVED_FOR_APP: '0', VAPI_DIALS_PER_SECOND: '2.5', VAPI_DIALS_PER_SECOND_PER_NUMBER: '0.5' }).callLines,
+    ).toEqual({ maxConcurrentCalls: 50, reservedForApp: 0, dialsPerSecond: 2.5, dialsPerSecondPerNumber: 0.5 })
+    // The per-number pace follows the fleet's when it is not set.
+    expect(loadConfig({ VAPI_DIALS_PER_SECOND: '3' }).callLines.dialsPerSecondPerNumber).toBe(3)
+    expect(() => loadConfig({ VAPI_MAX_CONCURRENT_CALLS: '0' })).toThrow(/VAPI_MAX_CONCURRENT_CALLS must be a whole number from 1 to 100000 \(got "0"\)/)
+    expect(() => loadConfig({ VAPI_DIALS_PER_SECOND: '0' })).toThrow(/VAPI_DIALS_PER_SECOND must be more than 0/)
+    expect(() => loadConfig({ VAPI_DIALS_PER_SECOND: 'fast' })).toThrow(/VAPI_DIALS_PER_SECOND must be a number of calls a second/)
   })
 
   it('takes PHONE_CODES_DAILY_CAP, a whole number, 1,000 by default', () => {

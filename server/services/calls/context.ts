@@ -10,6 +10,7 @@ import type { CoachingCall } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
 import type { CallsJobQueue } from './jobs'
+import type { CallLines } from './lines'
 import type { BusPublisher } from '#server/services/cluster-bus'
 import { eligibilityOf, loadCallPerson } from './person'
 import type { RetryPlan } from './record'
@@ -27,6 +28,8 @@ export type CallsContext = {
   live: BusPublisher | undefined
   /** SMS_OPT_IN_NUMBER: where a START goes to bring calls back to a number that texted STOP. */
   smsNumber: string
+  /** Vapi's lines (phone calls and calls in the app) and the pace of new phone calls. */
+  lines: CallLines
   /** Whether the person may be called at `at` (their consent, plan, proven number and schedule). */
   eligibleAt(executor: DbExecutor, userId: string, at: Date): Promise<boolean>
 }

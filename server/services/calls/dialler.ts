@@ -25,11 +25,23 @@ import type { InstantBatches } from './instant'
 import { addCallEvent, applyObservation, type Applied } from './record'
 import { observationOfRecord } from './webhooks'
 import type { CallWebhookServer } from './webhook-server'
+import { callerNumberOf, type CallLines } from './lines'
 
 /** How long a dialler holds a claim (a dial request takes at most 15 s). */
 export const DIAL_LEASE_MS = 60_000
 /** Tries of the place-call job (a try that cannot tell whether a call was made waits and reconciles). */
 export const PLACE_CALL_ATTEMPTS = 4
+/** The longest a call waits for a line past its time; then it is skipped ('no_line_free'), loudly. */
+export const LINE_WAIT_LIMIT_MS = 60 * 60_000
+/** A call dialled later than this after its time says why in its timeline. */
+const LATE_AFTER_MS = 60_000
+/**
+ * A phone call holds its line at most its longest length plus this (ringing, the report's lag);
+ * the sweep finishes a call still live at its length plus 5 minutes, before the lease lapses.
+ */
+const LINE_LEASE_MARGIN_MS = 10 * 60_000
+/** After Vapi said it had no line for a call, the call asks for one again no sooner than this. */
+const LINE_REFUSED_PAUSE_MS = 2_000
 
 type PlaceCallRequest = {
   userId: string
@@ -43,7 +55,7 @@ type PlaceCallRequest = {
   callId?: string | undefined
 }
 
-type PlaceOutcome = 'placed' | 'reconciled' | 'duplicate' | 'skipped' | 'failed' | 'not_configured' | 'no_user'
+type PlaceOutcome = 'placed' | 'reconciled' | 'duplicate' | 'skipped' | 'failed' | 'not_configured' | 'no_user' | 'no_line_free'
 
 /** A try that must be repeated later (the job's backoff): the claim is held elsewhere, or Vapi could not say. */
 export class DialLater extends Error {}
@@ -60,6 +72,10 @@ export type DiallerDeps = {
   eligibleAt(db: DbExecutor, userId: string, at: Date): Promise<boolean>
   /** The checks and records of calls at their instant, batched across the calls of that instant. */
   instant: InstantBatches
+  /** Vapi's lines and the pace of new calls, shared by every server and worker. */
+  lines: CallLines
+  /** The caller numbers (each person always gets the same one). */
+  phoneNumberIds: readonly string[]
 }
 
 /**
@@ -280,8 +296,9 @@ async function takeOver(deps: DiallerDeps, request: PlaceCallRequest, now: Date)
   return { call: taken, takenOver: true }
 }
 
-/** Marks a claimed call as failed to dial (nothing was placed). */
+/** Marks a claimed call as failed to dial (nothing was placed); its line, if it had one, is given back. */
 async function failDial(deps: DiallerDeps, call: ClaimedCall, reason: string, detail: Record<string, unknown>, now: Date): Promise<void> {
+  await deps.lines.release(call.id)
   await deps.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(coachingCalls)
@@ -292,8 +309,9 @@ async function failDial(deps: DiallerDeps, call: ClaimedCall, reason: string, de
   })
 }
 
-/** Releases the claim's lease so a later try (or the tick) may take it over. */
+/** Releases the claim's lease (and its line) so a later try (or the tick) may take it over. */
 async function release(deps: DiallerDeps, call: ClaimedCall, event: string, detail: Record<string, unknown>, now: Date): Promise<void> {
+  await deps.lines.release(call.id)
   await deps.db.transaction(async (tx) => {
     await tx.update(coachingCalls).set({ dialLeaseUntil: null, updatedAt: now }).where(and(eq(coachingCalls.id, call.id), isNull(coachingCalls.vapiCallId)))
     await addCallEvent(tx, call, event, now, detail)
@@ -371,6 +389,86 @@ async function atTheInstant(deps: DiallerDeps, call: ClaimedCall, waitUntil: (at
   })
   return null
 }
+
+type LineWait = { at: Date; cause: 'lines_busy' | 'pace' | null }
+
+/**
+ * Waits for a line and the pace's turn (docs/decisions/069), in the queue's order, keeping the
+ * claim's lease while it waits. Returns when the line is held, or null when the call is not to be
+ * dialled any more: it waited past LINE_WAIT_LIMIT_MS (recorded as skipped, 'no_line_free'), or
+ * its claim was settled meanwhile (cancelled). A worker that stops gives its place and claim back.
+ */
+async function waitForLine(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, numberId: string | null, wait: (at: Date) => Promise<void>): Promise<LineWait | null> {
+  const { db, clock, lines, log } = deps
+  const leaseMs = (call.maxDurationSeconds ?? 300) * 1000 + LINE_LEASE_MARGIN_MS
+  const place = { retry: call.attempt > 0, dueAt, goalSession: call.kind === 'goal_session' }
+  let cause: LineWait['cause'] = null
+  let renewAt = clock.now().getTime() + DIAL_LEASE_MS / 3
+  for (;;) {
+    const now = clock.now()
+    const answer = await lines.takePhone({ holder: call.id, place, numberId, leaseMs })
+    if (answer.granted) return { at: now, cause }
+    if (cause !== 'lines_busy') cause = answer.cause
+    if (now.getTime() - dueAt.getTime() >= LINE_WAIT_LIMIT_MS) {
+      await lines.leave(call.id)
+      const skipped = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(coachingCalls)
+          .set({ completionStatus: 'skipped', skipReason: 'no_line_free', dialLeaseUntil: null, dialledAt: null, updatedAt: now })
+          .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+          .returning({ id: coachingCalls.id })
+        if (row) await addCallEvent(tx, call, 'skipped', now, { reason: 'no_line_free', waitedMinutes: Math.round((now.getTime() - dueAt.getTime()) / 60_000) })
+        return row !== undefined
+      })
+      if (skipped) log.error({ callId: call.id, userId: call.userId, dueAt, position: answer.position }, 'calls: no line was free for an hour past the call\'s time; the call is skipped (raise VAPI_MAX_CONCURRENT_CALLS or VAPI_DIALS_PER_SECOND)')
+      return null
+    }
+    if (now.getTime() >= renewAt) {
+      // The claim stays this worker's while it waits; a claim settled meanwhile (calls turned off) is not dialled.
+      const [kept] = await db
+        .update(coachingCalls)
+        .set({ dialLeaseUntil: new Date(now.getTime() + DIAL_LEASE_MS), updatedAt: now })
+        .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+        .returning({ id: coachingCalls.id })
+      if (!kept) {
+        await lines.leave(call.id)
+        return null
+      }
+      renewAt = now.getTime() + DIAL_LEASE_MS / 3
+    }
+    try {
+      await wait(new Date(now.getTime() + answer.retryInMs))
+    } catch (error) {
+      await lines.leave(call.id)
+      const at = clock.now()
+      await db.transaction(async (tx) => {
+        await tx
+          .update(coachingCalls)
+          .set({ dialLeaseUntil: null, updatedAt: at })
+          .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+        await addCallEvent(tx, call, 'dial_deferred', at, { reason: 'the worker stopped while the call waited for a line' })
+      })
+      throw error
+    }
+  }
+}
+
+/** A call that waited past its time: when it was dialled, why it waited, and its timeline says so. */
+async function recordLateness(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, got: LineWait): Promise<void> {
+  const late = got.at.getTime() - dueAt.getTime()
+  const reason = got.cause !== null && late > LATE_AFTER_MS ? got.cause : null
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .update(coachingCalls)
+      .set({ dialledAt: got.at, dialWaitReason: reason, updatedAt: got.at })
+      .where(eq(coachingCalls.id, call.id))
+    if (reason) await addCallEvent(tx, call, 'line_wait', got.at, { lateSeconds: Math.round(late / 1000), reason })
+  })
+}
+
+/** Parks until `at`: the job runner's (driven by its clock), or a plain timer when there is none. */
+const sleeper = (timing: DialTiming) =>
+  timing.waitUntil ?? ((at: Date) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at.getTime() - Date.now()))))
 
 /**
  * One try of placing a call. Throws DialLater when the try must be repeated (the job retries it);
@@ -456,20 +554,44 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     await failDial(deps, call, 'number-not-callable', {}, now)
     return 'failed'
   }
-  // A new claim was written with the dial's instant; a claim taken over gets this try's.
-  if (claimed.takenOver || !call.dialledAt) await db.update(coachingCalls).set({ dialledAt: now, updatedAt: now }).where(eq(coachingCalls.id, call.id))
-  const outcome = await deps.instant.dialling(() =>
-    vapi.dial({
-      callId: call.id,
-      customerNumber: e164(phone),
-      customerName: firstName,
-      variableValues: values,
-      maxDurationSeconds: call.maxDurationSeconds ?? 300,
-      metadata: { callId: call.id, userId: call.userId, slot: call.slot, localDate: call.localDate ?? '', attempt: call.attempt },
-      serverMessages: CALL_SERVER_MESSAGES,
-      server,
-    } as DialRequest),
-  )
+  const numberId = callerNumberOf(call.userId, deps.phoneNumberIds)
+  if (!numberId) {
+    await failDial(deps, call, 'no-caller-number', {}, now)
+    return 'failed'
+  }
+  const request_ = {
+    callId: call.id,
+    phoneNumberId: numberId,
+    customerNumber: e164(phone),
+    customerName: firstName,
+    variableValues: values,
+    maxDurationSeconds: call.maxDurationSeconds ?? 300,
+    metadata: { callId: call.id, userId: call.userId, slot: call.slot, localDate: call.localDate ?? '', attempt: call.attempt },
+    serverMessages: CALL_SERVER_MESSAGES,
+    server,
+  } satisfies DialRequest
+  // A line and the pace's turn, then the dial; Vapi saying it has no line puts the call back in the
+  // queue at its place (not an attempt).
+  let outcome: Awaited<ReturnType<VapiCallsClient['dial']>>
+  for (;;) {
+    const got = await waitForLine(deps, call, request.dueAt, numberId, sleeper(timing))
+    if (!got) return 'no_line_free'
+    now = got.at
+    // A new claim was written with the dial's instant; one that waited, or was taken over, gets this try's.
+    if (got.cause !== null || claimed.takenOver || !call.dialledAt) await recordLateness(deps, call, request.dueAt, got)
+    outcome = await deps.instant.dialling(() => vapi.dial(request_))
+    const limits = outcome.kind === 'placed' || outcome.kind === 'line_refused' ? outcome.limits : null
+    if (limits?.concurrencyLimit) await deps.lines.learnLimit(limits.concurrencyLimit)
+    if (outcome.kind !== 'line_refused') break
+    log.warn({ callId: call.id, vapiCallId: outcome.vapiCallId, limits }, 'calls: Vapi had no line for the call; it waits for one again')
+    await deps.lines.release(call.id)
+    await deps.db.transaction(async (tx) => {
+      await tx.update(coachingCalls).set({ dialledAt: null, updatedAt: now }).where(eq(coachingCalls.id, call.id))
+      await addCallEvent(tx, call, 'line_refused', now, { vapiCallId: (outcome as { vapiCallId: string | null }).vapiCallId })
+    })
+    call.dialledAt = null
+    await sleeper(timing)(new Date(deps.clock.now().getTime() + LINE_REFUSED_PAUSE_MS))
+  }
 
   if (outcome.kind === 'placed') {
     // The other dials of this instant first; then the record (batched) and the job's completion.

@@ -30,6 +30,7 @@ import { getCallSchedule } from './schedule'
 import { getCallScheduleSettings, updateCallScheduleSettings } from './schedule-settings'
 import { createSweep } from './sweep'
 import { createTick } from './tick'
+import type { CallLines } from './lines'
 import { createWebCalls } from './web-call'
 import { webhookServer } from './webhook-server'
 import { createWebhookReceiver } from './webhook-receiver'
@@ -62,6 +63,7 @@ export { callDurationLimit, callEligibility, slotTimes, type CallEligibilityInpu
 export { fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 export { outcomeOf, retryDecision } from './record'
 export { REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
+export { callerNumberOf, callLines, LEARNED_LIMIT_TTL_MS, memoryCallLines, placeScore, redisCallLines, type CallLines, type LineSettings } from './lines'
 export { CALLS_JOBS, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, type CallsJob, type CallsJobQueue, type DeletedCall } from './jobs'
 export { getCallSchedule } from './schedule'
 export { dueCalls, placeCallJobId, testCallJobId } from './tick'
@@ -86,6 +88,8 @@ type CallsDeps = {
   /** SMS_OPT_IN_NUMBER: where a START goes to bring calls back to a number that texted STOP. */
   smsNumber: string
   jobs: CallsJobQueue
+  /** Vapi's lines and the pace of new phone calls (server/services/calls/lines.ts: callLines). */
+  lines: CallLines
   /** Where a phone call's live status and transcript lines are published (the dashboards' live card). */
   live?: BusPublisher | undefined
   /**
@@ -109,13 +113,14 @@ export function createCalls(deps: CallsDeps) {
     dialler: deps.vapi?.canDial ? deps.vapi : undefined,
     live: deps.live,
     smsNumber: deps.smsNumber,
+    lines: deps.lines,
     eligibleAt: eligibilityCheck(clock),
   }
   const jobs = createCallJobs(ctx)
   const observations = createObservations(ctx, { enqueueCall: jobs.enqueueCall, onFinal: deps.onFinal })
   // What each call names as its webhook server: in secret mode the credential, never the secret.
   const callWebhookServer = webhookServer({ auth: deps.webhookAuth, appUrl: deps.appUrl, vapi: deps.vapi, clock, log })
-  const diallerDeps: DiallerDeps = { db, clock, log, vapi: ctx.dialler, webhookServer: callWebhookServer, afterApply: observations.afterApply, eligibleAt: ctx.eligibleAt, instant: instantBatches(db) }
+  const diallerDeps: DiallerDeps = { db, clock, log, vapi: ctx.dialler, webhookServer: callWebhookServer, afterApply: observations.afterApply, eligibleAt: ctx.eligibleAt, instant: instantBatches(db), lines: deps.lines, phoneNumberIds: ctx.dialler?.settings.phoneNumberIds ?? [] }
   const receiver = createWebhookReceiver(ctx, deps.webhookAuth)
   const cancellations = createCancellations(ctx)
 

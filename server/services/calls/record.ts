@@ -5,7 +5,7 @@
  * after the final status, writes every transition to the call's timeline, and decides the retry of
  * a call that did not reach the person.
  */
-import { eq, or } from 'drizzle-orm'
+import { and, eq, or, sql } from 'drizzle-orm'
 import { CALL_STATUSES, isFinalCallStatus, type CallStatus, type FinalCallStatus, type LifeArea } from '#common/domain'
 import { isUuid } from '#common/uuid'
 import type { DbExecutor } from '#server/db/client'
@@ -158,6 +158,16 @@ type ApplyDeps = {
 }
 
 /** Applies one observation to its call, in the caller's transaction. */
+/** Whether the dialler recorded Vapi's call `vapiCallId` as refused for lack of a line. */
+async function refusedForLine(tx: DbExecutor, callId: string, vapiCallId: string): Promise<boolean> {
+  const [row] = await tx
+    .select({ id: coachingCallEvents.id })
+    .from(coachingCallEvents)
+    .where(and(eq(coachingCallEvents.callId, callId), eq(coachingCallEvents.type, 'line_refused'), sql`${coachingCallEvents.detail}->>'vapiCallId' = ${vapiCallId}`))
+    .limit(1)
+  return row !== undefined
+}
+
 export async function applyObservation(tx: DbExecutor, observation: CallObservation, deps: ApplyDeps): Promise<Applied> {
   const byOurId = observation.callId && isUuid(observation.callId) ? eq(coachingCalls.id, observation.callId) : undefined
   const [call] = await tx
@@ -169,6 +179,9 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
   if (!call) return { call: null, ended: null, moved: false, retry: null }
   // The provider's id is ours to keep once we know it; a message about another call is not.
   if (call.vapiCallId && call.vapiCallId !== observation.vapiCallId) return { call, ended: null, moved: false, retry: null }
+  // Nor one about a call Vapi created with no line for it (the dialler recorded it refused, and the
+  // call waits for a line again): it ends at once with a start error that is not this call's end.
+  if (!call.vapiCallId && (await refusedForLine(tx, call.id, observation.vapiCallId))) return { call, ended: null, moved: false, retry: null }
 
   const events: Array<{ type: string; at: Date; detail: Record<string, unknown> | null }> = []
   const set: Partial<typeof coachingCalls.$inferInsert> = {}

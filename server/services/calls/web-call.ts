@@ -6,6 +6,7 @@
  * sweep keep it, exactly as for a phone call: the gateway's socket events never write it. A web
  * call has no local date and is never retried (retryDecision: not a daily call).
  */
+import { randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Db } from '#server/db/client'
 import { coachingCalls } from '#server/db/schema'
@@ -14,10 +15,14 @@ import { WEB_CALL_SERVER_MESSAGES } from './assistant'
 import type { CallsContext } from './context'
 import { callVariables, DIAL_LEASE_MS } from './dialler'
 import { localDateOf } from './next-fire'
-import { loadCallPerson } from './person'
+import type { CallLines } from './lines'
+import { loadCallPerson, type CallPerson } from './person'
 import { addCallEvent } from './record'
 import type { CallVariables } from './assistant'
 import type { CallWebhookServer } from './webhook-server'
+
+/** A call in the app holds its line at most its allowed length plus this (the report's lag). */
+const WEB_LINE_MARGIN_MS = 5 * 60_000
 
 export type OpenedWebCall = {
   /** Our call id (coaching_calls.id). */
@@ -35,15 +40,29 @@ export type OpenedWebCall = {
  * length is the voice gateway's to decide (the plan's in-app budget, docs/decisions/061), not the
  * plan's phone-call length.
  */
-async function openWebCall(db: Db, userId: string, maxDurationSeconds: number, now: Date): Promise<OpenedWebCall> {
+async function openWebCall(db: Db, lines: CallLines, userId: string, maxDurationSeconds: number, now: Date): Promise<OpenedWebCall> {
   const person = await loadCallPerson(db, userId, now)
   if (!person) throw new AppError('UNAUTHENTICATED')
   const plan = person.access.hasSubscription ? person.access.tier : null
   if (!plan) throw new AppError('PAYMENT_REQUIRED')
+  // A line first (the reserved ones included): with none free the person is told so in words, and nothing is written.
+  const id = randomUUID()
+  if (!(await lines.takeApp(id, maxDurationSeconds * 1000 + WEB_LINE_MARGIN_MS))) throw new AppError('VOICE_LINES_BUSY')
+  try {
+    return await writeWebCall(db, person, id, maxDurationSeconds, now)
+  } catch (error) {
+    await lines.release(id)
+    throw error
+  }
+}
+
+async function writeWebCall(db: Db, person: CallPerson, id: string, maxDurationSeconds: number, now: Date): Promise<OpenedWebCall> {
+  const { userId } = person
   const call = await db.transaction(async (tx) => {
     const [row] = await tx
       .insert(coachingCalls)
       .values({
+        id,
         userId,
         slot: 'web',
         kind: 'web',
@@ -97,16 +116,20 @@ async function failWebCall(db: Db, callId: string, status: 'failed' | 'cancelled
  * Voice calls started in the app (the voice gateway): the row is written first, then gets Vapi's
  * call id (or the failure); the webhooks keep it from there, as for a phone call.
  */
-export function createWebCalls(ctx: Pick<CallsContext, 'db' | 'clock'>, callWebhookServer: () => Promise<CallWebhookServer>) {
-  const { db, clock } = ctx
+export function createWebCalls(ctx: Pick<CallsContext, 'db' | 'clock' | 'lines'>, callWebhookServer: () => Promise<CallWebhookServer>) {
+  const { db, clock, lines } = ctx
   return {
     /** Writes the call's row (its length: what the voice gateway allowed it) and reads its variables; with the webhook server it names (the credential in secret mode). */
     open: async (userId: string, maxDurationSeconds: number) => {
       const server = await callWebhookServer()
-      return { ...(await openWebCall(db, userId, maxDurationSeconds, clock.now())), server }
+      return { ...(await openWebCall(db, lines, userId, maxDurationSeconds, clock.now())), server }
     },
     attach: (callId: string, vapiCallId: string) => attachWebCall(db, callId, vapiCallId, clock.now()),
-    fail: (callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) => failWebCall(db, callId, status, reason, detail, clock.now()),
+    /** Nothing was placed (or the person left first): the row says why and the line is given back. */
+    async fail(callId: string, status: 'failed' | 'cancelled', reason: string, detail: Record<string, unknown>) {
+      await lines.release(callId)
+      await failWebCall(db, callId, status, reason, detail, clock.now())
+    },
     serverMessages: WEB_CALL_SERVER_MESSAGES,
   }
 }

@@ -1,0 +1,292 @@
+/**
+ * Vapi's lines: the calls the account may have at once (phone calls and voice calls in the app
+ * share them), and the pace of new phone calls (fleet-wide, and per caller number). One count for
+ * every server and worker, in Redis when it is configured (one script per decision, so two
+ * processes never take the same last line), in memory otherwise (docs/decisions/069).
+ *
+ * A phone call that finds no line free waits in a queue ordered by its place (first attempts before
+ * retries, then by due minute, a goal session before a check-in of the same minute): a line is
+ * granted only to the waiters at the head, however many processes hold waiters. A line is held
+ * under a lease (the call's longest length plus a margin), given back when the call's final status
+ * or report is applied; a lease that lapses frees its line by itself.
+ */
+import type { Redis } from 'ioredis'
+import type { Clock } from '#server/lib/clock'
+
+export type LineSettings = {
+  /** VAPI_MAX_CONCURRENT_CALLS: the account's lines, unless Vapi told us its limit. */
+  maxConcurrentCalls: number
+  /** VAPI_LINES_RESERVED_FOR_APP: lines a phone call never takes (kept for the voice calls in the app). */
+  reservedForApp: number
+  /** VAPI_DIALS_PER_SECOND: new phone calls a second, fleet-wide. */
+  dialsPerSecond: number
+  /** VAPI_DIALS_PER_SECOND_PER_NUMBER: new phone calls a second from one caller number. */
+  dialsPerSecondPerNumber: number
+}
+
+/** A phone call's place in the queue for a line. */
+export type LinePlace = {
+  /** A retry (attempt 1 or 2) waits behind every first attempt. */
+  retry: boolean
+  dueAt: Date
+  goalSession: boolean
+}
+
+export type PhoneLineRequest = {
+  /** The call's id (the lease's holder). */
+  holder: string
+  place: LinePlace
+  /** The caller number the call goes out from (its own pace); null: none configured. */
+  numberId: string | null
+  leaseMs: number
+}
+
+/** Granted: the line is held. Otherwise why not, and when to ask again. */
+export type LineAnswer = { granted: true } | { granted: false; cause: 'lines_busy' | 'pace'; retryInMs: number; position: number }
+
+export type LineState = { inUse: number; limit: number; waiting: number; learnedLimit: number | null }
+
+export type CallLines = {
+  /** Takes a line for a phone call when it is at the head of the queue and the pace allows; else queues it. */
+  takePhone(request: PhoneLineRequest): Promise<LineAnswer>
+  /** Takes a line for a voice call in the app (the reserved lines included); false when none is free. */
+  takeApp(holder: string, leaseMs: number): Promise<boolean>
+  /** Gives the holder's line back (nothing when it holds none). */
+  release(holder: string): Promise<void>
+  /** Leaves the queue without a line (the call was skipped, or its worker is stopping). */
+  leave(holder: string): Promise<void>
+  /** What Vapi's answer said of the account's limit (`subscriptionLimits.concurrencyLimit`); it wins over the setting for a while. */
+  learnLimit(limit: number): Promise<void>
+  state(): Promise<LineState>
+}
+
+/** How long a limit learned from Vapi is believed without a new answer saying it again. */
+export const LEARNED_LIMIT_TTL_MS = 6 * 60 * 60_000
+/** A waiter that has not asked again within this long is gone (its process died): it leaves the queue. */
+const WAITER_TTL_MS = 30_000
+
+/**
+ * The queue's order as one number (a sorted set's score): retries after first attempts, then the
+ * due minute, a goal session before a check-in, then the instant within the minute. Exact in a double.
+ */
+export function placeScore(place: LinePlace): number {
+  const ms = place.dueAt.getTime()
+  const minute = Math.floor(ms / 60_000)
+  return (place.retry ? 1e13 : 0) + minute * 200_000 + (place.goalSession ? 0 : 100_000) + (ms - minute * 60_000)
+}
+
+/** The lines a phone call may use: the limit less the app's reserve, at least one. */
+const phoneLines = (limit: number, reserved: number) => Math.max(1, limit - Math.min(reserved, limit - 1))
+
+/** How soon a waiter asks again: the head of the queue often, the tail rarely (each ask is a script run). */
+export function retryDelay(position: number, freeForPhone: number, lines: number): number {
+  const ahead = Math.max(0, position - freeForPhone)
+  return Math.min(5_000, 200 + Math.floor((ahead / Math.max(1, lines)) * 200))
+}
+
+/**
+ * How soon a waiter that has a line coming but not the pace asks again: the head when the pace
+ * allows the next dial, the others about when their turn comes.
+ */
+function paceDelay(pause: number, position: number, perSecond: number): number {
+  if (position === 0) return Math.max(1, Math.ceil(pause))
+  return Math.min(5_000, Math.max(50, Math.ceil(pause + (position - 0.5) * paceInterval(perSecond))))
+}
+
+/** The pace of one key: dials evenly spaced, one every `1000 / perSecond` ms (no burst: a carrier counts any second). */
+const paceInterval = (perSecond: number) => 1000 / perSecond
+
+// ---------------------------------------------------------------------------------------------
+// In memory (one process: the embedded mode).
+
+export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines {
+  const leases = new Map<string, number>()
+  const phoneLeases = new Set<string>()
+  const waiters = new Map<string, { score: number; seen: number }>()
+  const pace = new Map<string, number>()
+  let learned: { limit: number; until: number } | null = null
+
+  const limitNow = (now: number) => (learned && learned.until > now ? learned.limit : settings.maxConcurrentCalls)
+  const tidy = (now: number) => {
+    for (const [holder, until] of leases) {
+      if (until > now) continue
+      leases.delete(holder)
+      phoneLeases.delete(holder)
+    }
+    for (const [holder, waiter] of waiters) if (waiter.seen + WAITER_TTL_MS <= now) waiters.delete(holder)
+  }
+  /** How long until `key` allows its next dial (0: now). */
+  const paceWait = (key: string, now: number) => Math.max(0, (pace.get(key) ?? now) - now)
+  const spend = (key: string, perSecond: number, now: number) => pace.set(key, Math.max(pace.get(key) ?? now, now) + paceInterval(perSecond))
+
+  return {
+    async takePhone({ holder, place, numberId, leaseMs }) {
+      const now = clock.now().getTime()
+      tidy(now)
+      if (leases.has(holder)) return { granted: true }
+      const score = placeScore(place)
+      waiters.set(holder, { score, seen: now })
+      const limit = limitNow(now)
+      const lines = phoneLines(limit, settings.reservedForApp)
+      const free = Math.max(0, Math.min(lines - phoneLeases.size, limit - leases.size))
+      const position = [...waiters.values()].filter((waiter) => waiter.score < score).length
+      if (position >= free) return { granted: false, cause: 'lines_busy', position, retryInMs: retryDelay(position, free, lines) }
+      const numberKey = numberId ? `number:${numberId}` : null
+      const wait = Math.max(paceWait('fleet', now), numberKey ? paceWait(numberKey, now) : 0)
+      // The pace is the head's alone: a waiter further back would take a dial the head is owed.
+      if (wait > 0 || position > 0) return { granted: false, cause: 'pace', position, retryInMs: paceDelay(wait, position, settings.dialsPerSecond) }
+      spend('fleet', settings.dialsPerSecond, now)
+      if (numberKey) spend(numberKey, settings.dialsPerSecondPerNumber, now)
+      waiters.delete(holder)
+      leases.set(holder, now + leaseMs)
+      phoneLeases.add(holder)
+      return { granted: true }
+    },
+    async takeApp(holder, leaseMs) {
+      const now = clock.now().getTime()
+      tidy(now)
+      if (!leases.has(holder) && leases.size >= limitNow(now)) return false
+      leases.set(holder, now + leaseMs)
+      return true
+    },
+    async release(holder) {
+      leases.delete(holder)
+      phoneLeases.delete(holder)
+      waiters.delete(holder)
+    },
+    async leave(holder) {
+      waiters.delete(holder)
+    },
+    async learnLimit(limit) {
+      learned = { limit, until: clock.now().getTime() + LEARNED_LIMIT_TTL_MS }
+    },
+    async state() {
+      const now = clock.now().getTime()
+      tidy(now)
+      return { inUse: leases.size, limit: limitNow(now), waiting: waiters.size, learnedLimit: learned && learned.until > now ? learned.limit : null }
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// In Redis (every server and worker). Keys: {prefix}leases (holder → lease end, every call),
+// {prefix}phone (the phone calls' leases), {prefix}queue (holder → place score), {prefix}seen
+// (holder → when it last asked), {prefix}learned (the limit Vapi told us and until when),
+// {prefix}pace:<key> (the next instant a dial is allowed). The instants are the app's clock (the
+// servers' clocks are kept by NTP; tests drive theirs).
+
+/** KEYS (every script): leases, phone leases, queue, seen, learned. ARGV[1]: now, ARGV[2]: the configured limit. */
+const TIDY = `
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - ${WAITER_TTL_MS})
+for _, holder in ipairs(gone) do redis.call('ZREM', KEYS[3], holder) redis.call('ZREM', KEYS[4], holder) end
+local learned = nil
+local told = redis.call('HMGET', KEYS[5], 'limit', 'until')
+if told[1] and tonumber(told[2]) > now then learned = tonumber(told[1]) end
+local limit = learned or tonumber(ARGV[2])
+`
+
+/** KEYS: …, fleet pace, number pace (or ''). ARGV: now, limit, reserved, holder, score, lease ms, fleet interval, number interval. */
+const TAKE_PHONE = `${TIDY}
+local holder = ARGV[4]
+if redis.call('ZSCORE', KEYS[2], holder) then return {1, 0, 0, 0, 0} end
+redis.call('ZADD', KEYS[3], tonumber(ARGV[5]), holder)
+redis.call('ZADD', KEYS[4], now, holder)
+local reserved = math.min(tonumber(ARGV[3]), limit - 1)
+local lines = math.max(1, limit - reserved)
+local free = math.max(0, math.min(lines - redis.call('ZCARD', KEYS[2]), limit - redis.call('ZCARD', KEYS[1])))
+local position = redis.call('ZCOUNT', KEYS[3], '-inf', '(' .. ARGV[5])
+if position >= free then return {0, 1, position, free, lines} end
+local function wait(key)
+  if key == '' then return 0 end
+  return math.max(0, tonumber(redis.call('GET', key) or now) - now)
+end
+local pause = math.max(wait(KEYS[6]), wait(KEYS[7]))
+if pause > 0 or position > 0 then return {0, 2, position, math.ceil(pause), lines} end
+local function spend(key, interval)
+  if key == '' then return end
+  local next = math.max(tonumber(redis.call('GET', key) or now), now) + interval
+  redis.call('SET', key, tostring(next), 'PX', math.ceil(next - now) + 60000)
+end
+spend(KEYS[6], tonumber(ARGV[7]))
+spend(KEYS[7], tonumber(ARGV[8]))
+redis.call('ZREM', KEYS[3], holder)
+redis.call('ZREM', KEYS[4], holder)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), holder)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[6]), holder)
+return {1, 0, 0, 0, 0}`
+
+/** ARGV: now, limit, holder, lease ms. */
+const TAKE_APP = `${TIDY}
+if not redis.call('ZSCORE', KEYS[1], ARGV[3]) and redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[3])
+return 1`
+
+/** ARGV: now, limit. */
+const STATE = `${TIDY}
+return {redis.call('ZCARD', KEYS[1]), limit, redis.call('ZCARD', KEYS[3]), learned or -1}`
+
+export function redisCallLines(redis: Redis, prefix: string, settings: LineSettings, clock: Clock): CallLines {
+  const keys = [`${prefix}leases`, `${prefix}phone`, `${prefix}queue`, `${prefix}seen`, `${prefix}learned`]
+  const now = () => clock.now().getTime()
+  return {
+    async takePhone({ holder, place, numberId, leaseMs }) {
+      const answer = (await redis.eval(
+        TAKE_PHONE,
+        7,
+        ...keys,
+        `${prefix}pace:fleet`,
+        numberId ? `${prefix}pace:number:${numberId}` : '',
+        now(),
+        settings.maxConcurrentCalls,
+        settings.reservedForApp,
+        holder,
+        placeScore(place),
+        leaseMs,
+        paceInterval(settings.dialsPerSecond),
+        paceInterval(settings.dialsPerSecondPerNumber),
+      )) as number[]
+      const [granted, cause, position, value, lines] = answer as [number, number, number, number, number]
+      if (granted === 1) return { granted: true }
+      if (cause === 1) return { granted: false, cause: 'lines_busy', position, retryInMs: retryDelay(position, value, lines) }
+      return { granted: false, cause: 'pace', position, retryInMs: paceDelay(value, position, settings.dialsPerSecond) }
+    },
+    async takeApp(holder, leaseMs) {
+      return (await redis.eval(TAKE_APP, 5, ...keys, now(), settings.maxConcurrentCalls, holder, leaseMs)) === 1
+    },
+    async release(holder) {
+      await redis.multi().zrem(keys[0]!, holder).zrem(keys[1]!, holder).zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
+    },
+    async leave(holder) {
+      await redis.multi().zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
+    },
+    async learnLimit(limit) {
+      await redis.multi().hset(keys[4]!, 'limit', String(limit), 'until', String(now() + LEARNED_LIMIT_TTL_MS)).pexpire(keys[4]!, LEARNED_LIMIT_TTL_MS * 2).exec()
+    },
+    async state() {
+      const [inUse, limit, waiting, learned] = (await redis.eval(STATE, 5, ...keys, now(), settings.maxConcurrentCalls)) as number[]
+      return { inUse: inUse!, limit: limit!, waiting: waiting!, learnedLimit: learned! < 0 ? null : learned! }
+    },
+  }
+}
+
+/** The lines of this deployment: shared through Redis when it is configured, in memory otherwise. */
+export function callLines(redis: Redis | undefined, prefix: string, settings: LineSettings, clock: Clock): CallLines {
+  return redis ? redisCallLines(redis, prefix, settings, clock) : memoryCallLines(settings, clock)
+}
+
+/**
+ * The caller number of a person: always the same one of the list (a stable hash of their id), so
+ * they can save it; null when none is configured.
+ */
+export function callerNumberOf(userId: string, numberIds: readonly string[]): string | null {
+  if (numberIds.length === 0) return null
+  let hash = 2166136261
+  for (let i = 0; i < userId.length; i++) {
+    hash ^= userId.charCodeAt(i)
+    hash = Math.imul(hash, 16777619)
+  }
+  return numberIds[(hash >>> 0) % numberIds.length]!
+}
