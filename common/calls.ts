@@ -165,8 +165,9 @@ export const CoachingCallSchema = z.object({
   kind: z.enum(CALL_KINDS).optional(),
   /** The coach's one-paragraph summary once the call's report arrived. */
   summary: text().nullable().optional(),
-  lateSeconds: LateSecondsSchema,
-  lateReason: LateReasonSchema,
+  /** The server always sends these two; optional, as slot, kind and summary are, so a list without them (a test's canned one) still reads. */
+  lateSeconds: LateSecondsSchema.optional(),
+  lateReason: LateReasonSchema.optional(),
 })
 export type CoachingCallView = z.infer<typeof CoachingCallSchema>
 
