@@ -40,8 +40,32 @@ export const NextCallResponseSchema = z.object({
 })
 export type NextCallResponse = z.infer<typeof NextCallResponseSchema>
 
+/**
+ * Why a phone call was dialled after its time: 'lines_busy' (every coaching line was in use) or
+ * 'pace' (the dials-per-second limit held it back). coaching_calls.dial_wait_reason.
+ */
+export const DIAL_WAIT_REASONS = ['lines_busy', 'pace'] as const
+export type DialWaitReason = (typeof DIAL_WAIT_REASONS)[number]
+
+/**
+ * A phone call dialled more than this many seconds after its time was late: the API gives how late
+ * and why, the timeline has a `line_wait` step, the screens say so (docs/decisions/070). Below it
+ * is the ordinary delay of placing a call.
+ */
+export const LATE_AFTER_SECONDS = 60
+
+/** How late a phone call was placed (whole seconds, due → dialled), or null: not late, not dialled, or not a phone call. */
+const LateSecondsSchema = z
+  .number()
+  .int()
+  .min(LATE_AFTER_SECONDS + 1)
+  .nullable()
+  .describe(`Seconds a phone call was dialled after its time, when more than ${LATE_AFTER_SECONDS}; otherwise null`)
+/** Why it was late; null when it was not, or when it was late for another reason (a server that was down, say). */
+const LateReasonSchema = z.enum(DIAL_WAIT_REASONS).nullable().describe('Why it was late: every coaching line busy, or the dialling pace')
+
 export const CallEventSchema = z.object({
-  /** scheduled, dialled, queued, ringing, answered, ended, report, retry_scheduled, not_retried, skipped, dial_failed, reconciled. */
+  /** scheduled, dialled, queued, ringing, answered, ended, report, retry_scheduled, not_retried, skipped, dial_failed, reconciled, line_wait. */
   type: text(),
   at: text(),
   detail: z.record(text(), z.unknown()).nullable(),
@@ -69,6 +93,8 @@ export const CallDetailResponseSchema = z.object({
   startedAt: text().nullable(),
   endedAt: text().nullable(),
   timeZone: text().nullable(),
+  lateSeconds: LateSecondsSchema,
+  lateReason: LateReasonSchema,
   events: z.array(CallEventSchema),
 })
 export type CallDetailResponse = z.infer<typeof CallDetailResponseSchema>
@@ -139,6 +165,9 @@ export const CoachingCallSchema = z.object({
   kind: z.enum(CALL_KINDS).optional(),
   /** The coach's one-paragraph summary once the call's report arrived. */
   summary: text().nullable().optional(),
+  /** The server always sends these two; optional, as slot, kind and summary are, so a list without them (a test's canned one) still reads. */
+  lateSeconds: LateSecondsSchema.optional(),
+  lateReason: LateReasonSchema.optional(),
 })
 export type CoachingCallView = z.infer<typeof CoachingCallSchema>
 

@@ -177,6 +177,58 @@ describe('GET /api/calls/:id', () => {
   })
 })
 
+describe('how late a phone call was placed (docs/decisions/070)', () => {
+  const minutes = (n: number) => new Date(START.getTime() + n * 60_000)
+
+  it('the list and the detail give lateSeconds (due → dialled) and lateReason, for a phone call more than a minute late only', async () => {
+    const user = await person()
+    const other = await person()
+    const late = await insertCall(user.user.id, { slot: 'daily', localDate: '2026-11-21', callDate: minutes(0), dialledAt: minutes(4), dialWaitReason: 'lines_busy' })
+    const paced = await insertCall(user.user.id, { slot: 'evening', localDate: '2026-11-21', callDate: minutes(-600), dialledAt: new Date(minutes(-600).getTime() + 61_500), dialWaitReason: 'pace' })
+    // Dialled within the minute (the reason is kept in the row, but the call was not late).
+    const onTime = await insertCall(user.user.id, { slot: 'daily', localDate: '2026-11-20', callDate: minutes(-1440), dialledAt: minutes(-1439), dialWaitReason: 'pace' })
+    // Late with no line or pace to blame (a server that was down): how late, no reason.
+    const noReason = await insertCall(user.user.id, { slot: 'daily', localDate: '2026-11-19', callDate: minutes(-2880), dialledAt: minutes(-2880 + 65) })
+    // Skipped after an hour waiting for a line: never dialled, so never "late".
+    const skipped = await insertCall(user.user.id, {
+      slot: 'daily',
+      localDate: '2026-11-18',
+      callDate: minutes(-4320),
+      completionStatus: 'skipped',
+      skipReason: 'no_line_free',
+      dialWaitReason: 'lines_busy',
+    })
+    // Another person's late call stays theirs.
+    await insertCall(other.user.id, { callDate: minutes(1), dialledAt: minutes(30), dialWaitReason: 'lines_busy' })
+
+    const recent = RecentCallsResponseSchema.parse((await get(user, '/api/calls/recent')).json()).calls
+    expect(recent.map(({ id, lateSeconds, lateReason }) => ({ id, lateSeconds, lateReason }))).toEqual([
+      { id: late.id, lateSeconds: 240, lateReason: 'lines_busy' },
+      { id: paced.id, lateSeconds: 61, lateReason: 'pace' },
+      { id: onTime.id, lateSeconds: null, lateReason: null },
+      { id: noReason.id, lateSeconds: 3900, lateReason: null },
+      { id: skipped.id, lateSeconds: null, lateReason: null },
+    ])
+
+    const detailOf = async (id: string) => {
+      const response = await get(user, `/api/calls/${id}`)
+      expect(response.statusCode, response.body).toBe(200)
+      return CallDetailResponseSchema.parse(response.json())
+    }
+    expect(await detailOf(late.id)).toMatchObject({ callDate: '2026-11-21T12:00:00.000Z', lateSeconds: 240, lateReason: 'lines_busy' })
+    expect(await detailOf(onTime.id)).toMatchObject({ lateSeconds: null, lateReason: null })
+    expect(await detailOf(skipped.id)).toMatchObject({ completionStatus: 'skipped', skipReason: 'no_line_free', lateSeconds: null, lateReason: null })
+  })
+
+  it('a voice call in the app is never late: it is placed when the person asks', async () => {
+    const user = await person()
+    const web = await insertCall(user.user.id, { slot: 'web', kind: 'web', callDate: minutes(0), dialledAt: minutes(3), dialWaitReason: 'lines_busy' })
+    const detail = CallDetailResponseSchema.parse((await get(user, `/api/calls/${web.id}`)).json())
+    expect(detail).toMatchObject({ slot: 'web', lateSeconds: null, lateReason: null })
+    expect(RecentCallsResponseSchema.parse((await get(user, '/api/calls/recent')).json()).calls).toMatchObject([{ id: web.id, lateSeconds: null, lateReason: null }])
+  })
+})
+
 describe('GET /api/calls/next', () => {
   it('is the daily call today at the chosen time in the zone, a check-in on Basic', async () => {
     const user = await person()

@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AccountUsageResponseSchema } from '#common/usage'
 import { VOICE_FRAME_BYTES, VOICE_MAX_BINARY_FRAME_BYTES, VOICE_MAX_TEXT_FRAME_BYTES, type VoiceServerMessage } from '#common/voice'
 import { hashPassword } from '#server/auth/password'
+import { AppError } from '#server/lib/app-error'
 import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
 import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, subscribers, usageDays, usageVoiceCalls, users, vapiWebhookEvents } from '#server/db/schema'
@@ -602,6 +603,38 @@ describe('a voice call', () => {
 })
 
 // ---- caps --------------------------------------------------------------------------------------
+
+describe('every coaching line busy (docs/decisions/070)', () => {
+  it("a start refused for want of a line reaches the browser as VOICE_LINES_BUSY with its words: no `connecting`, no call at Vapi, no row; the next start goes through", async () => {
+    const { user, headers } = await paidUser()
+    // The lines (issue 33) refuse inside `webCalls.open`, with this AppError. Until a test can fill
+    // them, `open` refuses as they will, for one start: what is tested is the gateway's path.
+    const webCalls = app.services.calls.webCalls
+    const realOpen = webCalls.open
+    webCalls.open = () => Promise.reject(new AppError('VOICE_LINES_BUSY'))
+    const client = await open(headers)
+    const from = client.messages.length
+    try {
+      client.send({ type: 'start', v: 1 })
+      expect(await client.next('error', () => true, from)).toEqual({
+        type: 'error',
+        code: 'VOICE_LINES_BUSY',
+        message: 'All our coaching lines are busy right now. Please try again in a few minutes.',
+      })
+      await client.roundTrip()
+    } finally {
+      webCalls.open = realOpen
+    }
+    expect(client.messages.slice(from).map((m) => m.type)).toEqual(['error'])
+    expect(fake.requestsTo('POST', '/call')).toEqual([])
+    expect(await callRows(user.id)).toEqual([])
+    expect(client.closed).toBeNull()
+    // A line is free again: the same socket starts a call (the refusal let go of the person's lease).
+    await startCall(client)
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(1)
+    expect(await callRows(user.id)).toMatchObject([{ slot: 'web', completionStatus: 'queued' }])
+  })
+})
 
 describe('the caps', () => {
   it('a binary frame over 4 KB closes 1009, and Vapi is told to end the call', async () => {

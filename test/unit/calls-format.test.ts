@@ -8,6 +8,8 @@ import {
   durationText,
   endedReasonText,
   eventText,
+  lateDurationText,
+  lateText,
   localDateIn,
   longDate,
   nextCallText,
@@ -119,6 +121,54 @@ describe('a call in words', () => {
     expect(eventText({ type: 'dial_failed', at, detail: { reason: 'not-eligible-consent' } }, call)).toBe('Not placed: we could not call you: calls were turned off')
     expect(eventText({ type: 'dial_failed', at, detail: { reason: 'vapi-refused-402' } }, call)).toBe('Not placed: the calling service refused the call')
     expect(eventText({ type: 'ringing', at, detail: { late: true } }, call)).toBe('Ringing (reported late)')
+  })
+})
+
+describe('a call placed late, in words (docs/decisions/070)', () => {
+  const call = { endedReason: null, skipReason: null, timeZone: 'America/New_York' }
+  const at = '2026-11-21T12:04:00.000Z'
+
+  it('says how late to the nearest minute, in minutes and hours', () => {
+    expect(lateDurationText(61)).toBe('1 minute')
+    expect(lateDurationText(89)).toBe('1 minute')
+    expect(lateDurationText(90)).toBe('2 minutes')
+    expect(lateDurationText(240)).toBe('4 minutes')
+    expect(lateDurationText(59 * 60 + 40)).toBe('1 hour')
+    expect(lateDurationText(65 * 60)).toBe('1 hour 5 minutes')
+    expect(lateDurationText(121 * 60)).toBe('2 hours 1 minute')
+    expect(lateDurationText(150 * 60)).toBe('2 hours 30 minutes')
+    // Never '0 minutes'.
+    expect(lateDurationText(20)).toBe('1 minute')
+  })
+
+  it("says how late a call was placed and why, only when it was more than a minute late", () => {
+    expect(lateText(240, 'lines_busy')).toBe('Placed 4 minutes late: all our coaching lines were busy')
+    expect(lateText(61, 'pace')).toBe('Placed 1 minute late: many calls were due at once, and we place only a few calls a second')
+    expect(lateText(3900, null)).toBe('Placed 1 hour 5 minutes late')
+    // A reason this version does not know, or a key of every object: how late, without a why.
+    expect(lateText(300, 'carrier_pause')).toBe('Placed 5 minutes late')
+    expect(lateText(300, 'toString')).toBe('Placed 5 minutes late')
+    expect(lateText(60, 'lines_busy')).toBeNull()
+    expect(lateText(5, 'pace')).toBeNull()
+    expect(lateText(null, 'lines_busy')).toBeNull()
+    expect(lateText(undefined, undefined)).toBeNull()
+  })
+
+  it('tells the timeline\'s line_wait step and the skip for no free line', () => {
+    expect(eventText({ type: 'line_wait', at, detail: { lateSeconds: 240, reason: 'lines_busy' } }, call)).toBe('Placed 4 minutes late: all our coaching lines were busy')
+    expect(eventText({ type: 'line_wait', at, detail: { lateSeconds: 125, reason: 'pace' } }, call)).toBe(
+      'Placed 2 minutes late: many calls were due at once, and we place only a few calls a second',
+    )
+    expect(eventText({ type: 'line_wait', at, detail: { lateSeconds: 3900, reason: 'lines_busy' } }, call)).toBe('Placed 1 hour 5 minutes late: all our coaching lines were busy')
+    // A detail missing its seconds still says why; one missing everything says it was late.
+    expect(eventText({ type: 'line_wait', at, detail: { reason: 'lines_busy' } }, call)).toBe('Placed late: all our coaching lines were busy')
+    expect(eventText({ type: 'line_wait', at, detail: null }, call)).toBe('Placed late')
+    expect(skipReasonText('no_line_free')).toBe('all our coaching lines were busy for an hour')
+    expect(eventText({ type: 'skipped', at, detail: { reason: 'no_line_free' } }, call)).toBe('Skipped because all our coaching lines were busy for an hour')
+    expect(endedReasonText('call.start.error-subscription-concurrency-limit-reached')).toBe('all our coaching lines were busy')
+    expect(eventText({ type: 'dial_failed', at, detail: { reason: 'call.start.error-subscription-concurrency-limit-reached' } }, call)).toBe(
+      'Not placed: all our coaching lines were busy',
+    )
   })
 })
 

@@ -70,6 +70,19 @@ describe('starting a voice call (spec 2 §4, §8)', () => {
     expect(toasts(effects).flat()).not.toContain('Voice Error')
   })
 
+  it("every coaching line busy: a toast of its own with the server's words (never 'Voice Error'), not an error, and back to idle", () => {
+    const message = ERRORS.VOICE_LINES_BUSY.message
+    const { state, effects } = run(start, { type: 'server-error', code: 'VOICE_LINES_BUSY', message })
+    expect(state).toEqual(IDLE_CALL)
+    expect(effects).toEqual([
+      { type: 'teardown' },
+      { type: 'toast', title: 'Coaching lines are busy', description: 'All our coaching lines are busy right now. Please try again in a few minutes.', destructive: false },
+    ])
+    expect(ended(effects)).toEqual([])
+    // The button works again at once: the next press starts a call.
+    expect(nextCall(state, start).state.phase).toBe('starting')
+  })
+
   it('only an idle call starts', () => {
     expect(run(start, listening, start).state.phase).toBe('listening')
   })

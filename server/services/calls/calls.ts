@@ -5,6 +5,7 @@ import { countActiveDays } from '#server/db/activity'
 import type { DbExecutor } from '#server/db/client'
 import { prepared } from '#server/db/prepared'
 import { coachingCalls, partnerPrograms, profiles, type User } from '#server/db/schema'
+import { callLateness } from './lateness'
 
 const lastCallsOfUser = (db: DbExecutor) =>
   prepared(db, 'last_calls_of_user', (db) =>
@@ -18,6 +19,8 @@ const lastCallsOfUser = (db: DbExecutor) =>
         slot: coachingCalls.slot,
         kind: coachingCalls.kind,
         summary: coachingCalls.summary,
+        dialledAt: coachingCalls.dialledAt,
+        dialWaitReason: coachingCalls.dialWaitReason,
       })
       .from(coachingCalls)
       .where(eq(coachingCalls.userId, sql.placeholder('userId')))
@@ -26,10 +29,14 @@ const lastCallsOfUser = (db: DbExecutor) =>
       .prepare('last_calls_of_user'),
   )
 
-/** The user's last 5 coaching calls, newest first. */
+/** The user's last 5 coaching calls, newest first, each with how late it was placed (if it was). */
 export async function recentCalls(db: DbExecutor, userId: string): Promise<CoachingCallView[]> {
   const rows = await lastCallsOfUser(db).execute({ userId })
-  return rows.map((row) => ({ ...row, callDate: row.callDate.toISOString() }))
+  return rows.map(({ dialledAt, dialWaitReason, ...row }) => ({
+    ...row,
+    callDate: row.callDate.toISOString(),
+    ...callLateness({ slot: row.slot, callDate: row.callDate, dialledAt, dialWaitReason }),
+  }))
 }
 
 /**

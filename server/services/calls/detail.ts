@@ -8,6 +8,7 @@ import { isUuid } from '#common/uuid'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, profiles } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
+import { callLateness } from './lateness'
 
 const callNotFound = () => new AppError('NOT_FOUND', 'This call could not be found.')
 
@@ -53,6 +54,7 @@ export async function callDetail(db: DbExecutor, userId: string, callId: string)
     startedAt: call.startedAt?.toISOString() ?? null,
     endedAt: call.endedAt?.toISOString() ?? null,
     timeZone: row.timeZone,
+    ...callLateness(call),
     events: events.map((event) => ({ type: event.type, at: event.at.toISOString(), detail: event.detail ?? null })),
   }
 }

@@ -18,6 +18,7 @@ import {
   durationText,
   endedReasonText,
   eventText,
+  lateText,
   localDateIn,
   longDate,
   preciseTimeIn,
@@ -108,6 +109,7 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
   const date = longDate(localDateIn(new Date(call.callDate), zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone))
   useDocumentTitle(`${kind}, ${date}`)
   const said = outcome(call)
+  const late = lateText(call.lateSeconds, call.lateReason)
   const reached = call.completionStatus === 'completed' || call.startedAt !== null
 
   return (
@@ -129,6 +131,11 @@ function CallLoaded({ call }: { call: CallDetailResponse }) {
             {call.attempt > 0 ? ` · retry ${call.attempt} of 2` : ''}
           </p>
           {said ? <p className="font-medium">{said}</p> : null}
+          {late ? (
+            <p className="text-muted-foreground" data-testid="call-late">
+              {late}.
+            </p>
+          ) : null}
         </header>
 
         <dl className="grid grid-cols-2 gap-4 sm:grid-cols-3">

@@ -4,7 +4,7 @@
  * clock is passed in), so it is tested without a browser.
  */
 import { stoppedMessage } from '#common/account'
-import type { CallEvent, NextCallResponse, NoCallReason } from '#common/calls'
+import { LATE_AFTER_SECONDS, type CallEvent, type DialWaitReason, type NextCallResponse, type NoCallReason } from '#common/calls'
 import type { CallKind, CallSlotName } from '#common/domain'
 import { fromDailyCallTime, timezoneByIana } from '#common/goals'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
@@ -163,6 +163,8 @@ const CONVERSATION_ENDINGS: Record<string, string> = {
   'vapi-unconfirmed': 'the calling service did not confirm the call',
   'dial-abandoned': 'the call could not be placed',
   'call-not-found': 'the calling service has no record of the call',
+  // Vapi refused the call for want of a free line (its concurrency limit; docs/decisions/070).
+  'call.start.error-subscription-concurrency-limit-reached': 'all our coaching lines were busy',
 }
 
 /** Why the call ended: Vapi's ended reason, or ours for a call that was never placed, in words ('customer-busy' → 'the line was busy'). */
@@ -192,12 +194,45 @@ const SKIP_REASONS: Record<string, string> = {
   not_a_daily_call: 'only the daily calls are tried again',
   no_attempts_left: 'both retries were used',
   not_eligible: 'we could not call you then',
+  // Still waiting for a free line an hour after its time (docs/decisions/070).
+  no_line_free: 'all our coaching lines were busy for an hour',
 }
 
 /** Why a call was skipped or not retried, in words. */
 export function skipReasonText(reason: string | null | undefined): string {
   if (!reason) return 'it could not be placed'
   return SKIP_REASONS[reason] ?? reason.replace(/[-._]+/g, ' ')
+}
+
+/**
+ * How late, to the nearest minute: '1 minute', '4 minutes', '1 hour', '1 hour 5 minutes'. Never
+ * '0 minutes': it is only said of a call more than a minute late.
+ */
+export function lateDurationText(seconds: number): string {
+  const total = Math.max(1, Math.round(seconds / 60))
+  const hours = Math.floor(total / 60)
+  const minutes = total % 60
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`
+  if (hours === 0) return count(minutes, 'minute')
+  return minutes === 0 ? count(hours, 'hour') : `${count(hours, 'hour')} ${count(minutes, 'minute')}`
+}
+
+const LATE_REASONS: Record<DialWaitReason, string> = {
+  lines_busy: 'all our coaching lines were busy',
+  pace: 'many calls were due at once, and we place only a few calls a second',
+}
+
+const lateBecause = (reason: unknown) => (typeof reason === 'string' && Object.hasOwn(LATE_REASONS, reason) ? LATE_REASONS[reason as DialWaitReason] : null)
+
+/**
+ * How late a phone call was placed and why (docs/decisions/070): 'Placed 4 minutes late: all our
+ * coaching lines were busy'; without the why when none is known. Null for a call placed within a
+ * minute of its time (or not placed).
+ */
+export function lateText(lateSeconds: number | null | undefined, reason: string | null | undefined): string | null {
+  if (typeof lateSeconds !== 'number' || !Number.isFinite(lateSeconds) || lateSeconds <= LATE_AFTER_SECONDS) return null
+  const why = lateBecause(reason)
+  return `Placed ${lateDurationText(lateSeconds)} late${why ? `: ${why}` : ''}`
 }
 
 /** A time of day in a zone: '7:30 AM'. */
@@ -222,7 +257,8 @@ const isInstant = (value: string | null): value is string => value !== null && !
 
 /**
  * One step of a call's timeline in words: 'Scheduled', 'Dialled', 'Ringing', 'Answered',
- * 'Ended: the line was busy', 'Retry scheduled at 7:40 AM', 'Skipped because calls were paused'.
+ * 'Ended: the line was busy', 'Retry scheduled at 7:40 AM', 'Skipped because calls were paused',
+ * 'Placed 4 minutes late: all our coaching lines were busy'.
  */
 export function eventText(event: CallEvent, call: { endedReason: string | null; skipReason: string | null; timeZone: string | null }): string {
   const { detail } = event
@@ -257,6 +293,12 @@ export function eventText(event: CallEvent, call: { endedReason: string | null; 
       return 'Checked with the phone service'
     case 'end_requested':
       return 'You ended the call from the dashboard'
+    case 'line_wait': {
+      // Written for a call dialled more than a minute late; a detail without the seconds still says why.
+      const reason = stringIn(detail, ['reason'])
+      const why = lateBecause(reason)
+      return lateText(typeof detail?.lateSeconds === 'number' ? detail.lateSeconds : null, reason) ?? `Placed late${why ? `: ${why}` : ''}`
+    }
     default: {
       const words = event.type.replace(/[-._]+/g, ' ')
       return words.charAt(0).toUpperCase() + words.slice(1)

@@ -7,7 +7,8 @@
  * idle. Any state ends on the server's `ended`, on an error that says the call ended, on the
  * socket closing, or (while ending) when no confirmation came within VOICE_FORCED_END_MS. The
  * plan's voice minutes (docs/decisions/061) have their own words: a start refused for them, and
- * 'Call Ended' saying they ran out.
+ * 'Call Ended' saying they ran out; so does a start refused because every coaching line is in use
+ * (docs/decisions/070).
  */
 import { CHAT_ERRORS } from '#common/chat'
 import { USAGE_TEXT } from '#common/usage'
@@ -35,6 +36,8 @@ export const VOICE_FAILURE = {
   connectFailed: 'Could not connect to the voice assistant. Please try again.',
   connectionLost: 'The connection to the voice assistant was lost.',
   startTimedOut: 'The voice assistant did not answer. Please try again.',
+  /** Every coaching line in use (VOICE_LINES_BUSY): the title over the server's words (docs/decisions/070). */
+  linesBusyTitle: 'Coaching lines are busy',
 } as const
 
 export type VoicePhase = 'idle' | 'starting' | 'listening' | 'ending'
@@ -134,7 +137,10 @@ export function nextCall(state: CallState, event: CallEvent): Transition {
           : event.code === 'USAGE_LIMIT_REACHED'
             ? // The plan's minutes are spent: the server says how many and when they come back.
               toast(USAGE_TEXT.voiceLimitTitle, event.message)
-            : toast(VOICE_TEXT.assistantErrorTitle, event.message, true)
+            : event.code === 'VOICE_LINES_BUSY'
+              ? // Every line is in use: nothing is wrong, the person tries again in a few minutes.
+                toast(VOICE_FAILURE.linesBusyTitle, event.message)
+              : toast(VOICE_TEXT.assistantErrorTitle, event.message, true)
       // The call cannot go on: it never started, or the error says it ended (spec 2 §4).
       if (phase === 'starting') return abandoned(said)
       if (/ended/i.test(event.message)) return over(null, replyAfter(state, false), [said])

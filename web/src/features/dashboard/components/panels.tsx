@@ -11,7 +11,7 @@ import { Button } from '#web/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '#web/components/ui/card'
 import { Progress } from '#web/components/ui/progress'
 import { Spinner } from '#web/components/ui/spinner'
-import { callKindLabel, statusText } from '#web/features/calls/format'
+import { callKindLabel, lateText, statusText } from '#web/features/calls/format'
 
 type PanelProps = { failed: boolean; onRetry: () => void }
 
@@ -139,6 +139,16 @@ export function FocusPanel({ areas, failed, onRetry }: PanelProps & { areas: Arr
   )
 }
 
+/** 'Placed 4 minutes late: all our coaching lines were busy', for a phone call placed more than a minute late (docs/decisions/070). */
+function PlacedLate({ call }: { call: CoachingCallView }) {
+  const late = lateText(call.lateSeconds, call.lateReason)
+  return late ? (
+    <p className="text-sm text-muted-foreground" data-testid="call-late">
+      {late}
+    </p>
+  ) : null
+}
+
 /** 'Recent Coaching Calls': the last 5 with date, minutes, areas and status; each opens its detail page. */
 export function CallsPanel({
   calls,
@@ -193,6 +203,7 @@ export function CallsPanel({
                   </span>
                 ) : null}
               </p>
+              <PlacedLate call={call} />
               {call.summary ? <p className="line-clamp-2 text-sm text-muted-foreground">{call.summary}</p> : null}
               {call.areasDiscussed.length > 0 ? (
                 <ul className="flex flex-wrap gap-1.5" aria-label="Areas discussed">
