@@ -16,7 +16,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { AccountUsageResponseSchema } from '#common/usage'
 import { VOICE_FRAME_BYTES, VOICE_MAX_BINARY_FRAME_BYTES, VOICE_MAX_TEXT_FRAME_BYTES, type VoiceServerMessage } from '#common/voice'
 import { hashPassword } from '#server/auth/password'
-import { AppError } from '#server/lib/app-error'
 import { createSession } from '#server/auth/session'
 import { hashSecret } from '#server/auth/tokens'
 import { coachingCallEvents, coachingCalls, conversations, emailTokens, sessions, subscribers, usageDays, usageVoiceCalls, users, vapiWebhookEvents } from '#server/db/schema'
@@ -604,34 +603,45 @@ describe('a voice call', () => {
 
 // ---- caps --------------------------------------------------------------------------------------
 
-describe('every coaching line busy (docs/decisions/070)', () => {
-  it("a start refused for want of a line reaches the browser as VOICE_LINES_BUSY with its words: no `connecting`, no call at Vapi, no row; the next start goes through", async () => {
+describe('every coaching line busy (docs/decisions/069, 070)', () => {
+  it("a start with no line free reaches the browser as VOICE_LINES_BUSY with its words: no `connecting`, no call at Vapi, no row; once a call ends and gives its line back, the next start goes through", async () => {
+    // This app's account has 2 lines (the app's reserve is all of it but the one a phone call keeps).
+    await app.close()
+    app = await buildTestApp({
+      database,
+      clock,
+      timers: timers.timers,
+      env: { APP_URL: `http://127.0.0.1:${port}`, VAPI_API_KEY: fake.apiKey, VAPI_API_URL: fake.url, VAPI_ASSISTANT_ID: 'asst-coach', VAPI_WEBHOOK_SECRET: SECRET, VAPI_MAX_CONCURRENT_CALLS: '2' },
+    })
+    await app.listen({ port, host: '127.0.0.1' })
+    app.services.voice.settings.heartbeatMs = 24 * 3_600_000
+    const first = await open((await paidUser()).headers)
+    const second = await open((await paidUser()).headers)
+    await startCall(first)
+    const secondCall = await startCall(second)
+
     const { user, headers } = await paidUser()
-    // The lines (issue 33) refuse inside `webCalls.open`, with this AppError. Until a test can fill
-    // them, `open` refuses as they will, for one start: what is tested is the gateway's path.
-    const webCalls = app.services.calls.webCalls
-    const realOpen = webCalls.open
-    webCalls.open = () => Promise.reject(new AppError('VOICE_LINES_BUSY'))
     const client = await open(headers)
     const from = client.messages.length
-    try {
-      client.send({ type: 'start', v: 1 })
-      expect(await client.next('error', () => true, from)).toEqual({
-        type: 'error',
-        code: 'VOICE_LINES_BUSY',
-        message: 'All our coaching lines are busy right now. Please try again in a few minutes.',
-      })
-      await client.roundTrip()
-    } finally {
-      webCalls.open = realOpen
-    }
+    client.send({ type: 'start', v: 1 })
+    expect(await client.next('error', () => true, from)).toEqual({
+      type: 'error',
+      code: 'VOICE_LINES_BUSY',
+      message: 'All our coaching lines are busy right now. Please try again in a few minutes.',
+    })
+    await client.roundTrip()
     expect(client.messages.slice(from).map((m) => m.type)).toEqual(['error'])
-    expect(fake.requestsTo('POST', '/call')).toEqual([])
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(2)
     expect(await callRows(user.id)).toEqual([])
     expect(client.closed).toBeNull()
-    // A line is free again: the same socket starts a call (the refusal let go of the person's lease).
+
+    // The second call ends: its final status gives the line back, and the same socket starts a call.
+    second.send({ type: 'end' })
+    await endedOf(second)
+    await fake.transport.ended(secondCall)
+    await settleWebhooks()
     await startCall(client)
-    expect(fake.requestsTo('POST', '/call')).toHaveLength(1)
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(3)
     expect(await callRows(user.id)).toMatchObject([{ slot: 'web', completionStatus: 'queued' }])
   })
 })
