@@ -38,7 +38,7 @@ export type DialRequest = {
 }
 
 /** What a `POST /call` answer says of the account's lines (`subscriptionLimits`; not in the SDK's types). */
-export type SubscriptionLimits = { concurrencyLimit: number | null; remainingConcurrentCalls: number | null; concurrencyBlocked: boolean }
+type SubscriptionLimits = { concurrencyLimit: number | null; remainingConcurrentCalls: number | null; concurrencyBlocked: boolean }
 
 type DialOutcome =
   | { kind: 'placed'; vapiCallId: string; status: string; limits: SubscriptionLimits | null }
@@ -88,7 +88,7 @@ const RETRYABLE_REFUSALS = new Set([402, 429])
 const numberOrNull = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null)
 
 /** The answer's `subscriptionLimits`, when it has them. */
-export function subscriptionLimitsOf(answer: unknown): SubscriptionLimits | null {
+function subscriptionLimitsOf(answer: unknown): SubscriptionLimits | null {
   const raw = answer && typeof answer === 'object' ? (answer as { subscriptionLimits?: unknown }).subscriptionLimits : undefined
   if (!raw || typeof raw !== 'object') return null
   const limits = raw as Record<string, unknown>

@@ -85,7 +85,7 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
   // Parked runs (a call prepared ahead waiting for its instant) and how to wake them when closing.
   let closing = false
   const parked = new Set<() => void>()
-  const waitUntil = (when: Date) =>
+  const waitUntil = (when: Date, wake?: Promise<unknown>) =>
     new Promise<void>((resolve, reject) => {
       if (closing) return reject(new JobStopping())
       const stop = () => {
@@ -93,11 +93,14 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
         parked.delete(stop)
         reject(new JobStopping())
       }
-      const timer = setTimeout(() => {
-        parked.delete(stop)
+      const resume = () => {
+        if (!parked.delete(stop)) return
+        clearTimeout(timer)
         resolve()
-      }, Math.max(0, when.getTime() - services.clock.now().getTime()))
+      }
+      const timer = setTimeout(resume, Math.max(0, when.getTime() - services.clock.now().getTime()))
       parked.add(stop)
+      void wake?.then(resume, resume)
     })
   for (const name of queueNames(jobs)) {
     const worker = new Worker(

@@ -11,11 +11,12 @@ type JobContext<P = unknown> = {
   /** 1 on the first try, 2 on the first retry, ... */
   attempt: number
   /**
-   * Parks the run until the clock reaches `at` (a call prepared ahead waits for its instant). The
-   * in-process runner's `drain()` does not wait for parked runs. Rejects with JobStopping when the
-   * runner or worker stops first: the run must then give back what it holds and throw.
+   * Parks the run until the clock reaches `at` (a call prepared ahead waits for its instant), or
+   * until `wake` settles, whichever comes first (a call waiting for a line wakes when one is given
+   * back). The in-process runner's `drain()` does not wait for parked runs. Rejects with JobStopping
+   * when the runner or worker stops first: the run must then give back what it holds and throw.
    */
-  waitUntil(at: Date): Promise<void>
+  waitUntil(at: Date, wake?: Promise<unknown>): Promise<void>
   /**
    * What the next try of this run gets instead of its payload: the part of the work still to do,
    * so that a run which did some of its work and then fails is not made to do that part again.

@@ -58,16 +58,26 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
   }
 
   /** Calls `fn` once the clock reaches `when` (re-arming when a timer fires early). */
-  function at(when: Date, fn: () => void): void {
-    if (stopped) return
-    const delay = Math.min(Math.max(0, when.getTime() - clock.now().getTime()), MAX_TIMER_MS)
-    const handle = timers.setTimeout(() => {
-      armed.delete(handle)
+  /** Runs `fn` at `when` on the runner's timers; returns what cancels it. */
+  function at(when: Date, fn: () => void): () => void {
+    let handle: unknown
+    const arm = () => {
       if (stopped) return
-      if (clock.now().getTime() < when.getTime()) at(when, fn)
-      else fn()
-    }, delay)
-    armed.add(handle)
+      const delay = Math.min(Math.max(0, when.getTime() - clock.now().getTime()), MAX_TIMER_MS)
+      handle = timers.setTimeout(() => {
+        armed.delete(handle)
+        if (stopped) return
+        if (clock.now().getTime() < when.getTime()) arm()
+        else fn()
+      }, delay)
+      armed.add(handle)
+    }
+    arm()
+    return () => {
+      if (handle === undefined) return
+      timers.clearTimeout(handle as Parameters<Timers['clearTimeout']>[0])
+      armed.delete(handle)
+    }
   }
 
   // Runs of a queue at once, as a BullMQ worker takes them: the largest `concurrency` of the
@@ -106,22 +116,27 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
       nextPayload = parse(job, narrowed)
     }
     busy++
-    const waitUntil = (when: Date) =>
+    const waitUntil = (when: Date, wake?: Promise<unknown>) =>
       new Promise<void>((resolve, reject) => {
         if (stopped) return reject(new JobStopping())
+        let cancel = () => {}
         const abort = (error: Error) => {
           parked.delete(abort)
+          cancel()
           busy++
           reject(error)
+        }
+        const resume = () => {
+          if (!parked.delete(abort)) return
+          cancel()
+          busy++
+          resolve()
         }
         parked.add(abort)
         busy--
         idle()
-        at(when, () => {
-          if (!parked.delete(abort)) return
-          busy++
-          resolve()
-        })
+        cancel = at(when, resume)
+        void wake?.then(resume, resume)
       })
     const run = (async () => {
       const free = slot(job.queue)

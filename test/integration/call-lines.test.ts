@@ -150,16 +150,53 @@ describe.each(backends)('call lines $name', (backend) => {
     expect(await a.state()).toMatchObject({ limit: 10, learnedLimit: null })
   })
 
-  it('frees a line whose lease lapsed, and forgets a waiter that stopped asking', async () => {
+  it('wakes this process’s waiters when a line is given back, not when nothing was held', async () => {
+    const clock = fakeClock(DUE)
+    const [a] = backend.make(SETTINGS, clock)
+    expect((await ask(a, clock, phone('held'))).granted).toBe(true)
+    let woken = 0
+    const counted = () => a.freed().then(() => (woken += 1))
+    const first = counted()
+    await a.release('never-held')
+    await Promise.resolve()
+    expect(woken).toBe(0)
+    await a.release('held')
+    await first
+    expect(woken).toBe(1)
+  })
+
+  it('grants no line to anyone for a while after Vapi said it had none (phone calls and the app alike)', async () => {
+    const clock = fakeClock(DUE)
+    const [a, b] = backend.make(SETTINGS, clock)
+    await a.backOff(5_000)
+    expect(await ask(b, clock, phone('call'))).toMatchObject({ granted: false, cause: 'lines_busy', retryInMs: 5_000 })
+    expect(await b.takeApp('web', 60_000)).toBe(false)
+    // A shorter back-off does not cut a longer one short.
+    await b.backOff(1_000)
+    clock.advance(4_990)
+    expect(await ask(a, clock, phone('call'))).toEqual({ granted: true })
+  })
+
+  it('frees a line whose lease lapsed', async () => {
     const clock = fakeClock(DUE)
     const [a, b] = backend.make({ ...SETTINGS, maxConcurrentCalls: 3 }, clock)
     expect((await ask(a, clock, { ...phone('held'), leaseMs: 60_000 })).granted).toBe(true)
-    // A waiter whose process died sits ahead of a later one...
+    expect(await ask(b, clock, phone('later'))).toMatchObject({ granted: false, position: 0 })
+    clock.advance(60_000)
+    expect(await ask(b, clock, phone('later'))).toEqual({ granted: true })
+    expect(await a.state()).toMatchObject({ inUse: 1, waiting: 0 })
+  })
+})
+
+describe('call lines in Redis', () => {
+  it('forget a waiter whose process stopped asking (it died): the ones behind it are not held up', async () => {
+    const clock = fakeClock(DUE)
+    const [a, b] = backends[0]!.make({ ...SETTINGS, maxConcurrentCalls: 3 }, clock)
+    expect((await ask(a, clock, { ...phone('held'), leaseMs: 60_000 })).granted).toBe(true)
     expect((await ask(b, clock, phone('gone', new Date(DUE.getTime() - 60_000)))).granted).toBe(false)
     expect(await ask(a, clock, phone('later'))).toMatchObject({ granted: false, position: 1 })
     clock.advance(60_000)
-    // ...the lease lapsed and the dead waiter left the queue: the later call gets the line.
-    expect(await a.takePhone(phone('later'))).toEqual({ granted: true })
+    expect(await ask(a, clock, phone('later'))).toEqual({ granted: true })
     expect(await b.state()).toMatchObject({ inUse: 1, waiting: 0 })
   })
 })

@@ -32,7 +32,7 @@ export const DIAL_LEASE_MS = 60_000
 /** Tries of the place-call job (a try that cannot tell whether a call was made waits and reconciles). */
 export const PLACE_CALL_ATTEMPTS = 4
 /** The longest a call waits for a line past its time; then it is skipped ('no_line_free'), loudly. */
-export const LINE_WAIT_LIMIT_MS = 60 * 60_000
+const LINE_WAIT_LIMIT_MS = 60 * 60_000
 /** A call dialled later than this after its time says why in its timeline. */
 const LATE_AFTER_MS = 60_000
 /**
@@ -40,8 +40,11 @@ const LATE_AFTER_MS = 60_000
  * the sweep finishes a call still live at its length plus 5 minutes, before the lease lapses.
  */
 const LINE_LEASE_MARGIN_MS = 10 * 60_000
-/** After Vapi said it had no line for a call, the call asks for one again no sooner than this. */
-const LINE_REFUSED_PAUSE_MS = 2_000
+/** A call waiting for a line keeps its claim this long past each renewal (twice as long as between renewals). */
+const WAIT_LEASE_MS = 4 * 60_000
+/** After Vapi said it had no line, no line is granted for this long, doubling with each refusal in a row up to the most. */
+const LINE_REFUSED_PAUSE_MS = 5_000
+const LINE_REFUSED_PAUSE_MAX_MS = 2 * 60_000
 
 type PlaceCallRequest = {
   userId: string
@@ -82,7 +85,7 @@ export type DiallerDeps = {
  * How a try may wait: a call prepared ahead of its instant is parked until then (the job runner's
  * `waitUntil`); without it the call is dialled as soon as it is claimed.
  */
-export type DialTiming = { lastTry: boolean; waitUntil?: ((at: Date) => Promise<void>) | undefined }
+export type DialTiming = { lastTry: boolean; waitUntil?: ((at: Date, wake?: Promise<unknown>) => Promise<void>) | undefined }
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
@@ -398,12 +401,23 @@ type LineWait = { at: Date; cause: 'lines_busy' | 'pace' | null }
  * dialled any more: it waited past LINE_WAIT_LIMIT_MS (recorded as skipped, 'no_line_free'), or
  * its claim was settled meanwhile (cancelled). A worker that stops gives its place and claim back.
  */
-async function waitForLine(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, numberId: string | null, wait: (at: Date) => Promise<void>): Promise<LineWait | null> {
+async function waitForLine(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, numberId: string | null, wait: Waiter): Promise<LineWait | null> {
+  try {
+    return await waitInQueue(deps, call, dueAt, numberId, wait)
+  } catch (error) {
+    // Whatever failed, the call leaves the queue: a waiter gone for good would hold up the ones behind it.
+    await deps.lines.leave(call.id).catch(() => {})
+    throw error
+  }
+}
+
+async function waitInQueue(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, numberId: string | null, wait: Waiter): Promise<LineWait | null> {
   const { db, clock, lines, log } = deps
   const leaseMs = (call.maxDurationSeconds ?? 300) * 1000 + LINE_LEASE_MARGIN_MS
   const place = { retry: call.attempt > 0, dueAt, goalSession: call.kind === 'goal_session' }
   let cause: LineWait['cause'] = null
-  let renewAt = clock.now().getTime() + DIAL_LEASE_MS / 3
+  // The claim's lease is renewed while the call waits (a dialler that dies frees it within minutes).
+  let renewAt = clock.now().getTime()
   for (;;) {
     const now = clock.now()
     const answer = await lines.takePhone({ holder: call.id, place, numberId, leaseMs })
@@ -427,17 +441,19 @@ async function waitForLine(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, nu
       // The claim stays this worker's while it waits; a claim settled meanwhile (calls turned off) is not dialled.
       const [kept] = await db
         .update(coachingCalls)
-        .set({ dialLeaseUntil: new Date(now.getTime() + DIAL_LEASE_MS), updatedAt: now })
+        .set({ dialLeaseUntil: new Date(now.getTime() + WAIT_LEASE_MS), updatedAt: now })
         .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
         .returning({ id: coachingCalls.id })
       if (!kept) {
         await lines.leave(call.id)
         return null
       }
-      renewAt = now.getTime() + DIAL_LEASE_MS / 3
+      renewAt = now.getTime() + WAIT_LEASE_MS / 2
     }
     try {
-      await wait(new Date(now.getTime() + answer.retryInMs))
+      // A line given back in this process wakes the queue at once; the timer covers the others'.
+      const until = Math.min(now.getTime() + answer.retryInMs, renewAt, dueAt.getTime() + LINE_WAIT_LIMIT_MS)
+      await wait(new Date(until), answer.cause === 'lines_busy' ? lines.freed() : undefined)
     } catch (error) {
       await lines.leave(call.id)
       const at = clock.now()
@@ -453,22 +469,32 @@ async function waitForLine(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, nu
   }
 }
 
-/** A call that waited past its time: when it was dialled, why it waited, and its timeline says so. */
-async function recordLateness(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, got: LineWait): Promise<void> {
-  const late = got.at.getTime() - dueAt.getTime()
-  const reason = got.cause !== null && late > LATE_AFTER_MS ? got.cause : null
-  await deps.db.transaction(async (tx) => {
-    await tx
-      .update(coachingCalls)
-      .set({ dialledAt: got.at, dialWaitReason: reason, updatedAt: got.at })
-      .where(eq(coachingCalls.id, call.id))
-    if (reason) await addCallEvent(tx, call, 'line_wait', got.at, { lateSeconds: Math.round(late / 1000), reason })
-  })
+/** Why a call dialled at `got.at` was late, when it was late over a minute because it waited; else null. */
+function lateReason(dueAt: Date, got: LineWait): LineWait['cause'] {
+  return got.cause !== null && got.at.getTime() - dueAt.getTime() > LATE_AFTER_MS ? got.cause : null
 }
 
-/** Parks until `at`: the job runner's (driven by its clock), or a plain timer when there is none. */
-const sleeper = (timing: DialTiming) =>
-  timing.waitUntil ?? ((at: Date) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at.getTime() - Date.now()))))
+/** The dial's instant (kept before the request: a reconciliation looks for the call around it) and why it waited. */
+async function markDialling(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, got: LineWait): Promise<void> {
+  await deps.db
+    .update(coachingCalls)
+    .set({ dialledAt: got.at, dialWaitReason: lateReason(dueAt, got), dialLeaseUntil: new Date(got.at.getTime() + DIAL_LEASE_MS), updatedAt: got.at })
+    .where(eq(coachingCalls.id, call.id))
+}
+
+type Waiter = (at: Date, wake?: Promise<unknown>) => Promise<void>
+
+/** Parks until `at` (or `wake`): the job runner's (driven by its clock), or a plain timer when there is none. */
+const sleeper = (timing: DialTiming): Waiter =>
+  timing.waitUntil ??
+  ((at, wake) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, at.getTime() - Date.now()))
+      void wake?.then(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    }))
 
 /**
  * One try of placing a call. Throws DialLater when the try must be repeated (the job retries it);
@@ -573,24 +599,40 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
   // A line and the pace's turn, then the dial; Vapi saying it has no line puts the call back in the
   // queue at its place (not an attempt).
   let outcome: Awaited<ReturnType<VapiCallsClient['dial']>>
-  for (;;) {
+  for (let refusals = 0; ; refusals++) {
     const got = await waitForLine(deps, call, request.dueAt, numberId, sleeper(timing))
     if (!got) return 'no_line_free'
     now = got.at
     // A new claim was written with the dial's instant; one that waited, or was taken over, gets this try's.
-    if (got.cause !== null || claimed.takenOver || !call.dialledAt) await recordLateness(deps, call, request.dueAt, got)
+    if (got.cause !== null || claimed.takenOver || !call.dialledAt) await markDialling(deps, call, request.dueAt, got)
     outcome = await deps.instant.dialling(() => vapi.dial(request_))
     const limits = outcome.kind === 'placed' || outcome.kind === 'line_refused' ? outcome.limits : null
     if (limits?.concurrencyLimit) await deps.lines.learnLimit(limits.concurrencyLimit)
-    if (outcome.kind !== 'line_refused') break
-    log.warn({ callId: call.id, vapiCallId: outcome.vapiCallId, limits }, 'calls: Vapi had no line for the call; it waits for one again')
+    if (outcome.kind !== 'line_refused') {
+      // The timeline says once how late the call went out, and why.
+      const reason = lateReason(request.dueAt, got)
+      if (reason) await addCallEvent(deps.db, call, 'line_wait', got.at, { lateSeconds: Math.round((got.at.getTime() - request.dueAt.getTime()) / 1000), reason })
+      break
+    }
+    // Vapi had no line although the count had one: nobody is given a line for a while (longer each
+    // time), and the call waits again at its place in the queue (not an attempt).
+    const pause = Math.min(LINE_REFUSED_PAUSE_MS * 2 ** refusals, LINE_REFUSED_PAUSE_MAX_MS)
+    log.warn({ callId: call.id, vapiCallId: outcome.vapiCallId, limits, pauseMs: pause }, 'calls: Vapi had no line for the call; it waits for one again')
     await deps.lines.release(call.id)
-    await deps.db.transaction(async (tx) => {
-      await tx.update(coachingCalls).set({ dialledAt: null, updatedAt: now }).where(eq(coachingCalls.id, call.id))
-      await addCallEvent(tx, call, 'line_refused', now, { vapiCallId: (outcome as { vapiCallId: string | null }).vapiCallId })
+    await deps.lines.backOff(pause)
+    const refusedId = outcome.vapiCallId
+    const still = await deps.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(coachingCalls)
+        .set({ dialledAt: null, updatedAt: now })
+        .where(and(eq(coachingCalls.id, call.id), eq(coachingCalls.completionStatus, 'dialling'), isNull(coachingCalls.vapiCallId)))
+        .returning({ id: coachingCalls.id })
+      if (row) await addCallEvent(tx, call, 'line_refused', now, { vapiCallId: refusedId })
+      return row !== undefined
     })
+    // Settled meanwhile (calls turned off, or the claim was given up): nothing more to dial.
+    if (!still) return 'skipped'
     call.dialledAt = null
-    await sleeper(timing)(new Date(deps.clock.now().getTime() + LINE_REFUSED_PAUSE_MS))
   }
 
   if (outcome.kind === 'placed') {

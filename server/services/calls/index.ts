@@ -170,6 +170,8 @@ export function createCalls(deps: CallsDeps) {
     /** The sweep: lost webhook jobs, calls past their end, abandoned claims. */
     sweep: createSweep(ctx, observations),
 
+    /** Vapi's lines now: in use, the limit believed, calls waiting (the diagnostics page). */
+    lineState: () => deps.lines.state(),
     /** Voice calls started in the app (the voice gateway). */
     webCalls: createWebCalls(ctx, callWebhookServer),
     /** The person's phone calls live now, as the live card's `phone-call` events. */

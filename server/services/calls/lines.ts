@@ -25,7 +25,7 @@ export type LineSettings = {
 }
 
 /** A phone call's place in the queue for a line. */
-export type LinePlace = {
+type LinePlace = {
   /** A retry (attempt 1 or 2) waits behind every first attempt. */
   retry: boolean
   dueAt: Date
@@ -53,15 +53,38 @@ export type CallLines = {
   takeApp(holder: string, leaseMs: number): Promise<boolean>
   /** Gives the holder's line back (nothing when it holds none). */
   release(holder: string): Promise<void>
+  /** Settles when this process next gives a line back (a waiter asks again then, not only on its timer). */
+  freed(): Promise<void>
   /** Leaves the queue without a line (the call was skipped, or its worker is stopping). */
   leave(holder: string): Promise<void>
+  /**
+   * Vapi said it had no line although this count had one free (lines taken outside this count: an
+   * inbound call, another app on the account, a call that outlived its lease): no line is granted
+   * to anyone until `ms` from now.
+   */
+  backOff(ms: number): Promise<void>
   /** What Vapi's answer said of the account's limit (`subscriptionLimits.concurrencyLimit`); it wins over the setting for a while. */
   learnLimit(limit: number): Promise<void>
   state(): Promise<LineState>
 }
 
+/** A signal for the waiters of this process: settles on each release, then a new one begins. */
+function releases() {
+  let wake = () => {}
+  let next = new Promise<void>((resolve) => (wake = resolve))
+  return {
+    next: () => next,
+    fire() {
+      wake()
+      next = new Promise<void>((resolve) => (wake = resolve))
+    },
+  }
+}
+
 /** How long a limit learned from Vapi is believed without a new answer saying it again. */
 export const LEARNED_LIMIT_TTL_MS = 6 * 60 * 60_000
+/** The longest a waiter of the in-memory lines waits without being woken before it asks again. */
+const MEMORY_BACKSTOP_MS = 10 * 60_000
 /** A waiter that has not asked again within this long is gone (its process died): it leaves the queue. */
 const WAITER_TTL_MS = 30_000
 
@@ -79,7 +102,7 @@ export function placeScore(place: LinePlace): number {
 const phoneLines = (limit: number, reserved: number) => Math.max(1, limit - Math.min(reserved, limit - 1))
 
 /** How soon a waiter asks again: the head of the queue often, the tail rarely (each ask is a script run). */
-export function retryDelay(position: number, freeForPhone: number, lines: number): number {
+function retryDelay(position: number, freeForPhone: number, lines: number): number {
   const ahead = Math.max(0, position - freeForPhone)
   return Math.min(5_000, 200 + Math.floor((ahead / Math.max(1, lines)) * 200))
 }
@@ -102,9 +125,12 @@ const paceInterval = (perSecond: number) => 1000 / perSecond
 export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines {
   const leases = new Map<string, number>()
   const phoneLeases = new Set<string>()
-  const waiters = new Map<string, { score: number; seen: number }>()
+  // A waiter of this process leaves the queue itself (granted, skipped, stopping or failing): none is ever stale.
+  const waiters = new Map<string, { score: number }>()
   const pace = new Map<string, number>()
   let learned: { limit: number; until: number } | null = null
+  const released = releases()
+  let blockedUntil = 0
 
   const limitNow = (now: number) => (learned && learned.until > now ? learned.limit : settings.maxConcurrentCalls)
   const tidy = (now: number) => {
@@ -113,7 +139,6 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
       leases.delete(holder)
       phoneLeases.delete(holder)
     }
-    for (const [holder, waiter] of waiters) if (waiter.seen + WAITER_TTL_MS <= now) waiters.delete(holder)
   }
   /** How long until `key` allows its next dial (0: now). */
   const paceWait = (key: string, now: number) => Math.max(0, (pace.get(key) ?? now) - now)
@@ -125,12 +150,15 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
       tidy(now)
       if (leases.has(holder)) return { granted: true }
       const score = placeScore(place)
-      waiters.set(holder, { score, seen: now })
+      waiters.set(holder, { score })
       const limit = limitNow(now)
       const lines = phoneLines(limit, settings.reservedForApp)
       const free = Math.max(0, Math.min(lines - phoneLeases.size, limit - leases.size))
       const position = [...waiters.values()].filter((waiter) => waiter.score < score).length
-      if (position >= free) return { granted: false, cause: 'lines_busy', position, retryInMs: retryDelay(position, free, lines) }
+      if (blockedUntil > now) return { granted: false, cause: 'lines_busy', position, retryInMs: blockedUntil - now }
+      // Every line of this mode is given back in this process, which wakes the waiters (freed());
+      // the timer is for a lease that lapses (its call's end never came).
+      if (position >= free) return { granted: false, cause: 'lines_busy', position, retryInMs: Math.max(1000, Math.min(MEMORY_BACKSTOP_MS, Math.min(...leases.values()) - now)) }
       const numberKey = numberId ? `number:${numberId}` : null
       const wait = Math.max(paceWait('fleet', now), numberKey ? paceWait(numberKey, now) : 0)
       // The pace is the head's alone: a waiter further back would take a dial the head is owed.
@@ -145,20 +173,25 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
     async takeApp(holder, leaseMs) {
       const now = clock.now().getTime()
       tidy(now)
-      if (!leases.has(holder) && leases.size >= limitNow(now)) return false
+      if (!leases.has(holder) && (leases.size >= limitNow(now) || blockedUntil > now)) return false
       leases.set(holder, now + leaseMs)
       return true
     },
     async release(holder) {
-      leases.delete(holder)
+      const held = leases.delete(holder)
       phoneLeases.delete(holder)
       waiters.delete(holder)
+      if (held) released.fire()
     },
+    freed: () => released.next(),
     async leave(holder) {
       waiters.delete(holder)
     },
     async learnLimit(limit) {
       learned = { limit, until: clock.now().getTime() + LEARNED_LIMIT_TTL_MS }
+    },
+    async backOff(ms) {
+      blockedUntil = Math.max(blockedUntil, clock.now().getTime() + ms)
     },
     async state() {
       const now = clock.now().getTime()
@@ -171,7 +204,8 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
 // ---------------------------------------------------------------------------------------------
 // In Redis (every server and worker). Keys: {prefix}leases (holder → lease end, every call),
 // {prefix}phone (the phone calls' leases), {prefix}queue (holder → place score), {prefix}seen
-// (holder → when it last asked), {prefix}learned (the limit Vapi told us and until when),
+// (holder → when it last asked), {prefix}learned (what Vapi told us: its limit and until when,
+// and until when it has no line at all),
 // {prefix}pace:<key> (the next instant a dial is allowed). The instants are the app's clock (the
 // servers' clocks are kept by NTP; tests drive theirs).
 
@@ -186,6 +220,7 @@ local learned = nil
 local told = redis.call('HMGET', KEYS[5], 'limit', 'until')
 if told[1] and tonumber(told[2]) > now then learned = tonumber(told[1]) end
 local limit = learned or tonumber(ARGV[2])
+local blocked = tonumber(redis.call('HGET', KEYS[5], 'blocked') or '0')
 `
 
 /** KEYS: …, fleet pace, number pace (or ''). ARGV: now, limit, reserved, holder, score, lease ms, fleet interval, number interval. */
@@ -198,6 +233,7 @@ local reserved = math.min(tonumber(ARGV[3]), limit - 1)
 local lines = math.max(1, limit - reserved)
 local free = math.max(0, math.min(lines - redis.call('ZCARD', KEYS[2]), limit - redis.call('ZCARD', KEYS[1])))
 local position = redis.call('ZCOUNT', KEYS[3], '-inf', '(' .. ARGV[5])
+if blocked > now then return {0, 3, position, blocked - now, lines} end
 if position >= free then return {0, 1, position, free, lines} end
 local function wait(key)
   if key == '' then return 0 end
@@ -220,9 +256,13 @@ return {1, 0, 0, 0, 0}`
 
 /** ARGV: now, limit, holder, lease ms. */
 const TAKE_APP = `${TIDY}
-if not redis.call('ZSCORE', KEYS[1], ARGV[3]) and redis.call('ZCARD', KEYS[1]) >= limit then return 0 end
+if not redis.call('ZSCORE', KEYS[1], ARGV[3]) and (redis.call('ZCARD', KEYS[1]) >= limit or blocked > now) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[3])
 return 1`
+
+/** KEYS: what Vapi told. ARGV: until, the key's expiry. The later of the two blocks wins. */
+const BACK_OFF = `if tonumber(redis.call('HGET', KEYS[1], 'blocked') or '0') < tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'blocked', ARGV[1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])`
 
 /** ARGV: now, limit. */
 const STATE = `${TIDY}
@@ -231,6 +271,7 @@ return {redis.call('ZCARD', KEYS[1]), limit, redis.call('ZCARD', KEYS[3]), learn
 export function redisCallLines(redis: Redis, prefix: string, settings: LineSettings, clock: Clock): CallLines {
   const keys = [`${prefix}leases`, `${prefix}phone`, `${prefix}queue`, `${prefix}seen`, `${prefix}learned`]
   const now = () => clock.now().getTime()
+  const released = releases()
   return {
     async takePhone({ holder, place, numberId, leaseMs }) {
       const answer = (await redis.eval(
@@ -251,19 +292,25 @@ export function redisCallLines(redis: Redis, prefix: string, settings: LineSetti
       const [granted, cause, position, value, lines] = answer as [number, number, number, number, number]
       if (granted === 1) return { granted: true }
       if (cause === 1) return { granted: false, cause: 'lines_busy', position, retryInMs: retryDelay(position, value, lines) }
+      if (cause === 3) return { granted: false, cause: 'lines_busy', position, retryInMs: value }
       return { granted: false, cause: 'pace', position, retryInMs: paceDelay(value, position, settings.dialsPerSecond) }
     },
     async takeApp(holder, leaseMs) {
       return (await redis.eval(TAKE_APP, 5, ...keys, now(), settings.maxConcurrentCalls, holder, leaseMs)) === 1
     },
     async release(holder) {
-      await redis.multi().zrem(keys[0]!, holder).zrem(keys[1]!, holder).zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
+      const results = await redis.multi().zrem(keys[0]!, holder).zrem(keys[1]!, holder).zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
+      if (results?.[0]?.[1] === 1) released.fire()
     },
+    freed: () => released.next(),
     async leave(holder) {
       await redis.multi().zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
     },
     async learnLimit(limit) {
       await redis.multi().hset(keys[4]!, 'limit', String(limit), 'until', String(now() + LEARNED_LIMIT_TTL_MS)).pexpire(keys[4]!, LEARNED_LIMIT_TTL_MS * 2).exec()
+    },
+    async backOff(ms) {
+      await redis.eval(BACK_OFF, 1, keys[4]!, now() + ms, LEARNED_LIMIT_TTL_MS * 2)
     },
     async state() {
       const [inUse, limit, waiting, learned] = (await redis.eval(STATE, 5, ...keys, now(), settings.maxConcurrentCalls)) as number[]
