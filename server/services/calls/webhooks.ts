@@ -180,7 +180,7 @@ export function observationOfRecord(record: VapiCallRecord, callId: string | nul
  * Failed applications of a stored message before it is parked (`dead_at`): a message that fails
  * every time is then left alone by the job and the sweep, and listed on the diagnostics page.
  */
-export const VAPI_EVENT_MAX_FAILURES = 10
+const VAPI_EVENT_MAX_FAILURES = 10
 
 /** Stored messages not applied yet nor parked, received before `before` (the sweep's backstop for lost jobs). */
 export async function pendingVapiEvents(db: DbExecutor, before: Date, limit: number): Promise<number[]> {
@@ -232,7 +232,7 @@ export function failureText(error: unknown): string {
   return `${inner.name}${codeText}: ${line}`.slice(0, 300)
 }
 
-export type VapiEventFailure = { attempts: number; parked: boolean; type: string; vapiCallId: string }
+type VapiEventFailure = { attempts: number; parked: boolean; type: string; vapiCallId: string }
 
 /**
  * Counts a failed application of a stored message, with its error, in its own statement (the
