@@ -148,6 +148,15 @@ export const CallsDiagnosticsResponseSchema = z.object({
   problems: z.array(z.object({ reason: text(), count: z.number().int(), lastAt: text() })),
   /** The signed-in person's latest call. */
   lastCall: z.object({ id: text(), callDate: text(), completionStatus: text(), endedReason: text().nullable() }).nullable(),
+  /**
+   * Vapi's stored messages that failed to apply too many times and are parked (never retried): how
+   * many, and the latest few with their type, when they came, their failures and the last error
+   * (never their content).
+   */
+  parkedMessages: z.object({
+    count: z.number().int(),
+    latest: z.array(z.object({ id: z.number().int(), type: text(), receivedAt: text(), parkedAt: text(), attempts: z.number().int(), lastError: text().nullable() })),
+  }),
 })
 export type CallsDiagnosticsResponse = z.infer<typeof CallsDiagnosticsResponseSchema>
 

@@ -27,7 +27,7 @@ const callsRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getCallDiagnostics',
         tags: ['calls'],
         summary:
-          "The diagnostics page's daily-calls section: whether calls can be placed, the webhook URL, failures on our side in the last 24 hours by reason, and the user's latest call",
+          "The diagnostics page's daily-calls section: whether calls can be placed, the webhook URL, failures on our side in the last 24 hours by reason, Vapi's messages parked after failing every try (count and latest, never their content), and the user's latest call",
         response: { 200: CallsDiagnosticsResponseSchema, ...errors },
       },
       config: { auth: 'paid', cache: 'no-store' },

@@ -17,6 +17,8 @@ export type TestAppOptions = {
   clock?: Clock
   /** The embedded job runner's timers (fired by the test). */
   timers?: Timers
+  /** The pino options (e.g. a stream the test reads); silent by default. */
+  logger?: Record<string, unknown>
   /** Registers extra routes before the app is ready (e.g. a route that throws). */
   extend?: (app: FastifyInstance) => void | Promise<void>
 }
@@ -35,7 +37,7 @@ export async function buildTestApp(options: TestAppOptions): Promise<FastifyInst
     webRoot: options.webRoot,
     clock: options.clock,
     timers: options.timers,
-    logger: false,
+    logger: options.logger ?? false,
   })
   if (options.extend) await options.extend(app)
   await app.ready()

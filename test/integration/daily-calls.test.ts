@@ -35,6 +35,8 @@ let port: number
 let phoneCounter = 1000
 /** The webhook credential `vapi:setup` would have made for SECRET, in the fake's account. */
 let credentialId: string
+/** The app's error lines (JSON), for the loud logs. */
+let errorLogs: Array<Record<string, unknown>>
 
 async function freePort(): Promise<number> {
   const server = createServer()
@@ -59,10 +61,12 @@ beforeEach(async () => {
   timers = manualTimers(clock)
   fake = await FakeVapi.start({ clock })
   credentialId = await createWebhookCredential(fake, SECRET)
+  errorLogs = []
   app = await buildTestApp({
     database,
     clock,
     timers: timers.timers,
+    logger: { level: 'error', stream: { write: (line: string) => void errorLogs.push(JSON.parse(line) as Record<string, unknown>) } },
     env: {
       APP_URL: `http://127.0.0.1:${port}`,
       VAPI_API_KEY: fake.apiKey,
@@ -88,7 +92,11 @@ async function settle(): Promise<void> {
     await app.jobRunner!.drain()
     await fake.settled()
     const due = timers.armed().some((instant) => instant.getTime() <= clock.now().getTime())
-    const pending = await database.db.select({ id: vapiWebhookEvents.id }).from(vapiWebhookEvents).where(isNull(vapiWebhookEvents.processedAt))
+    // Messages not tried yet (one that failed waits for its job's retry, an armed timer, or the sweep).
+    const pending = await database.db
+      .select({ id: vapiWebhookEvents.id })
+      .from(vapiWebhookEvents)
+      .where(and(isNull(vapiWebhookEvents.processedAt), eq(vapiWebhookEvents.attempts, 0)))
     if (!due && pending.length === 0) return
   }
 }
@@ -397,7 +405,7 @@ describe('webhooks', () => {
     const { user } = await person({ time: '10:00' })
     await advanceTo(at('2026-06-15T14:10:00Z'))
     expect((await callsOf(user.id))[0]!.completionStatus).toBe('queued')
-    // Basic's 5 minutes + 2 minutes of ringing + the 5-minute grace: the 14:15 sweep asks Vapi.
+    // Dialled at 10:00: Basic's 5 minutes + the 5-minute grace end at 14:10, so the 14:15 sweep asks Vapi.
     await advanceTo(at('2026-06-15T14:15:00Z'))
     const [call] = await callsOf(user.id)
     expect(call).toMatchObject({ completionStatus: 'completed', endedReason: 'customer-ended-call' })
@@ -417,6 +425,116 @@ describe('a lost end-of-call report', () => {
     expect(call!.summary).toEqual(expect.any(String))
     expect(call!.areasDiscussed.length).toBeGreaterThan(0)
     expect(await timelineOf(call!.id)).toContain('report')
+  })
+})
+
+describe('a call Vapi never ends', () => {
+  it('is read from Vapi 5 minutes past its longest end, and finished here as failed once Vapi still calls it live 15 minutes past it', async () => {
+    const { user, phone } = await person({ time: '10:00', scenario: 'stuck' })
+    await advanceTo(at('2026-06-15T14:05:00Z'))
+    const [dial] = dialsTo(phone)
+    const [live] = await callsOf(user.id)
+    expect(live).toMatchObject({ completionStatus: 'in_progress', vapiCallId: dial!.id, dialledAt: at('2026-06-15T14:00:00Z'), maxDurationSeconds: 300 })
+    const reads = () => fake.requestsTo('GET', `/call/${dial!.id}`).length
+
+    // Dialled at 14:00 with 5 minutes: not asked about until past 14:10.
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    expect(reads()).toBe(0)
+    // The 14:15 and 14:20 sweeps read it from Vapi, which still says in progress: it stays live.
+    await advanceTo(at('2026-06-15T14:15:00Z'))
+    expect(reads()).toBe(1)
+    await advanceTo(at('2026-06-15T14:20:00Z'))
+    expect(reads()).toBe(2)
+    expect((await callsOf(user.id))[0]!.completionStatus).toBe('in_progress')
+    expect(errorLogs.filter((line) => String(line.msg).includes('finished here'))).toHaveLength(0)
+
+    // Past 14:20 (its longest end + 15 minutes): the 14:25 sweep finishes it, ending at its start
+    // plus its 5 minutes (not later), with no retry, said loudly once.
+    await advanceTo(at('2026-06-15T14:25:00Z'))
+    const [call] = await callsOf(user.id)
+    expect(call).toMatchObject({ completionStatus: 'failed', endedReason: 'call-never-ended', endedAt: at('2026-06-15T14:05:06Z'), callDuration: 300, retryAt: null })
+    expect(await timelineOf(call!.id)).toEqual(['scheduled', 'dialled', 'queued', 'ringing', 'answered', 'ended'])
+    expect(errorLogs.filter((line) => String(line.msg).includes('finished here'))).toEqual([expect.objectContaining({ callId: call!.id, vapiStatus: 'in-progress' })])
+    expect((await fake.calls.get(dial!.id))?.status).toBe('in-progress')
+    // Final: later sweeps only look for its report (for the hour they look for a missing one); nothing changes.
+    await advanceTo(at('2026-06-15T14:40:00Z'))
+    expect((await callsOf(user.id))[0]).toMatchObject({ completionStatus: 'failed', endedReason: 'call-never-ended', endedAt: at('2026-06-15T14:05:06Z'), reportAt: null })
+    expect(await timelineOf(call!.id)).toEqual(['scheduled', 'dialled', 'queued', 'ringing', 'answered', 'ended'])
+    expect(errorLogs.filter((line) => String(line.msg).includes('finished here'))).toHaveLength(1)
+    expect(dialsTo(phone)).toHaveLength(1)
+  })
+
+  it('is finished as not found when Vapi has no record of it', async () => {
+    const { user, phone } = await person({ time: '10:00', scenario: 'stuck' })
+    await advanceTo(at('2026-06-15T14:05:00Z'))
+    const [dial] = dialsTo(phone)
+    // Vapi loses the call (deleted there, its status-update ended not delivered).
+    fake.calls.configureWebhooks({ dropRate: 1 })
+    const deleted = await fetch(`${fake.url}/call/${dial!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${fake.apiKey}` } })
+    expect(deleted.status).toBe(200)
+    await advanceTo(at('2026-06-15T14:15:00Z'))
+    expect((await callsOf(user.id))[0]).toMatchObject({ completionStatus: 'failed', endedReason: 'call-not-found' })
+  })
+})
+
+describe('a webhook message that always fails to apply', () => {
+  it('is counted at each try, parked after 10 failures, never tried again, said loudly once, and listed on the diagnostics page', async () => {
+    // A call that ended two hours ago without its report (past the hour the sweep asks Vapi for one).
+    const user = await insertUser(database.db, { phoneNumber: '2025550199' })
+    const vapiCallId = 'vapi-call-overflowing-report'
+    const endedAt = new Date(clock.now().getTime() - 2 * 60 * 60_000)
+    const [call] = await database.db
+      .insert(coachingCalls)
+      .values({ userId: user.id, slot: 'test', callDate: endedAt, dialledAt: endedAt, endedAt, vapiCallId, completionStatus: 'completed', endedReason: 'customer-ended-call' })
+      .returning()
+    // Its report arrives with a duration no integer column holds: applying it fails every time.
+    const report = { message: { type: 'end-of-call-report', timestamp: clock.now().getTime(), endedReason: 'customer-ended-call', durationSeconds: 1e10, transcript: 'AI: Hi Dana', call: { id: vapiCallId } } }
+    const posted = await app.inject({ method: 'POST', url: '/api/webhooks/vapi', headers: { 'content-type': 'application/json', 'x-vapi-secret': SECRET }, payload: JSON.stringify(report) })
+    expect(posted.statusCode).toBe(200)
+    const stored = async () => {
+      const [row] = await database.db.select().from(vapiWebhookEvents).where(eq(vapiWebhookEvents.vapiCallId, vapiCallId))
+      return row!
+    }
+    await settle()
+    expect(await stored()).toMatchObject({ attempts: 1, processedAt: null, deadAt: null })
+    // The error's own words, never the failed query's text or its parameters.
+    const { lastError } = await stored()
+    expect(lastError).toMatch(/^PostgresError 22003: value "10000000000" is out of range for type integer$/)
+    // The job's four retries (2, 4, 8, 16 s apart), each counted.
+    await advanceTo(new Date(clock.now().getTime() + 60_000))
+    expect((await stored()).attempts).toBe(5)
+
+    // Then one try per sweep (every 5 minutes), until the tenth failure parks it.
+    const seen: Array<[string, number, boolean]> = []
+    for (const sweep of ['13:55', '14:00', '14:05', '14:10', '14:15', '14:20', '14:25']) {
+      await advanceTo(at(`2026-06-15T${sweep}:00Z`))
+      const row = await stored()
+      seen.push([sweep, row.attempts, row.deadAt !== null])
+    }
+    expect(seen).toEqual([
+      ['13:55', 6, false],
+      ['14:00', 7, false],
+      ['14:05', 8, false],
+      ['14:10', 9, false],
+      ['14:15', 10, true],
+      ['14:20', 10, true],
+      ['14:25', 10, true],
+    ])
+    const parked = await stored()
+    expect(parked).toMatchObject({ processedAt: null, deadAt: at('2026-06-15T14:15:00Z'), lastError })
+    expect((await callsOf(user.id))[0]).toMatchObject({ id: call!.id, completionStatus: 'completed', callDuration: 0, reportAt: null })
+    const loud = errorLogs.filter((line) => String(line.msg).includes('parked'))
+    expect(loud).toEqual([expect.objectContaining({ eventId: parked.id, type: 'end-of-call-report', attempts: 10, error: lastError })])
+
+    // The diagnostics page: the count and the latest, with their type, times, tries and last error, never their content.
+    const viewer = await signedInUser(app, { paid: 'basic' })
+    const response = await app.inject({ method: 'GET', url: '/api/calls/diagnostics', headers: viewer.headers })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({
+      parkedMessages: { count: 1, latest: [{ id: parked.id, type: 'end-of-call-report', receivedAt: '2026-06-15T13:50:00.000Z', parkedAt: '2026-06-15T14:15:00.000Z', attempts: 10, lastError }] },
+    })
+    expect(response.body).not.toContain('Hi Dana')
+    expect(response.body).not.toContain(vapiCallId)
   })
 })
 
@@ -457,9 +575,10 @@ describe('faults', () => {
       configured: true,
       webhookUrl: `http://127.0.0.1:${port}/api/webhooks/vapi`,
       webhookAuth: 'secret',
-      problems: [{ reason: 'vapi-refused-400', count: 1 }],
       lastCall: null,
     })
+    // Other tests' calls in this database fail for other reasons (the sweep's).
+    expect((response.json() as { problems: Array<{ reason: string }> }).problems.filter((problem) => problem.reason.startsWith('vapi-refused-'))).toMatchObject([{ reason: 'vapi-refused-400', count: 1 }])
     expect(JSON.stringify(response.json())).not.toContain(user.id)
   })
 })

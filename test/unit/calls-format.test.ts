@@ -95,6 +95,8 @@ describe('a call in words', () => {
     expect(endedReasonText('call.start.error-subscription-insufficient-credits')).toBe('the call could not be started (a problem on our side)')
     expect(endedReasonText('call.in-progress.error-vapifault-worker-died')).toBe('the calling service had a problem')
     expect(endedReasonText('some-new-reason')).toBe('some new reason')
+    // Ours: a call the sweep finished because Vapi never ended it.
+    expect(endedReasonText('call-never-ended')).toBe('the calling service never reported the end of the call')
     expect(skipReasonText('consent')).toBe('calls were turned off')
     expect(skipReasonText('quota_reached')).toBe('quota reached')
     expect(durationText(0)).toBe('0 s')

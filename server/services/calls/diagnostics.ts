@@ -1,20 +1,23 @@
 /**
  * What the diagnostics page shows of the daily calls: whether they can be placed here, and the
  * failures on our side (Vapi account, assistant, phone number) of the last day, counted by reason
- * across all members (no one's data but counts), plus the signed-in person's own latest call.
+ * across all members (no one's data but counts), the parked webhook messages (their type, times,
+ * failures and last error, never their content), plus the signed-in person's own latest call.
  */
-import { and, desc, eq, gte, max, or, sql, count } from 'drizzle-orm'
+import { and, desc, eq, gte, isNotNull, isNull, max, or, sql, count } from 'drizzle-orm'
 import type { CallsDiagnosticsResponse } from '#common/calls'
 import type { DbExecutor } from '#server/db/client'
-import { coachingCalls } from '#server/db/schema'
+import { coachingCalls, vapiWebhookEvents } from '#server/db/schema'
 
 const DAY_MS = 86_400_000
+/** Parked webhook messages listed (the count covers them all). */
+const PARKED_LISTED = 5
 
 /** Ended reasons that mean our side failed: Vapi refused the dial, never confirmed it, or could not start the call. */
 const OUR_SIDE = or(
   sql`${coachingCalls.endedReason} like 'call.start.error-%'`,
   sql`${coachingCalls.endedReason} like 'vapi-refused-%'`,
-  sql`${coachingCalls.endedReason} in ('assistant-not-found', 'assistant-not-valid', 'vapi-unconfirmed', 'dial-abandoned', 'call-not-found')`,
+  sql`${coachingCalls.endedReason} in ('assistant-not-found', 'assistant-not-valid', 'vapi-unconfirmed', 'dial-abandoned', 'call-not-found', 'call-never-ended')`,
 )
 
 export async function callsDiagnostics(
@@ -36,8 +39,28 @@ export async function callsDiagnostics(
     .where(eq(coachingCalls.userId, userId))
     .orderBy(desc(coachingCalls.callDate))
     .limit(1)
+  // A parked message is never applied: `processed_at is null` keeps the reads on the pending messages' index.
+  const parked = and(isNull(vapiWebhookEvents.processedAt), isNotNull(vapiWebhookEvents.deadAt))
+  const [parkedCount] = await db.select({ count: count() }).from(vapiWebhookEvents).where(parked)
+  const latestParked = await db
+    .select({
+      id: vapiWebhookEvents.id,
+      type: vapiWebhookEvents.type,
+      receivedAt: vapiWebhookEvents.receivedAt,
+      parkedAt: vapiWebhookEvents.deadAt,
+      attempts: vapiWebhookEvents.attempts,
+      lastError: vapiWebhookEvents.lastError,
+    })
+    .from(vapiWebhookEvents)
+    .where(parked)
+    .orderBy(desc(vapiWebhookEvents.deadAt), desc(vapiWebhookEvents.id))
+    .limit(PARKED_LISTED)
   return {
     ...settings,
+    parkedMessages: {
+      count: Number(parkedCount?.count ?? 0),
+      latest: latestParked.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString(), parkedAt: (row.parkedAt ?? now).toISOString() })),
+    },
     problems: problems.map((row) => ({ reason: row.reason ?? 'unknown', count: Number(row.count), lastAt: (row.lastAt ?? now).toISOString() })),
     lastCall: last ? { ...last, callDate: last.callDate.toISOString() } : null,
   }

@@ -9,7 +9,7 @@ import type { CallJobs } from './call-jobs'
 import type { CallsContext, FinalCall } from './context'
 import { phoneCallEvent } from './call-watch'
 import { applyObservation, isOurSideFailure, type Applied } from './record'
-import { forgetVapiEvent, markVapiEvent, observationOf, takeVapiEvent, type VapiMessage } from './webhooks'
+import { failureText, forgetVapiEvent, markVapiEvent, observationOf, recordVapiEventFailure, takeVapiEvent, type VapiMessage } from './webhooks'
 
 type ObservationsDeps = {
   enqueueCall: CallJobs['enqueueCall']
@@ -44,19 +44,45 @@ export function createObservations(ctx: CallsContext, deps: ObservationsDeps) {
     }
   }
 
-  /** Applies one stored webhook message (a job, or the sweep for a lost job). */
-  async function processEvent(id: number): Promise<'applied' | 'done' | 'unknown_call'> {
-    const now = clock.now()
-    const result = await db.transaction(async (tx) => {
-      const event = await takeVapiEvent(tx, id)
-      if (!event) return null
-      const applied = await applyObservation(tx, observationOf(event.payload as VapiMessage, event.receivedAt), { now, eligibleAt })
-      // A message about a call we have no row for (a deleted account's, another app's on the same
-      // Vapi account) is not kept: it would hold that person's words and ids with nothing to apply them to.
-      if (applied.call) await markVapiEvent(tx, id, now)
-      else await forgetVapiEvent(tx, id)
-      return applied
+  /**
+   * Counts a failed application of a stored message (docs/decisions/071), and says so loudly, once,
+   * when this failure parked it.
+   */
+  async function countFailure(id: number, error: unknown): Promise<'parked' | 'failed'> {
+    const failure = await recordVapiEventFailure(db, id, clock.now(), error).catch((recordError: unknown) => {
+      log.warn({ err: recordError, eventId: id }, 'calls: could not count a failed webhook message')
+      return null
     })
+    if (!failure?.parked) return 'failed'
+    log.error(
+      { eventId: id, type: failure.type, vapiCallId: failure.vapiCallId, attempts: failure.attempts, error: failureText(error) },
+      'calls: a stored webhook message failed every time and is parked: no job or sweep applies it again (see the diagnostics page)',
+    )
+    return 'parked'
+  }
+
+  /**
+   * Applies one stored webhook message (a job, or the sweep for a lost job). A failure is counted
+   * and thrown (the job tries again), except the one that parks the message: 'parked'.
+   */
+  async function processEvent(id: number): Promise<'applied' | 'done' | 'unknown_call' | 'parked'> {
+    const now = clock.now()
+    let result: Applied | null
+    try {
+      result = await db.transaction(async (tx) => {
+        const event = await takeVapiEvent(tx, id)
+        if (!event) return null
+        const applied = await applyObservation(tx, observationOf(event.payload as VapiMessage, event.receivedAt), { now, eligibleAt })
+        // A message about a call we have no row for (a deleted account's, another app's on the same
+        // Vapi account) is not kept: it would hold that person's words and ids with nothing to apply them to.
+        if (applied.call) await markVapiEvent(tx, id, now)
+        else await forgetVapiEvent(tx, id)
+        return applied
+      })
+    } catch (error) {
+      if ((await countFailure(id, error)) === 'parked') return 'parked'
+      throw error
+    }
     if (!result) return 'done'
     await afterApply(result)
     return result.call ? 'applied' : 'unknown_call'

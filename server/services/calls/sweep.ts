@@ -1,10 +1,12 @@
 /**
  * The reconciliation sweep (every 5 minutes): a lost webhook never leaves a call in progress for
- * ever. It applies stored webhook messages whose job was lost, asks Vapi about every call that is
- * not final five minutes past its longest possible end, and settles claims whose dial was never
- * confirmed once the tick has stopped retrying them.
+ * ever. It applies stored webhook messages whose job was lost (not those parked after failing
+ * every try), asks Vapi about every call that is not final five minutes past its longest possible
+ * end (finishing it here when Vapi has no record of it, or still calls it live fifteen minutes past
+ * that end), and settles claims whose dial was never confirmed once the tick has stopped retrying them.
  */
 import { and, asc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import { isFinalCallStatus } from '#common/domain'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCalls, type CoachingCall } from '#server/db/schema'
 import type { VapiCallRecord } from '#server/integrations/vapi-calls'
@@ -12,14 +14,24 @@ import type { CallsContext } from './context'
 import type { Observations } from './observations'
 import { addCallEvent, applyObservation, type Applied, type CallObservation } from './record'
 import { TICK_LOOKBACK_MS } from './tick'
-import { observationOfRecord, pendingVapiEvents } from './webhooks'
+import { failureText, observationOfRecord, pendingVapiEvents } from './webhooks'
 
-/** A call is asked about once it is this far past its maximum duration (and its ringing). */
+/**
+ * A live call is asked about once it is this far past its maximum duration after its dial (Vapi
+ * ends a call at its maximum duration; the grace covers the ringing and the end's webhooks).
+ */
 const SWEEP_GRACE_MS = 5 * 60_000
-/** How long a call may ring before it starts (Vapi gives up on an unanswered call within about a minute). */
-const RING_ALLOWANCE_MS = 2 * 60_000
+/** Vapi still says a call is live this far past its maximum duration after its dial: the call is finished here (docs/decisions/071). */
+const GIVE_UP_MS = 15 * 60_000
+/** The maximum duration of a call placed without one (what the dialler sends Vapi then). */
+const DEFAULT_MAX_DURATION_SECONDS = 300
 /** Calls asked about per sweep. */
 const SWEEP_BATCH = 200
+/** Why a call Vapi never ended is finished by the sweep. */
+const NEVER_ENDED_REASON = 'call-never-ended'
+
+/** When a placed call must have ended by: its dial plus its maximum duration. */
+const longestEndOf = (call: CoachingCall) => (call.dialledAt ?? call.callDate).getTime() + (call.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS) * 1000
 
 /** Placed calls not final although they must have ended by now. */
 async function overdueCalls(db: DbExecutor, now: Date): Promise<CoachingCall[]> {
@@ -30,8 +42,8 @@ async function overdueCalls(db: DbExecutor, now: Date): Promise<CoachingCall[]> 
       and(
         inArray(coachingCalls.completionStatus, ['queued', 'ringing', 'in_progress']),
         isNotNull(coachingCalls.vapiCallId),
-        sql`coalesce(${coachingCalls.startedAt}, ${coachingCalls.dialledAt}, ${coachingCalls.callDate})
-              + make_interval(secs => coalesce(${coachingCalls.maxDurationSeconds}, 900) + ${(SWEEP_GRACE_MS + RING_ALLOWANCE_MS) / 1000})
+        sql`coalesce(${coachingCalls.dialledAt}, ${coachingCalls.callDate})
+              + make_interval(secs => coalesce(${coachingCalls.maxDurationSeconds}, ${DEFAULT_MAX_DURATION_SECONDS}) + ${SWEEP_GRACE_MS / 1000})
             < ${now.toISOString()}::timestamptz`,
       ),
     )
@@ -89,17 +101,38 @@ const LOST_EVENT_BATCH = 500
 
 type SweepRun = { events: number; asked: number; finished: number; settled: number }
 
+/** Whether a call not final is past the point where the sweep stops waiting for Vapi to end it. */
+const isPastGivingUp = (call: CoachingCall, now: Date) => !isFinalCallStatus(call.completionStatus) && now.getTime() > longestEndOf(call) + GIVE_UP_MS
+
 export function createSweep(ctx: CallsContext, observations: Observations) {
   const { db, clock, log, eligibleAt } = ctx
   const { afterApply, processEvent } = observations
 
-  /** What Vapi says of a call past its end (a call Vapi does not know ended, not found), applied. */
+  /**
+   * What Vapi says of a call past its end, applied. A call Vapi does not know ends
+   * (`call-not-found`); one Vapi still calls live GIVE_UP_MS past its longest end is finished here
+   * as failed (`call-never-ended`), ending no later than its start plus its maximum duration.
+   */
   async function askAbout(call: CoachingCall, now: Date): Promise<Applied> {
     const record = await ctx.vapi!.get(call.vapiCallId!)
-    const observation: CallObservation = record
-      ? observationOfRecord(record, call.id, now)
-      : { vapiCallId: call.vapiCallId!, callId: call.id, status: 'ended', endedReason: 'call-not-found', at: now, startedAt: null, endedAt: now, report: null, source: 'sweep' }
-    return db.transaction((tx) => applyObservation(tx, observation, { now, eligibleAt }))
+    let observation: CallObservation
+    let givenUp = false
+    if (!record) {
+      observation = { vapiCallId: call.vapiCallId!, callId: call.id, status: 'ended', endedReason: 'call-not-found', at: now, startedAt: null, endedAt: now, report: null, source: 'sweep' }
+    } else if (record.status !== 'ended' && isPastGivingUp(call, now)) {
+      const seen = observationOfRecord(record, call.id, now)
+      const startedAt = seen.startedAt ?? call.startedAt
+      const endedAt = startedAt ? new Date(Math.min(now.getTime(), startedAt.getTime() + (call.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS) * 1000)) : now
+      observation = { ...seen, status: 'ended', endedReason: NEVER_ENDED_REASON, endedAt, report: null }
+      givenUp = true
+    } else {
+      observation = observationOfRecord(record, call.id, now)
+    }
+    const applied = await db.transaction((tx) => applyObservation(tx, observation, { now, eligibleAt }))
+    if (givenUp && applied.ended) {
+      log.error({ callId: call.id, vapiCallId: call.vapiCallId, vapiStatus: record?.status ?? null }, 'calls: Vapi still calls this call live long past its maximum duration; finished here as failed')
+    }
+    return applied
   }
 
   /** An abandoned claim: Vapi's call when its dial did reach Vapi (reconciled), else failed. Returns whether the call ended. */
@@ -112,7 +145,8 @@ export function createSweep(ctx: CallsContext, observations: Observations) {
   return async function sweep(): Promise<SweepRun> {
     const now = clock.now()
     const pending = await pendingVapiEvents(db, new Date(now.getTime() - LOST_EVENT_AGE_MS), LOST_EVENT_BATCH)
-    for (const id of pending) await processEvent(id).catch((error: unknown) => log.warn({ err: error, eventId: id }, 'calls: a stored webhook message could not be applied'))
+    // A failure is counted on the message (its error's text only: a failed query's message quotes its parameters).
+    for (const id of pending) await processEvent(id).catch((error: unknown) => log.warn({ error: failureText(error), eventId: id }, 'calls: a stored webhook message could not be applied'))
     let asked = 0
     let finished = 0
     let settled = 0

@@ -176,23 +176,29 @@ export function observationOfRecord(record: VapiCallRecord, callId: string | nul
   }
 }
 
-/** Stored messages not applied yet, received before `before` (the sweep's backstop for lost jobs). */
+/**
+ * Failed applications of a stored message before it is parked (`dead_at`): a message that fails
+ * every time is then left alone by the job and the sweep, and listed on the diagnostics page.
+ */
+const VAPI_EVENT_MAX_FAILURES = 10
+
+/** Stored messages not applied yet nor parked, received before `before` (the sweep's backstop for lost jobs). */
 export async function pendingVapiEvents(db: DbExecutor, before: Date, limit: number): Promise<number[]> {
   const rows = await db
     .select({ id: vapiWebhookEvents.id })
     .from(vapiWebhookEvents)
-    .where(and(isNull(vapiWebhookEvents.processedAt), lt(vapiWebhookEvents.receivedAt, before), lt(vapiWebhookEvents.attempts, 20)))
+    .where(and(isNull(vapiWebhookEvents.processedAt), isNull(vapiWebhookEvents.deadAt), lt(vapiWebhookEvents.receivedAt, before)))
     .orderBy(asc(vapiWebhookEvents.receivedAt))
     .limit(limit)
   return rows.map((row) => row.id)
 }
 
-/** Takes a stored message for applying (locked until the caller's transaction ends); null when done or taken. */
+/** Takes a stored message for applying (locked until the caller's transaction ends); null when done, parked or taken. */
 export async function takeVapiEvent(tx: DbExecutor, id: number) {
   const [row] = await tx
     .select()
     .from(vapiWebhookEvents)
-    .where(and(eq(vapiWebhookEvents.id, id), isNull(vapiWebhookEvents.processedAt)))
+    .where(and(eq(vapiWebhookEvents.id, id), isNull(vapiWebhookEvents.processedAt), isNull(vapiWebhookEvents.deadAt)))
     .limit(1)
     .for('update', { skipLocked: true })
   return row ?? null
@@ -203,9 +209,45 @@ export async function forgetVapiEvent(tx: DbExecutor, id: number): Promise<void>
   await tx.delete(vapiWebhookEvents).where(eq(vapiWebhookEvents.id, id))
 }
 
-export async function markVapiEvent(tx: DbExecutor, id: number, now: Date, error?: string): Promise<void> {
+/** Marks a stored message applied, in the applying transaction. */
+export async function markVapiEvent(tx: DbExecutor, id: number, now: Date): Promise<void> {
   await tx
     .update(vapiWebhookEvents)
-    .set(error ? { attempts: sql`${vapiWebhookEvents.attempts} + 1`, lastError: error.slice(0, 1000) } : { processedAt: now, attempts: sql`${vapiWebhookEvents.attempts} + 1` })
+    .set({ processedAt: now, attempts: sql`${vapiWebhookEvents.attempts} + 1` })
     .where(eq(vapiWebhookEvents.id, id))
+}
+
+/**
+ * What is kept of an error: the innermost cause's name, code and first line of message, trimmed.
+ * A failed query's own message quotes its SQL and parameters (a transcript, a summary), so only
+ * its cause (the database's own error) is kept.
+ */
+export function failureText(error: unknown): string {
+  let inner = error
+  for (let depth = 0; depth < 5 && inner instanceof Error && inner.cause !== undefined; depth++) inner = inner.cause
+  if (!(inner instanceof Error)) return String(inner).slice(0, 300)
+  const { code } = inner as { code?: unknown }
+  const codeText = typeof code === 'string' ? ` ${code}` : ''
+  const line = (inner.message.split('\n')[0] ?? '').replace(/\s+/g, ' ').trim()
+  return `${inner.name}${codeText}: ${line}`.slice(0, 300)
+}
+
+type VapiEventFailure = { attempts: number; parked: boolean; type: string; vapiCallId: string }
+
+/**
+ * Counts a failed application of a stored message, with its error, in its own statement (the
+ * applying transaction rolled back), and parks the message at its VAPI_EVENT_MAX_FAILURES-th
+ * failure. Null when the message was applied or parked meanwhile (nothing counted).
+ */
+export async function recordVapiEventFailure(db: DbExecutor, id: number, now: Date, error: unknown): Promise<VapiEventFailure | null> {
+  const [row] = await db
+    .update(vapiWebhookEvents)
+    .set({
+      attempts: sql`${vapiWebhookEvents.attempts} + 1`,
+      lastError: failureText(error),
+      deadAt: sql`case when ${vapiWebhookEvents.attempts} + 1 >= ${VAPI_EVENT_MAX_FAILURES} then ${now.toISOString()}::timestamptz end`,
+    })
+    .where(and(eq(vapiWebhookEvents.id, id), isNull(vapiWebhookEvents.processedAt), isNull(vapiWebhookEvents.deadAt)))
+    .returning({ attempts: vapiWebhookEvents.attempts, deadAt: vapiWebhookEvents.deadAt, type: vapiWebhookEvents.type, vapiCallId: vapiWebhookEvents.vapiCallId })
+  return row ? { attempts: row.attempts, parked: row.deadAt !== null, type: row.type, vapiCallId: row.vapiCallId } : null
 }

@@ -165,6 +165,7 @@ const CONVERSATION_ENDINGS: Record<string, string> = {
   'call-not-found': 'the calling service has no record of the call',
   // Vapi refused the call for want of a free line (its concurrency limit; docs/decisions/070).
   'call.start.error-subscription-concurrency-limit-reached': 'all our coaching lines were busy',
+  'call-never-ended': 'the calling service never reported the end of the call',
 }
 
 /** Why the call ended: Vapi's ended reason, or ours for a call that was never placed, in words ('customer-busy' → 'the line was busy'). */

@@ -135,7 +135,10 @@ function Diagnostics({ user }: { user: SessionUser }) {
   )
 }
 
-/** Whether daily calls can be placed here, and what failed on our side (Vapi account, assistant, number) in the last day. */
+/**
+ * Whether daily calls can be placed here, what failed on our side (Vapi account, assistant, number)
+ * in the last day, and Vapi's messages parked after failing every try (docs/decisions/071).
+ */
 function DailyCallsCard() {
   const diagnostics = useQuery(callsDiagnosticsQueryOptions())
   return (
@@ -173,6 +176,34 @@ function DailyCallsCard() {
                     </li>
                   ))}
                 </ul>
+              )}
+            </dd>
+            <dt className="font-medium">Parked webhook messages</dt>
+            <dd>
+              {diagnostics.data.parkedMessages.count === 0 ? (
+                'None'
+              ) : (
+                <>
+                  <p>
+                    {diagnostics.data.parkedMessages.count} could not be applied after repeated tries and are no longer retried
+                    {diagnostics.data.parkedMessages.count > diagnostics.data.parkedMessages.latest.length ? '; the latest:' : ':'}
+                  </p>
+                  <ul className="mt-1 grid gap-1" aria-label="Parked webhook messages">
+                    {diagnostics.data.parkedMessages.latest.map((message) => (
+                      <li key={message.id}>
+                        <span className="font-mono">
+                          #{message.id} {message.type}
+                        </span>
+                        , received {new Date(message.receivedAt).toLocaleString()}, parked {new Date(message.parkedAt).toLocaleString()} after {message.attempts} tries
+                        {message.lastError ? (
+                          <>
+                            : <span className="break-all font-mono">{message.lastError}</span>
+                          </>
+                        ) : null}
+                      </li>
+                    ))}
+                  </ul>
+                </>
               )}
             </dd>
             <dt className="font-medium">Your last call</dt>
