@@ -4,7 +4,7 @@
  * due on the way (the tick, the dialler, the webhooks' jobs, the sweep). Registers its own hooks.
  */
 import { createServer, type AddressInfo } from 'node:net'
-import { asc, eq, isNull } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import type { PlanId } from '#common/plans'
@@ -49,6 +49,10 @@ export function useCallsHarness(options: HarnessOptions = {}) {
     clock: undefined as unknown as ReturnType<typeof fakeClock>,
     timers: undefined as unknown as ReturnType<typeof manualTimers>,
     port: 0,
+    /** The webhook credential `vapi:setup` would have made for the secret, in the fake's account. */
+    credentialId: '',
+    /** The app's error log lines (JSON), for the loud logs. */
+    errorLogs: [] as Array<Record<string, unknown>>,
 
     /** Runs everything due up to now: armed jobs, the fake's webhooks, the jobs they enqueue. */
     async settle(): Promise<void> {
@@ -58,7 +62,11 @@ export function useCallsHarness(options: HarnessOptions = {}) {
         await harness.app.jobRunner!.drain()
         await harness.fake.settled()
         const due = harness.timers.armed().some((instant) => instant.getTime() <= harness.clock.now().getTime())
-        const pending = await harness.database.db.select({ id: vapiWebhookEvents.id }).from(vapiWebhookEvents).where(isNull(vapiWebhookEvents.processedAt))
+        // Messages not tried yet (one that failed waits for its job's retry, an armed timer, or the sweep).
+        const pending = await harness.database.db
+          .select({ id: vapiWebhookEvents.id })
+          .from(vapiWebhookEvents)
+          .where(and(isNull(vapiWebhookEvents.processedAt), eq(vapiWebhookEvents.attempts, 0)))
         if (!due && pending.length === 0) return
       }
     },
@@ -123,8 +131,15 @@ export function useCallsHarness(options: HarnessOptions = {}) {
     harness.timers = manualTimers(harness.clock)
     harness.fake = await FakeVapi.start({ clock: harness.clock })
     if (options.vapiLines !== undefined) harness.fake.calls.concurrencyLimit = options.vapiLines
-    await createWebhookCredential(harness.fake, CALLS_WEBHOOK_SECRET)
-    harness.app = await buildTestApp({ database: harness.database, clock: harness.clock, timers: harness.timers.timers, env: harness.env() })
+    harness.credentialId = await createWebhookCredential(harness.fake, CALLS_WEBHOOK_SECRET)
+    harness.errorLogs = []
+    harness.app = await buildTestApp({
+      database: harness.database,
+      clock: harness.clock,
+      timers: harness.timers.timers,
+      logger: { level: 'error', stream: { write: (line: string) => void harness.errorLogs.push(JSON.parse(line) as Record<string, unknown>) } },
+      env: harness.env(),
+    })
     await harness.app.listen({ port: harness.port, host: '127.0.0.1' })
   })
 

@@ -4,133 +4,41 @@
  * posts its webhooks to the listening app, the job applies them; retries, the sweep and faults.
  */
 import { createHmac } from 'node:crypto'
-import { connect, createServer, type AddressInfo } from 'node:net'
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { connect } from 'node:net'
+import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { PlanId } from '#common/plans'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { coachingCallEvents, coachingCalls, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
 import { UNAUTHENTIC_PER_MINUTE } from '#server/routes/webhooks-vapi'
-import { activateTestingPlan } from '#server/services/billing'
-import { FakeVapi } from '../fakes/vapi'
-import type { ScenarioInput } from '../fakes/vapi-calls'
+import type { FakeVapi } from '../fakes/vapi'
 import { vapiResources } from '../fakes/vapi-resources'
 import { buildTestApp } from '../helpers/app'
-import { fakeClock } from '../helpers/clock'
-import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import type { fakeClock } from '../helpers/clock'
+import type { TestDatabase } from '../helpers/db'
 import { insertUser, setConsent } from '../helpers/factories'
-import { manualTimers } from '../helpers/timers'
+import type { manualTimers } from '../helpers/timers'
 import { signedInUser } from '../helpers/users'
 import { createWebhookCredential } from '../helpers/vapi-credential'
+import { CALLS_WEBHOOK_SECRET, useCallsHarness } from '../helpers/calls-harness'
 
-const SECRET = 'whsec-test-vapi-0123456789abcdef0123'
+const SECRET = CALLS_WEBHOOK_SECRET
 const at = (iso: string) => new Date(iso)
 
+const h = useCallsHarness()
 let database: TestDatabase
 let fake: FakeVapi
 let app: FastifyInstance
 let clock: ReturnType<typeof fakeClock>
 let timers: ReturnType<typeof manualTimers>
 let port: number
-let phoneCounter = 1000
-/** The webhook credential `vapi:setup` would have made for SECRET, in the fake's account. */
 let credentialId: string
-/** The app's error lines (JSON), for the loud logs. */
 let errorLogs: Array<Record<string, unknown>>
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
-
-beforeAll(async () => {
-  database = await createTestDatabase()
-  port = await freePort()
+beforeEach(() => {
+  ;({ database, fake, app, clock, timers, port, credentialId, errorLogs } = h)
 })
 
-afterAll(async () => {
-  await database?.destroy()
-})
-
-beforeEach(async () => {
-  // Monday 15 June 2026, 13:50 UTC = 9:50 AM in New York (EDT).
-  clock = fakeClock(at('2026-06-15T13:50:00Z'))
-  timers = manualTimers(clock)
-  fake = await FakeVapi.start({ clock })
-  credentialId = await createWebhookCredential(fake, SECRET)
-  errorLogs = []
-  app = await buildTestApp({
-    database,
-    clock,
-    timers: timers.timers,
-    logger: { level: 'error', stream: { write: (line: string) => void errorLogs.push(JSON.parse(line) as Record<string, unknown>) } },
-    env: {
-      APP_URL: `http://127.0.0.1:${port}`,
-      VAPI_API_KEY: fake.apiKey,
-      VAPI_API_URL: fake.url,
-      VAPI_ASSISTANT_ID: 'asst-coach',
-      VAPI_PHONE_NUMBER_ID: 'pn-coach',
-      VAPI_WEBHOOK_SECRET: SECRET,
-    },
-  })
-  await app.listen({ port, host: '127.0.0.1' })
-})
-
-afterEach(async () => {
-  await app.close()
-  await fake.close()
-})
-
-/** Runs everything due up to now: armed jobs, the fake's webhooks, the jobs they enqueue. */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 50; round++) {
-    await fake.settled()
-    timers.advanceTo(clock.now())
-    await app.jobRunner!.drain()
-    await fake.settled()
-    const due = timers.armed().some((instant) => instant.getTime() <= clock.now().getTime())
-    // Messages not tried yet (one that failed waits for its job's retry, an armed timer, or the sweep).
-    const pending = await database.db
-      .select({ id: vapiWebhookEvents.id })
-      .from(vapiWebhookEvents)
-      .where(and(isNull(vapiWebhookEvents.processedAt), eq(vapiWebhookEvents.attempts, 0)))
-    if (!due && pending.length === 0) return
-  }
-}
-
-/** Moves the test clock to `to`, running what comes due on the way. */
-async function advanceTo(to: Date): Promise<void> {
-  while (true) {
-    const next = timers.armed().find((instant) => instant.getTime() > clock.now().getTime() && instant.getTime() <= to.getTime())
-    if (!next) break
-    timers.advanceTo(next)
-    await settle()
-  }
-  timers.advanceTo(to)
-  await settle()
-}
-
-type PersonOptions = { plan?: PlanId; time?: string; zone?: string; scenario?: ScenarioInput; evening?: string | null }
-
-async function person(options: PersonOptions = {}) {
-  const phone = `2025${String(phoneCounter++).padStart(6, '0')}`
-  const user = await insertUser(database.db, { phoneNumber: phone })
-  await database.db
-    .update(profiles)
-    .set({ onboardingCompleted: true, dailyCallTime: options.time ?? '10:00', timezone: options.zone ?? 'America/New_York', eveningCallTime: options.evening ?? null })
-    .where(eq(profiles.id, user.id))
-  await activateTestingPlan(database.db, user.id, options.plan ?? 'basic', clock.now())
-  if (options.scenario) fake.calls.setScenario(`+1${phone}`, options.scenario)
-  return { user, phone: `+1${phone}` }
-}
-
-const callsOf = (userId: string) => database.db.select().from(coachingCalls).where(eq(coachingCalls.userId, userId)).orderBy(asc(coachingCalls.callDate), asc(coachingCalls.attempt))
-const timelineOf = async (callId: string) =>
-  (await database.db.select().from(coachingCallEvents).where(eq(coachingCallEvents.callId, callId)).orderBy(asc(coachingCallEvents.at), asc(coachingCallEvents.id))).map((event) => event.type)
-const dialsTo = (number: string) => fake.calls.list().filter((call) => call.customer?.number === number)
+const { settle, advanceTo, person, callsOf, timelineOf, dialsTo } = h
 
 describe('a daily call', () => {
   it('is placed at the person’s local time, answered, and recorded with its report and timeline', async () => {
@@ -657,7 +565,7 @@ describe('a second server', () => {
     const [released] = await callsOf(user.id)
     expect(released).toMatchObject({ completionStatus: 'dialling', dialLeaseUntil: null, dialledAt: null })
 
-    app = await buildTestApp({
+    app = h.app = await buildTestApp({
       database,
       clock,
       timers: timers.timers,
