@@ -114,6 +114,23 @@ describe('more people due than lines', () => {
     await expect(h.app.services.calls.webCalls.open(inApp[2]!.user.id, 300)).resolves.toMatchObject({ maxDurationSeconds: 300 })
   })
 
+  it('takes Vapi ending a call at its start for want of a line as no attempt: the call is dialled again at its place, and completes as attempt 0', async () => {
+    const { user, phone } = await h.person({ time: '10:00', scenario: 'start-error' })
+    // The first dial is ended by Vapi for want of a line; by the next one a line is free.
+    void h.fake.calls.nextCreated().then(() => h.fake.calls.setScenario(phone, 'answered'))
+    await h.advanceTo(at('2026-06-15T14:10:00Z'))
+    const dials = h.dialsTo(phone)
+    expect(dials.map((dial) => dial.endedReason).sort()).toEqual(['call.start.error-subscription-concurrency-limit-reached', 'customer-ended-call'])
+    const calls = await h.callsOf(user.id)
+    expect(calls).toHaveLength(1)
+    const answered = dials.find((dial) => dial.endedReason === 'customer-ended-call')!
+    expect(calls[0]).toMatchObject({ attempt: 0, completionStatus: 'completed', vapiCallId: answered.id, retryAt: null })
+    const timeline = await h.timelineOf(calls[0]!.id)
+    expect(timeline).toContain('line_refused')
+    expect(timeline).not.toContain('retry_scheduled')
+    expect(timeline.filter((type) => type === 'dialled')).toHaveLength(2)
+  })
+
   it('gives the line of a call whose report and final status were lost back through the sweep, and the next call gets it', async () => {
     const first = await h.person({ time: '09:59' })
     const others = await Promise.all(Array.from({ length: 5 }, () => h.person({ time: '10:00', scenario: 'stuck' })))

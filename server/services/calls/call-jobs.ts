@@ -2,6 +2,7 @@
  * The jobs the calls domain enqueues: one place-call job per call (delayed to just before its
  * instant), and the deletions at Vapi after a revocation of consent.
  */
+import type { CoachingCall } from '#server/db/schema'
 import type { CallsContext } from './context'
 import { CALLS_REVOKED_JOB, PLACE_CALL_JOB, type PlaceCallPayload } from './jobs'
 import type { RetryPlan } from './record'
@@ -28,6 +29,22 @@ export function createCallJobs(ctx: Pick<CallsContext, 'jobs' | 'log'>) {
     })
   }
 
+  /**
+   * The dial of a call again, at its place in the queue (its due time), without counting an attempt:
+   * Vapi ended it at its start for want of a line. Its own job id (the first run is done).
+   */
+  async function redial(call: CoachingCall, refusedVapiCallId: string): Promise<void> {
+    const payload: PlaceCallPayload = {
+      userId: call.userId,
+      slot: call.slot as PlaceCallPayload['slot'],
+      localDate: call.localDate,
+      attempt: call.attempt,
+      dueAt: call.callDate.toISOString(),
+      ...(call.slot === 'test' ? { callId: call.id } : {}),
+    }
+    await jobs.enqueue(PLACE_CALL_JOB, payload, { jobId: `call-redial-${call.id}-${refusedVapiCallId}` })
+  }
+
   /** Vapi's unanswered calls of the person deleted now, and again past any dial on its way (its id comes with Vapi's answer). */
   async function enqueueCallsRevoked(userId: string, cause: string): Promise<void> {
     for (const [index, delayMs] of [0, REVOKED_RECHECK_MS].entries()) {
@@ -37,5 +54,5 @@ export function createCallJobs(ctx: Pick<CallsContext, 'jobs' | 'log'>) {
     }
   }
 
-  return { enqueueCall, enqueueCallsRevoked }
+  return { enqueueCall, enqueueCallsRevoked, redial }
 }

@@ -117,7 +117,7 @@ export function createCalls(deps: CallsDeps) {
     eligibleAt: eligibilityCheck(clock),
   }
   const jobs = createCallJobs(ctx)
-  const observations = createObservations(ctx, { enqueueCall: jobs.enqueueCall, onFinal: deps.onFinal })
+  const observations = createObservations(ctx, { enqueueCall: jobs.enqueueCall, redial: jobs.redial, onFinal: deps.onFinal })
   // What each call names as its webhook server: in secret mode the credential, never the secret.
   const callWebhookServer = webhookServer({ auth: deps.webhookAuth, appUrl: deps.appUrl, vapi: deps.vapi, clock, log })
   const diallerDeps: DiallerDeps = { db, clock, log, vapi: ctx.dialler, webhookServer: callWebhookServer, afterApply: observations.afterApply, eligibleAt: ctx.eligibleAt, instant: instantBatches(db), lines: deps.lines, phoneNumberIds: ctx.dialler?.settings.phoneNumberIds ?? [] }

@@ -11,8 +11,13 @@ import { phoneCallEvent } from './call-watch'
 import { applyObservation, isOurSideFailure, type Applied } from './record'
 import { failureText, forgetVapiEvent, markVapiEvent, observationOf, recordVapiEventFailure, takeVapiEvent, type VapiMessage } from './webhooks'
 
+/** After Vapi ended a call for want of a line, no line is granted for this long. */
+const LINE_REFUSED_BACK_OFF_MS = 5_000
+
 type ObservationsDeps = {
   enqueueCall: CallJobs['enqueueCall']
+  /** Enqueues the dial of a call again (Vapi had no line for it). */
+  redial: CallJobs['redial']
   /** Told after the commit of every observation that leaves a call final (`ended` when this one ended it). */
   onFinal: ((final: FinalCall) => Promise<void>) | undefined
 }
@@ -34,6 +39,12 @@ export function createObservations(ctx: CallsContext, deps: ObservationsDeps) {
     if (event && ctx.live) await ctx.live.publish(call!.userId, event)
     if (ended && call && isOurSideFailure(call.endedReason)) {
       log.error({ callId: call.id, vapiCallId: call.vapiCallId, endedReason: call.endedReason }, 'calls: Vapi could not start the call (check the account, its credits and concurrency, and the assistant)')
+    }
+    if (applied.redial && call) {
+      // Vapi had no line for it: its line is given back, nobody gets one for a moment, and it is dialled again.
+      await ctx.lines.release(call.id).catch(() => {})
+      await ctx.lines.backOff(LINE_REFUSED_BACK_OFF_MS).catch(() => {})
+      await deps.redial(call, applied.redial.refusedVapiCallId).catch((error: unknown) => log.warn({ err: error, callId: call.id }, 'calls: could not enqueue the dial again now; the tick will'))
     }
     if (retry) {
       // If this enqueue is lost, the tick enqueues the retry from the call's retry_at.

@@ -48,7 +48,9 @@ const NO_ANSWER_REASONS = new Set([
 ])
 const CANCELLED_REASONS = new Set(['manually-canceled', 'scheduled-call-deleted', 'call-deleted'])
 /** Failures of our account that clear with time: the next attempt may succeed. */
-const RETRYABLE_START_ERRORS = new Set(['call.start.error-subscription-concurrency-limit-reached'])
+/** Vapi's end of a call it had no line for (not an attempt: the call is dialled again, docs/decisions/069). */
+const LINE_REFUSED_REASON = 'call.start.error-subscription-concurrency-limit-reached'
+const RETRYABLE_START_ERRORS = new Set<string>([LINE_REFUSED_REASON])
 
 /** How a call ended, by Vapi's `endedReason`. */
 export function outcomeOf(endedReason: string | null | undefined): FinalCallStatus {
@@ -113,6 +115,11 @@ export type Applied = {
   moved: boolean
   /** Set when this observation scheduled a retry (the caller enqueues it after the commit). */
   retry: RetryPlan | null
+  /**
+   * Set when Vapi ended the call at its start for want of a line: the call is back to dialling, not
+   * an attempt, and the caller enqueues its dial again (its place in the queue is its due time).
+   */
+  redial?: { refusedVapiCallId: string } | undefined
 }
 
 const EVENT_OF: Partial<Record<CallStatus, string>> = { scheduled: 'scheduled', queued: 'queued', ringing: 'ringing', in_progress: 'answered' }
@@ -182,6 +189,19 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
   // Nor one about a call Vapi created with no line for it (the dialler recorded it refused, and the
   // call waits for a line again): it ends at once with a start error that is not this call's end.
   if (!call.vapiCallId && (await refusedForLine(tx, call.id, observation.vapiCallId))) return { call, ended: null, moved: false, retry: null }
+
+  // Vapi ended a phone call at its start for want of a line (docs/decisions/069): not an attempt.
+  // The call goes back to dialling, waits for a line again at its place, and is dialled once more.
+  const endedReason = observation.endedReason ?? observation.report?.endedReason ?? null
+  if (endedReason === LINE_REFUSED_REASON && call.slot !== 'web' && !call.startedAt && !isFinalCallStatus(call.completionStatus) && call.vapiCallId === observation.vapiCallId) {
+    const [reopened] = await tx
+      .update(coachingCalls)
+      .set({ vapiCallId: null, completionStatus: 'dialling', dialledAt: null, dialLeaseUntil: null, dialWaitReason: null, updatedAt: deps.now })
+      .where(eq(coachingCalls.id, call.id))
+      .returning()
+    await addCallEvent(tx, call, 'line_refused', observation.at, { vapiCallId: observation.vapiCallId, source: observation.source })
+    return { call: reopened ?? call, ended: null, moved: true, retry: null, redial: { refusedVapiCallId: observation.vapiCallId } }
+  }
 
   const events: Array<{ type: string; at: Date; detail: Record<string, unknown> | null }> = []
   const set: Partial<typeof coachingCalls.$inferInsert> = {}
