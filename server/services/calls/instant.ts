@@ -64,7 +64,7 @@ export type InstantBatches = {
   quiet(): Promise<void>
   /** The claim's state and its person now; undefined when the claim is gone. */
   check(callId: string, now: Date): Promise<InstantState | undefined>
-  /** Records that Vapi has the call (the claim becomes 'queued'; its 'dialled' event is written). */
+  /** Records that Vapi has the call (the claim becomes 'queued', dialled at the dial's instant; its 'dialled' event is written). */
   attach(attachment: Attachment): Promise<void>
 }
 
@@ -100,7 +100,7 @@ export function instantBatches(db: Db): InstantBatches {
           update ${coachingCalls} as c
           set vapi_call_id = coalesce(c.vapi_call_id, input.vapi_call_id),
               completion_status = case when c.completion_status in ('scheduled', 'dialling') then 'queued' else c.completion_status end,
-              dial_lease_until = null, updated_at = input.at
+              dialled_at = input.at, dial_lease_until = null, updated_at = input.at
           from input where c.id = input.id
           returning c.id, c.user_id, input.vapi_call_id, input.at
         )
