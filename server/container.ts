@@ -205,7 +205,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     smsNumber: config.smsOptInNumber,
     jobs,
     // Vapi's lines, counted for every server and worker in Redis (in memory without it).
-    lines: callLines(deps.redis, `${prefix}lines:`, config.callLines, clock),
+    lines: callLines(deps.redis, `${prefix}lines:`, config.callLines, clock, clusterBus),
     live: clusterBus,
     ...wired.calls,
   })

@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callerNumberOf, LEARNED_LIMIT_TTL_MS, memoryCallLines, placeScore, redisCallLines, type CallLines, type LineSettings } from '#server/services/calls'
+import { redisClusterBus } from '#server/services/cluster-bus'
 import { fakeClock } from '../helpers/clock'
 import { createTestRedis, type TestRedis } from '../helpers/redis'
 
@@ -189,6 +190,26 @@ describe.each(backends)('call lines $name', (backend) => {
 })
 
 describe('call lines in Redis', () => {
+  it('wake the waiters of another process when a line is given back (the cluster bus)', async () => {
+    const clock = fakeClock(DUE)
+    const prefix = `${testRedis.prefix}lines${run++}:`
+    const busOf = (connection: Redis) => redisClusterBus(connection, { prefix: `${testRedis.prefix}bus${run}:`, now: () => clock.now().getTime(), onError: () => {} })
+    const [busA, busB] = [busOf(testRedis.redis), busOf(second)]
+    try {
+      const a = redisCallLines(testRedis.redis, prefix, SETTINGS, clock, busA)
+      const b = redisCallLines(second, prefix, SETTINGS, clock, busB)
+      expect((await ask(a, clock, phone('held'))).granted).toBe(true)
+      const woken = b.freed()
+      // B listens from its first wait; its SUBSCRIBE is answered before A gives the line back.
+      await busB.onLinesFreed(() => {}).ready
+      await a.release('held')
+      await woken
+    } finally {
+      await busA.close()
+      await busB.close()
+    }
+  })
+
   it('forget a waiter whose process stopped asking (it died): the ones behind it are not held up', async () => {
     const clock = fakeClock(DUE)
     const [a, b] = backends[0]!.make({ ...SETTINGS, maxConcurrentCalls: 3 }, clock)

@@ -12,6 +12,7 @@
  */
 import type { Redis } from 'ioredis'
 import type { Clock } from '#server/lib/clock'
+import type { ClusterBus } from '#server/services/cluster-bus'
 
 export type LineSettings = {
   /** VAPI_MAX_CONCURRENT_CALLS: the account's lines, unless Vapi told us its limit. */
@@ -268,10 +269,20 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])`
 const STATE = `${TIDY}
 return {redis.call('ZCARD', KEYS[1]), limit, redis.call('ZCARD', KEYS[3]), learned or -1}`
 
-export function redisCallLines(redis: Redis, prefix: string, settings: LineSettings, clock: Clock): CallLines {
+/** How the processes tell each other a line was given back (the cluster bus). */
+export type LinesSignal = Pick<ClusterBus, 'linesFreed' | 'onLinesFreed'>
+
+export function redisCallLines(redis: Redis, prefix: string, settings: LineSettings, clock: Clock, signal?: LinesSignal): CallLines {
   const keys = [`${prefix}leases`, `${prefix}phone`, `${prefix}queue`, `${prefix}seen`, `${prefix}learned`]
   const now = () => clock.now().getTime()
   const released = releases()
+  // A line given back by another process wakes this one's waiters too.
+  let listening = false
+  const listen = () => {
+    if (listening || !signal) return
+    listening = true
+    signal.onLinesFreed(() => released.fire())
+  }
   return {
     async takePhone({ holder, place, numberId, leaseMs }) {
       const answer = (await redis.eval(
@@ -300,9 +311,14 @@ export function redisCallLines(redis: Redis, prefix: string, settings: LineSetti
     },
     async release(holder) {
       const results = await redis.multi().zrem(keys[0]!, holder).zrem(keys[1]!, holder).zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
-      if (results?.[0]?.[1] === 1) released.fire()
+      if (results?.[0]?.[1] !== 1) return
+      released.fire()
+      await signal?.linesFreed()
     },
-    freed: () => released.next(),
+    freed: () => {
+      listen()
+      return released.next()
+    },
     async leave(holder) {
       await redis.multi().zrem(keys[2]!, holder).zrem(keys[3]!, holder).exec()
     },
@@ -319,9 +335,9 @@ export function redisCallLines(redis: Redis, prefix: string, settings: LineSetti
   }
 }
 
-/** The lines of this deployment: shared through Redis when it is configured, in memory otherwise. */
-export function callLines(redis: Redis | undefined, prefix: string, settings: LineSettings, clock: Clock): CallLines {
-  return redis ? redisCallLines(redis, prefix, settings, clock) : memoryCallLines(settings, clock)
+/** The lines of this deployment: shared through Redis when it is configured (a release heard on the cluster bus), in memory otherwise. */
+export function callLines(redis: Redis | undefined, prefix: string, settings: LineSettings, clock: Clock, signal?: LinesSignal): CallLines {
+  return redis ? redisCallLines(redis, prefix, settings, clock, signal) : memoryCallLines(settings, clock)
 }
 
 /**

@@ -46,7 +46,28 @@ export type ClusterBus = {
   sessionsEnded(ended: SessionsEndedNotice): Promise<void>
   /** Hears every process's `sessionsEnded` (this one's included) from now on. */
   onSessionsEnded(listener: SessionsEndedListener): BusSubscription
+  /** Tells the other processes a Vapi line was given back: their calls waiting for one ask again (docs/decisions/069). Never throws. */
+  linesFreed(): Promise<void>
+  /** Hears the other processes' `linesFreed` from now on. */
+  onLinesFreed(listener: () => void): BusSubscription
   close(): Promise<void>
+}
+
+/** A set of listeners called with no argument, each failure its own. */
+function signalListeners() {
+  const all = new Set<() => void>()
+  return {
+    all,
+    fire() {
+      for (const listener of [...all]) {
+        try {
+          listener()
+        } catch {
+          // One listener's failure is not the sender's.
+        }
+      }
+    },
+  }
 }
 
 /** This process's sessions-ended listeners. */
@@ -157,6 +178,9 @@ export function memoryClusterBus(now: () => number): ClusterBus {
       ended.add(listener)
       return { ready: Promise.resolve(), unsubscribe: () => void ended.remove(listener) }
     },
+    // One process: whoever gives a line back wakes its own waiters.
+    async linesFreed() {},
+    onLinesFreed: () => ({ ready: Promise.resolve(), unsubscribe: () => {} }),
     async close() {},
   }
 }
@@ -188,6 +212,9 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
   const channelOf = (userId: string) => `${prefix}${userId}`
   /** Not a user's channel: user ids never start with '~'. */
   const sessionsChannel = `${prefix}~sessions-ended`
+  const linesChannel = `${prefix}~lines-freed`
+  const freed = signalListeners()
+  let linesSubscribed: Promise<void> | undefined
   /** This bus, on what it publishes there: it delivers its own notices at once, not off the channel. */
   const busId = randomUUID()
   let sessionsSubscribed: Promise<void> | undefined
@@ -207,6 +234,10 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
         if (message && message.from !== busId) ended.deliver(message.ended)
         return
       }
+      if (channel === linesChannel) {
+        if (raw !== busId) freed.fire()
+        return
+      }
       if (!channel.startsWith(prefix)) return
       const event = parseEvent(raw)
       if (event) listeners.deliver(channel.slice(prefix.length), event)
@@ -215,6 +246,7 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
     // sessions channel's, if it failed (Redis down at start), is sent again once Redis is back.
     created.on('ready', () => {
       if (ended.any && !sessionsSubscribed && !closed) subscribeSessions()
+      if (freed.all.size > 0 && !linesSubscribed && !closed) subscribeLines()
     })
     subscriber = created
     return created
@@ -228,6 +260,16 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
       if (sessionsSubscribed === sent) sessionsSubscribed = undefined
     })
     sessionsSubscribed = sent
+  }
+
+  const subscribeLines = (): void => {
+    const sent = connection()
+      .subscribe(linesChannel)
+      .then(() => {})
+    sent.catch(() => {
+      if (linesSubscribed === sent) linesSubscribed = undefined
+    })
+    linesSubscribed = sent
   }
 
   return {
@@ -283,6 +325,26 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
           if (!ended.remove(listener)) return
           sessionsSubscribed = undefined
           if (subscriber && !closed) subscriber.unsubscribe(sessionsChannel).catch(() => {})
+        },
+      }
+    },
+    async linesFreed() {
+      try {
+        await redis.publish(linesChannel, busId)
+      } catch (error) {
+        options.onError(error as Error)
+      }
+    },
+    onLinesFreed(listener) {
+      if (closed) return { ready: Promise.reject(new Error('the cluster bus is closed')), unsubscribe: () => {} }
+      freed.all.add(listener)
+      if (!linesSubscribed) subscribeLines()
+      return {
+        ready: linesSubscribed!,
+        unsubscribe: () => {
+          if (!freed.all.delete(listener) || freed.all.size > 0) return
+          linesSubscribed = undefined
+          if (subscriber && !closed) subscriber.unsubscribe(linesChannel).catch(() => {})
         },
       }
     },
