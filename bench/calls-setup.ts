@@ -16,7 +16,7 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { LIFE_AREA_STEPS, TIMEZONES } from '#common/goals'
 import { openDatabase, type Database } from '#server/db/client'
-import { FakeVapi } from '../test/fakes/vapi'
+import { FakeVapi, type FakeVapiOptions } from '../test/fakes/vapi'
 import { freePort } from '../test/helpers/process'
 import { createWebhookCredential } from '../test/helpers/vapi-credential'
 
@@ -131,13 +131,13 @@ type Dial = { callId: string; userId: string; slot: string; localDate: string; a
 
 /**
  * The fake in this process: every POST /call answered after ~5 ms (a latency fault on all of
- * them), webhooks off (manual pacing: no call plays its scenario), and the arrival instants of the
- * dials as wall-clock milliseconds.
+ * them), webhooks off by default (manual pacing: no call plays its scenario; `options` may set
+ * another pacing, a line limit…), and the arrival instants of the dials as wall-clock milliseconds.
  */
-export async function startFake(): Promise<BenchFake> {
+export async function startFake(options: FakeVapiOptions = {}): Promise<BenchFake> {
   // The fake records arrivals as performance.now() since its start; its start is taken here.
   const origin = performance.timeOrigin + performance.now()
-  const fake = await FakeVapi.start({ pacing: 'manual' })
+  const fake = await FakeVapi.start({ pacing: 'manual', ...options })
   fake.inject('POST /call', { kind: 'latency', ms: 5 }, Infinity)
   const secret = 'bench-calls-webhook-secret-0123456789abcdef'
   // As in production: the webhook credential `npm run vapi:setup` made, which every dial references.

@@ -34,12 +34,11 @@ export type SimResult = {
 }
 
 class Bucket {
+  readonly pace: Pace
   #tokens: number
   #at: number
-  constructor(
-    readonly pace: Pace,
-    start: number,
-  ) {
+  constructor(pace: Pace, start: number) {
+    this.pace = pace
     this.#tokens = pace.burst
     this.#at = start
   }
@@ -69,6 +68,46 @@ class Bucket {
   }
 }
 
+/** A binary min-heap of instants: the lines in use, by the instant each frees. */
+class Frees {
+  readonly #heap: number[] = []
+  get size(): number {
+    return this.#heap.length
+  }
+  peek(): number | undefined {
+    return this.#heap[0]
+  }
+  push(value: number) {
+    const heap = this.#heap
+    heap.push(value)
+    for (let i = heap.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1
+      if (heap[parent]! <= heap[i]!) break
+      ;[heap[parent], heap[i]] = [heap[i]!, heap[parent]!]
+      i = parent
+    }
+  }
+  pop(): number | undefined {
+    const heap = this.#heap
+    const top = heap[0]
+    const last = heap.pop()
+    if (heap.length > 0 && last !== undefined) {
+      heap[0] = last
+      for (let i = 0; ; ) {
+        const left = 2 * i + 1
+        const right = left + 1
+        let least = i
+        if (left < heap.length && heap[left]! < heap[least]!) least = left
+        if (right < heap.length && heap[right]! < heap[least]!) least = right
+        if (least === i) break
+        ;[heap[least], heap[i]] = [heap[i]!, heap[least]!]
+        i = least
+      }
+    }
+    return top
+  }
+}
+
 /** Replays the calls on a perfect scheduler. */
 export function simulatePerfect(calls: readonly SimCall[], settings: SimSettings): SimResult {
   if (settings.lines < 1 || settings.pace.perSecond <= 0) throw new Error('the simulation needs at least one line and a positive pace')
@@ -85,57 +124,56 @@ export function simulatePerfect(calls: readonly SimCall[], settings: SimSettings
   }
   const dialledAt = new Map<string, number>()
   const lines: Array<[number, number]> = []
-  /** The instants the lines in use free, kept sorted. */
-  const frees: number[] = []
-  const waiting: SimCall[] = []
+  const frees = new Frees()
+  // The calls due and not dialled, in due order: order[head..arrived) less those in `taken`
+  // (dialled out of order, ahead of a call whose number had to wait for its pace).
+  let head = 0
   let arrived = 0
+  const taken = new Set<number>()
   let now = start
 
   while (dialledAt.size < order.length) {
     // Lines that freed by now, and calls due by now.
-    while (frees.length > 0 && frees[0]! <= now) {
-      frees.shift()
-      lines.push([now, frees.length])
+    while (frees.size > 0 && frees.peek()! <= now) {
+      frees.pop()
+      lines.push([now, frees.size])
     }
-    while (arrived < order.length && order[arrived]!.dueAt <= now) waiting.push(order[arrived++]!)
+    while (arrived < order.length && order[arrived]!.dueAt <= now) arrived++
     // Dial while a line is free and the pace lets the earliest-due eligible call go.
-    while (frees.length < settings.lines && waiting.length > 0 && fleet.ready(now)) {
-      const index = waiting.findIndex((call) => numberBucket(call)?.ready(now) ?? true)
+    while (frees.size < settings.lines && head < arrived && fleet.ready(now)) {
+      let index = -1
+      for (let i = head; i < arrived; i++) {
+        if (taken.has(i)) continue
+        if (numberBucket(order[i]!)?.ready(now) ?? true) {
+          index = i
+          break
+        }
+      }
       if (index === -1) break
-      const [call] = waiting.splice(index, 1)
+      const call = order[index]!
+      taken.add(index)
+      while (head < arrived && taken.has(head)) taken.delete(head++)
       fleet.take(now)
-      numberBucket(call!)?.take(now)
-      dialledAt.set(call!.id, now)
-      const free = now + call!.holdMs
-      frees.splice(sortedIndex(frees, free), 0, free)
-      lines.push([now, frees.length])
+      numberBucket(call)?.take(now)
+      dialledAt.set(call.id, now)
+      frees.push(now + call.holdMs)
+      lines.push([now, frees.size])
     }
     if (dialledAt.size === order.length) break
     // The next instant anything can change: a line frees, a call falls due, or a token arrives.
     const candidates: number[] = []
-    if (frees.length > 0) candidates.push(frees[0]!)
+    if (frees.size > 0) candidates.push(frees.peek()!)
     if (arrived < order.length) candidates.push(order[arrived]!.dueAt)
-    if (waiting.length > 0 && frees.length < settings.lines) {
-      const fleetAt = fleet.nextAt(now)
-      const numberAt = settings.perNumber ? Math.min(...waiting.map((call) => numberBucket(call)!.nextAt(now))) : now
-      candidates.push(Math.max(fleetAt, numberAt))
+    if (head < arrived && frees.size < settings.lines) {
+      let numberAt = settings.perNumber ? Number.POSITIVE_INFINITY : now
+      if (settings.perNumber) for (let i = head; i < arrived; i++) if (!taken.has(i)) numberAt = Math.min(numberAt, numberBucket(order[i]!)!.nextAt(now))
+      candidates.push(Math.max(fleet.nextAt(now), numberAt))
     }
     const next = Math.min(...candidates.filter((instant) => instant > now))
     if (!Number.isFinite(next)) throw new Error('simulation stalled')
     now = next
   }
   return { dialledAt, lines }
-}
-
-function sortedIndex(sorted: readonly number[], value: number): number {
-  let low = 0
-  let high = sorted.length
-  while (low < high) {
-    const mid = (low + high) >> 1
-    if (sorted[mid]! <= value) low = mid + 1
-    else high = mid
-  }
-  return low
 }
 
 /**
