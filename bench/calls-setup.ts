@@ -191,7 +191,7 @@ const localDate = (instant: number, timeZone: string) =>
  * ... (`minutes` of them, round robin), across the product's 8 zones (each person's call time is
  * the local wall-clock time of their instant in their zone), on Basic, Premium and Elite testing
  * plans (the evening check-in six hours away from the window), onboarding done, consent given, a
- * phone number and a few goals. Bulk SQL: one statement per table.
+ * proven phone number and a few goals. Bulk SQL: one statement per table.
  */
 export async function seedPeople(database: Database, count: number, firstDue: number, minutes: number): Promise<ExpectedCall[]> {
   if (firstDue % 60_000 !== 0) throw new Error('firstDue must be on a minute boundary')
@@ -211,6 +211,11 @@ export async function seedPeople(database: Database, count: number, firstDue: nu
   await db.execute(sql`
     insert into profiles (id, name, timezone, daily_call_time, evening_call_time, onboarding_completed)
     select id, 'Caller' || i || ' Bench', zone, (due_at at time zone zone)::time, (due_at at time zone zone)::time + interval '6 hours', true
+    from (${people}) as p`)
+  // The number proven (as by the code texted to it): nothing reaches an unproven number (ADR 060).
+  await db.execute(sql`
+    insert into phone_proofs (user_id, phone_number, method, proven_at)
+    select id, '555' || lpad(i::text, 7, '0'), 'code', now()
     from (${people}) as p`)
   // Consent to calls, as sign-up records it in the ledger (the trigger fills consent_states).
   await db.execute(sql`
