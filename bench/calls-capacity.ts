@@ -118,9 +118,9 @@ export async function callsCapacity(): Promise<CapacityResult> {
 
     const port = await freePort()
     const appUrl = `http://127.0.0.1:${port}`
+    const { VAPI_PHONE_NUMBER_ID: _single, ...vapiEnv } = fake.env
     const common = {
-      ...fake.env,
-      VAPI_PHONE_NUMBER_ID: numbers[0]!,
+      ...vapiEnv,
       VAPI_PHONE_NUMBER_IDS: numbers.join(','),
       VAPI_MAX_CONCURRENT_CALLS: String(lines),
       VAPI_LINES_RESERVED_FOR_APP: '0',

@@ -206,16 +206,17 @@ export async function seedPeople(database: Database, count: number, firstDue: nu
   const { db } = database
   await db.execute(sql`
     insert into users (id, email, password_hash, full_name, phone_number, communication_consent_version, communication_consent_at, terms_accepted_at, email_confirmed_at)
-    select id, 'bench-call-' || i || '@example.com', 'bench-no-password', 'Bench Caller' || i, '555' || lpad(i::text, 7, '0'), 'v1', now(), now(), now()
+    select id, 'bench-call-' || i || '@example.com', 'bench-no-password', 'Bench Caller' || i, '2122' || lpad(i::text, 6, '0'), 'v1', now(), now(), now()
     from (${people}) as p`)
   await db.execute(sql`
     insert into profiles (id, name, timezone, daily_call_time, evening_call_time, onboarding_completed)
     select id, 'Caller' || i || ' Bench', zone, (due_at at time zone zone)::time, (due_at at time zone zone)::time + interval '6 hours', true
     from (${people}) as p`)
-  // The number proven (as by the code texted to it): nothing reaches an unproven number (ADR 060).
+  // Numbers 212-2xx-xxxx (New York geographic numbers: only a callable US or Canadian number is
+  // dialled), each proven (as by the code texted to it): nothing reaches an unproven number (ADR 060).
   await db.execute(sql`
     insert into phone_proofs (user_id, phone_number, method, proven_at)
-    select id, '555' || lpad(i::text, 7, '0'), 'code', now()
+    select id, '2122' || lpad(i::text, 6, '0'), 'code', now()
     from (${people}) as p`)
   // Consent to calls, as sign-up records it in the ledger (the trigger fills consent_states).
   await db.execute(sql`
