@@ -202,7 +202,8 @@ export async function callsCapacity(): Promise<CapacityResult> {
       const held = firstByKey.get(key)
       return { id: key, dueAt, holdMs: held ? (held.freedAt ?? endedAt) - held.takenAt : meanHold, numberId: held?.numberId }
     })
-    const pace = { perSecond: dialsPerSecond, burst: dialsPerSecond }
+    // The product spaces dials evenly (one every 1/dps s, no burst: lines.ts), and so does the replay.
+    const pace = { perSecond: dialsPerSecond, burst: 1 }
     const perfect = simulatePerfect(simCalls, { lines, pace, perNumber: pace })
     const perfectLateness = simCalls.map((call) => perfect.dialledAt.get(call.id)! - call.dueAt).sort((a, b) => a - b)
     const perfectWaits: Array<[number, number]> = simCalls.map((call) => [call.dueAt, perfect.dialledAt.get(call.id)!])

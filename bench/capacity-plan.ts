@@ -93,11 +93,15 @@ export function dayOfCalls(members: number, seed = 1): { calls: SimCall[]; talkM
   return { calls, talkMinutes }
 }
 
+/** A pace that never holds a dial back. */
+const UNLIMITED = 1_000_000
+
 const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 
 /** The perfect scheduler's p99 lateness (ms) and its busiest second and minute of dials, on `lines`. */
 function replay(calls: readonly SimCall[], lines: number, perSecond: number) {
-  const { dialledAt } = simulatePerfect(calls, { lines, pace: { perSecond, burst: perSecond } })
+  // Dials evenly spaced, as the product paces them; an unlimited pace has no spacing at all.
+  const { dialledAt } = simulatePerfect(calls, { lines, pace: { perSecond, burst: perSecond >= UNLIMITED ? perSecond : 1 } })
   const lateness = calls.map((call) => dialledAt.get(call.id)! - call.dueAt).sort((a, b) => a - b)
   const bySecond = new Map<number, number>()
   const byMinute = new Map<number, number>()
@@ -137,11 +141,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const hourlyHold = (busiestHour[1] / 3600) * (meanHold / 1000)
   console.log(`members ${members}; calls a day ${calls.length} (retries included); talk ${Math.round(talkMinutes)} min a day; mean line hold ${(meanHold / 1000).toFixed(0)} s`)
   console.log(`busiest hour ${busiestHour[0] % 24}:00 UTC: ${busiestHour[1]} calls (${(busiestHour[1] / 3600).toFixed(1)}/s, Little's law ${Math.round(hourlyHold)} lines); busiest minute ${Math.floor(busiestMinute[0] / 60) % 24}:${String(busiestMinute[0] % 60).padStart(2, '0')} UTC: ${busiestMinute[1]} calls due`)
-  const unlimited = 1_000_000
   const targets = (process.argv[4] ?? `${targetMinutes},15,60`).split(',').map(Number)
   for (const minutes of targets) {
-    const lines = linesFor(calls, minutes * 60_000, unlimited, hourlyHold)
-    const figures = replay(calls, lines, unlimited)
+    const lines = linesFor(calls, minutes * 60_000, UNLIMITED, hourlyHold)
+    const figures = replay(calls, lines, UNLIMITED)
     console.log(`p99 lateness <= ${minutes} min: ${lines} lines (perfect p50 ${(figures.p50 / 1000).toFixed(0)} s, p99 ${(figures.p99 / 1000).toFixed(0)} s, max ${(figures.max / 60_000).toFixed(1)} min); dials: busiest second ${figures.peakSecond}, busiest minute ${figures.peakMinute} (${(figures.peakMinute / 60).toFixed(1)}/s)`)
     for (const perSecond of [Math.ceil(figures.peakMinute / 60), Math.ceil((2 * figures.peakMinute) / 60)]) {
       const paced = replay(calls, lines, perSecond)
