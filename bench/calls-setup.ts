@@ -124,6 +124,18 @@ export async function startRedis(): Promise<BenchRedis> {
 
 // ---- the Vapi fake ---------------------------------------------------------------------------
 
+/**
+ * Lines and pace out of the way, for the benches that measure the scheduler itself (punctuality,
+ * faults): the fake reports this many lines (the product learns its limit from the answers) and
+ * the product may dial this fast. The capacity bench sets its own.
+ */
+const UNBOUNDED_LINES = 100_000
+export const UNBOUNDED_LINES_ENV: Record<string, string> = {
+  VAPI_MAX_CONCURRENT_CALLS: String(UNBOUNDED_LINES),
+  VAPI_LINES_RESERVED_FOR_APP: '0',
+  VAPI_DIALS_PER_SECOND: '5000',
+}
+
 type BenchFake = { fake: FakeVapi; env: Record<string, string>; dials(): Dial[] }
 
 /** One POST /call the fake received. */
@@ -137,7 +149,7 @@ type Dial = { callId: string; userId: string; slot: string; localDate: string; a
 export async function startFake(options: FakeVapiOptions = {}): Promise<BenchFake> {
   // The fake records arrivals as performance.now() since its start; its start is taken here.
   const origin = performance.timeOrigin + performance.now()
-  const fake = await FakeVapi.start({ pacing: 'manual', ...options })
+  const fake = await FakeVapi.start({ pacing: 'manual', concurrencyLimit: UNBOUNDED_LINES, ...options })
   fake.inject('POST /call', { kind: 'latency', ms: 5 }, Infinity)
   const secret = 'bench-calls-webhook-secret-0123456789abcdef'
   // As in production: the webhook credential `npm run vapi:setup` made, which every dial references.
