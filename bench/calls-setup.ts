@@ -127,13 +127,13 @@ export async function startRedis(): Promise<BenchRedis> {
 /**
  * Lines and pace out of the way, for the benches that measure the scheduler itself (punctuality,
  * faults): the fake reports this many lines (the product learns its limit from the answers) and
- * the product may dial this fast. The capacity bench sets its own.
+ * the product may dial this fast (the most VAPI_DIALS_PER_SECOND allows). The capacity bench sets its own.
  */
 const UNBOUNDED_LINES = 100_000
 export const UNBOUNDED_LINES_ENV: Record<string, string> = {
   VAPI_MAX_CONCURRENT_CALLS: String(UNBOUNDED_LINES),
   VAPI_LINES_RESERVED_FOR_APP: '0',
-  VAPI_DIALS_PER_SECOND: '5000',
+  VAPI_DIALS_PER_SECOND: '1000',
 }
 
 type BenchFake = { fake: FakeVapi; env: Record<string, string>; dials(): Dial[] }
