@@ -67,7 +67,7 @@ const LEAD_MS = 150_000
 const QUIET_MS = 15_000
 const START_ERROR = 'call.start.error-subscription-concurrency-limit-reached'
 
-export type CapacityResult = { pass: boolean; line: string }
+type CapacityResult = { pass: boolean; line: string }
 
 type Taken = { callId: string; key: string; userId: string; numberId: string; takenAt: number; freedAt: number | undefined }
 

@@ -63,7 +63,7 @@ function dailyMinute(random: () => number): number {
 }
 
 /** The day's calls (first attempts and retries), instants in ms from 00:00 UTC. */
-export function dayOfCalls(members: number, seed = 1): { calls: SimCall[]; talkMinutes: number } {
+function dayOfCalls(members: number, seed = 1): { calls: SimCall[]; talkMinutes: number } {
   const random = seededRandom(seed)
   const calls: SimCall[] = []
   let talkMinutes = 0
@@ -114,7 +114,7 @@ function replay(calls: readonly SimCall[], lines: number, perSecond: number) {
 }
 
 /** The fewest lines (to 1%) whose perfect p99 lateness is within the target. */
-export function linesFor(calls: readonly SimCall[], targetMs: number, perSecond: number, guess = 1): number {
+function linesFor(calls: readonly SimCall[], targetMs: number, perSecond: number, guess = 1): number {
   let low = 1
   let high = Math.max(1, Math.round(guess))
   while (replay(calls, high, perSecond).p99 > targetMs) high *= 2

@@ -16,9 +16,9 @@ export type SimCall = {
   numberId?: string
 }
 
-export type Pace = { perSecond: number; burst: number }
+type Pace = { perSecond: number; burst: number }
 
-export type SimSettings = {
+type SimSettings = {
   lines: number
   /** Fleet-wide dials per second. */
   pace: Pace
@@ -26,7 +26,7 @@ export type SimSettings = {
   perNumber?: Pace
 }
 
-export type SimResult = {
+type SimResult = {
   /** Dial instant by call id. */
   dialledAt: Map<string, number>
   /** Lines in use over time: [instant, lines] at each change, in order. */
