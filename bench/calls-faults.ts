@@ -27,6 +27,7 @@ import {
   tally,
   waitUntil,
   type Product,
+  UNBOUNDED_LINES_ENV,
 } from './calls-setup'
 import { sql } from 'drizzle-orm'
 
@@ -51,7 +52,7 @@ export async function callsFaults(): Promise<boolean> {
   const redis = await startRedis()
   const workers: Product[] = []
   const generation = [0, 0]
-  const env = { ...fake.env, APP_URL: 'http://127.0.0.1:9', DATABASE_URL: bench.url!, REDIS_URL: redis.url }
+  const env = { ...fake.env, ...UNBOUNDED_LINES_ENV, APP_URL: 'http://127.0.0.1:9', DATABASE_URL: bench.url!, REDIS_URL: redis.url }
   const startWorker = (slot: number) => {
     generation[slot]! += 1
     const worker = spawnProduct(`faults-worker-${'ab'[slot]}-${generation[slot]}`, 'worker/index.ts', env, /worker ready/)

@@ -33,6 +33,7 @@ import {
   waitUntil,
   type BenchDatabase,
   type Product,
+  UNBOUNDED_LINES_ENV,
 } from './calls-setup'
 import { openDatabase } from '#server/db/client'
 
@@ -63,7 +64,7 @@ async function run(mode: Mode, users: number, minutes: number): Promise<boolean>
     console.log(`  seeded ${users} people in ${seconds(Date.now() - seedStarted)}; calls due ${new Date(firstDue).toISOString()} to ${new Date(lastDue).toISOString()}; logs in ${LOG_DIR}`)
     if (usePglite) await bench.database.close() // the server opens the directory itself
 
-    const common = { ...fake.env, APP_URL: 'http://127.0.0.1:9' }
+    const common = { ...fake.env, ...UNBOUNDED_LINES_ENV, APP_URL: 'http://127.0.0.1:9' }
     if (mode === 'bullmq') {
       for (const n of [1, 2]) {
         products.push(spawnProduct(`punctuality-worker-${n}`, 'worker/index.ts', { ...common, DATABASE_URL: bench.url!, REDIS_URL: redis!.url }, /worker ready/))

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { LIFE_AREA_STEPS, TIMEZONES } from '#common/goals'
 import { openDatabase, type Database } from '#server/db/client'
-import { FakeVapi } from '../test/fakes/vapi'
+import { FakeVapi, type FakeVapiOptions } from '../test/fakes/vapi'
 import { freePort } from '../test/helpers/process'
 import { createWebhookCredential } from '../test/helpers/vapi-credential'
 
@@ -124,6 +124,18 @@ export async function startRedis(): Promise<BenchRedis> {
 
 // ---- the Vapi fake ---------------------------------------------------------------------------
 
+/**
+ * Lines and pace out of the way, for the benches that measure the scheduler itself (punctuality,
+ * faults): the fake reports this many lines (the product learns its limit from the answers) and
+ * the product may dial this fast (the most VAPI_DIALS_PER_SECOND allows). The capacity bench sets its own.
+ */
+const UNBOUNDED_LINES = 100_000
+export const UNBOUNDED_LINES_ENV: Record<string, string> = {
+  VAPI_MAX_CONCURRENT_CALLS: String(UNBOUNDED_LINES),
+  VAPI_LINES_RESERVED_FOR_APP: '0',
+  VAPI_DIALS_PER_SECOND: '1000',
+}
+
 type BenchFake = { fake: FakeVapi; env: Record<string, string>; dials(): Dial[] }
 
 /** One POST /call the fake received. */
@@ -131,13 +143,13 @@ type Dial = { callId: string; userId: string; slot: string; localDate: string; a
 
 /**
  * The fake in this process: every POST /call answered after ~5 ms (a latency fault on all of
- * them), webhooks off (manual pacing: no call plays its scenario), and the arrival instants of the
- * dials as wall-clock milliseconds.
+ * them), webhooks off by default (manual pacing: no call plays its scenario; `options` may set
+ * another pacing, a line limit…), and the arrival instants of the dials as wall-clock milliseconds.
  */
-export async function startFake(): Promise<BenchFake> {
+export async function startFake(options: FakeVapiOptions = {}): Promise<BenchFake> {
   // The fake records arrivals as performance.now() since its start; its start is taken here.
   const origin = performance.timeOrigin + performance.now()
-  const fake = await FakeVapi.start({ pacing: 'manual' })
+  const fake = await FakeVapi.start({ pacing: 'manual', concurrencyLimit: UNBOUNDED_LINES, ...options })
   fake.inject('POST /call', { kind: 'latency', ms: 5 }, Infinity)
   const secret = 'bench-calls-webhook-secret-0123456789abcdef'
   // As in production: the webhook credential `npm run vapi:setup` made, which every dial references.
@@ -191,7 +203,7 @@ const localDate = (instant: number, timeZone: string) =>
  * ... (`minutes` of them, round robin), across the product's 8 zones (each person's call time is
  * the local wall-clock time of their instant in their zone), on Basic, Premium and Elite testing
  * plans (the evening check-in six hours away from the window), onboarding done, consent given, a
- * phone number and a few goals. Bulk SQL: one statement per table.
+ * proven phone number and a few goals. Bulk SQL: one statement per table.
  */
 export async function seedPeople(database: Database, count: number, firstDue: number, minutes: number): Promise<ExpectedCall[]> {
   if (firstDue % 60_000 !== 0) throw new Error('firstDue must be on a minute boundary')
@@ -206,11 +218,17 @@ export async function seedPeople(database: Database, count: number, firstDue: nu
   const { db } = database
   await db.execute(sql`
     insert into users (id, email, password_hash, full_name, phone_number, communication_consent_version, communication_consent_at, terms_accepted_at, email_confirmed_at)
-    select id, 'bench-call-' || i || '@example.com', 'bench-no-password', 'Bench Caller' || i, '555' || lpad(i::text, 7, '0'), 'v1', now(), now(), now()
+    select id, 'bench-call-' || i || '@example.com', 'bench-no-password', 'Bench Caller' || i, '2122' || lpad(i::text, 6, '0'), 'v1', now(), now(), now()
     from (${people}) as p`)
   await db.execute(sql`
     insert into profiles (id, name, timezone, daily_call_time, evening_call_time, onboarding_completed)
     select id, 'Caller' || i || ' Bench', zone, (due_at at time zone zone)::time, (due_at at time zone zone)::time + interval '6 hours', true
+    from (${people}) as p`)
+  // Numbers 212-2xx-xxxx (New York geographic numbers: only a callable US or Canadian number is
+  // dialled), each proven (as by the code texted to it): nothing reaches an unproven number (ADR 060).
+  await db.execute(sql`
+    insert into phone_proofs (user_id, phone_number, method, proven_at)
+    select id, '2122' || lpad(i::text, 6, '0'), 'code', now()
     from (${people}) as p`)
   // Consent to calls, as sign-up records it in the ledger (the trigger fills consent_states).
   await db.execute(sql`

@@ -4,12 +4,13 @@
  * messages go through the webhook sender of vapi-webhooks.ts), and the `/__fake/*` controls for
  * both. test/fakes/vapi.ts creates one `FakeCalls` per fake; its header lists the choices made.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { Vapi } from '@vapi-ai/server-sdk'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LifeArea } from '#common/domain'
 import { LIFE_AREA_STEPS } from '#common/goals'
 import { ORG_ID, vapiError, type FakeVapiHost } from './vapi-shared'
+import type { TransportTimers } from './vapi-transport'
 import { WebhookEmitter, seededRandom, type EmitterSettings, type Outgoing, type Target, type WebhookAuth } from './vapi-webhooks'
 
 // ---- shapes ----------------------------------------------------------------------------------
@@ -117,14 +118,40 @@ export type ScenarioInput = ScenarioName | Scenario
 
 export type StepInfo = { callId: string; label: string; at: string }
 
+/**
+ * How phone calls play their scripts: 'auto' right after the 201 (timestamps scripted, no waiting);
+ * 'clock' each step at its scripted instant on the fake's clock and timers (calls hold their
+ * lines for as long as they last); 'manual' on play()/advance().
+ */
+export type Pacing = 'auto' | 'clock' | 'manual'
+
+/**
+ * Talk times (seconds from in progress to ended of an answered call) drawn from a lognormal
+ * distribution, the same for the same customer number and seed (so a bench can replay them):
+ * median `medianSeconds` (3.5 minutes by default), shape `sigma` (0.5: mean ≈ 1.13 × median).
+ */
+export function lognormalTalkSeconds(options: { medianSeconds?: number; sigma?: number; seed?: number } = {}): (call: Pick<FakeCall, 'id' | 'customer'>) => number {
+  const median = options.medianSeconds ?? 210
+  const sigma = options.sigma ?? 0.5
+  const seed = options.seed ?? 1
+  return (call) => {
+    const digest = createHash('sha256').update(`${seed}|${call.customer?.number ?? call.id}`).digest()
+    // Two uniforms in (0, 1) from the digest, then Box–Muller for a standard normal.
+    const u1 = (digest.readUInt32BE(0) + 1) / 4294967297
+    const u2 = digest.readUInt32BE(4) / 4294967296
+    const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2)
+    return median * Math.exp(sigma * z)
+  }
+}
+
 export type FakeCallsOptions = {
   /** Where server messages go when a call names no server URL. */
   webhookUrl?: string
   webhookAuth?: WebhookAuth
   /** Emitter knobs (duplicates, order, drops, timeout, seed…). */
   webhooks?: Partial<EmitterSettings>
-  /** 'auto' (default): a phone call plays its scenario right after its 201; 'manual': play()/advance(). */
-  pacing?: 'auto' | 'manual'
+  /** 'auto' (default): a phone call plays its scenario right after its 201; 'clock': at its instants; 'manual': play()/advance(). */
+  pacing?: Pacing
   /** Scenarios by customer number. */
   scenarios?: Record<string, ScenarioInput>
   defaultScenario?: ScenarioInput
@@ -132,6 +159,27 @@ export type FakeCallsOptions = {
   structuredOutputId?: string
   /** subscriptionLimits.concurrencyLimit (Vapi's default 10). */
   concurrencyLimit?: number
+  /**
+   * Refuse a phone call created while the calls holding a line (queued to forwarding, phone and
+   * WebSocket) are at `concurrencyLimit`: 201 with subscriptionLimits.concurrencyBlocked true,
+   * then only status-update ended 'call.start.error-subscription-concurrency-limit-reached'.
+   * Off by default (the limit is then only reported).
+   */
+  enforceConcurrency?: boolean
+  /**
+   * Talk seconds of an answered call whose scenario sets none (default 150), e.g.
+   * `lognormalTalkSeconds()`. Every connected call is capped by its
+   * assistantOverrides.maxDurationSeconds (600 by default), ending 'exceeded-max-duration'.
+   */
+  talkSeconds?: (call: FakeCall) => number
+  /**
+   * Scaled durations: every interval of a phone call's script (ring, answer, talk, the report's
+   * lag) divided by this (default 1), so a bench plays hours of calls in minutes; the timestamps
+   * stay consistent with the clock.
+   */
+  timeScale?: number
+  /** Timers for 'clock' pacing (real, unref'd timers by default; a test passes its manual timers). */
+  timers?: TransportTimers
   /** The role of assistant turns in artifact.messages (unconfirmed: 'bot' by default). */
   botRole?: string
 }
@@ -349,6 +397,8 @@ type Step = { at: number; label: string; run: () => Array<Outgoing['message']> }
 type Entry = {
   seq: number
   record: FakeCall
+  /** Refused for lack of a line (enforceConcurrency): holds none, plays the start error only. */
+  blocked: boolean
   deleted: boolean
   /** Stops a script midway (the call was deleted or ended through its control URL). */
   cancelled: boolean
@@ -377,13 +427,26 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const str = (value: unknown, fallback: string) => (typeof value === 'string' && value ? value : fallback)
 const ACTIVE: ReadonlySet<CallStatus> = new Set(['queued', 'ringing', 'in-progress', 'forwarding'])
 
+const realTimers: TransportTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+}
+
 export class FakeCalls {
   readonly emitter: WebhookEmitter
-  pacing: 'auto' | 'manual'
+  pacing: Pacing
   defaultScenario: ScenarioInput
   structuredOutputId: string
   concurrencyLimit: number
+  enforceConcurrency: boolean
+  talkSeconds: ((call: FakeCall) => number) | undefined
+  timeScale: number
   botRole: string
+  /**
+   * Called each time the number of calls holding a line changes (after the change), with the call
+   * that moved: e.g. a bench's line-use timeline.
+   */
+  onLinesChange: (active: number, call: FakeCall) => void = () => {}
   /** The server settings of a saved assistant (a resources module may plug in its store). */
   resolveAssistant: (assistantId: string) => { server?: ServerConfig; serverMessages?: string[] } | undefined = () => undefined
   /** The webhook authentication of a `server.credentialId` (a resources module may plug in its store). */
@@ -398,6 +461,9 @@ export class FakeCalls {
   readonly #entries = new Map<string, Entry>()
   /** Calls in an active status (queued to forwarding), kept as statuses change: what `subscriptionLimits` reports. */
   #active = 0
+  /** Phone calls refused for lack of a line since the last reset. */
+  #refused = 0
+  readonly #timers: TransportTimers
   #scenarios = new Map<string, ScenarioInput>()
   #inflight = new Set<Promise<void>>()
   #created: Array<(call: FakeCall) => void> = []
@@ -419,6 +485,10 @@ export class FakeCalls {
     this.defaultScenario = options.defaultScenario ?? 'answered'
     this.structuredOutputId = options.structuredOutputId ?? '5e5c0a3e-0c0a-4c0a-9c0a-c0ac11e9e913'
     this.concurrencyLimit = options.concurrencyLimit ?? 10
+    this.enforceConcurrency = options.enforceConcurrency ?? false
+    this.talkSeconds = options.talkSeconds
+    this.timeScale = options.timeScale ?? 1
+    this.#timers = options.timers ?? realTimers
     this.botRole = options.botRole ?? 'bot'
     this.#scenarios = new Map(Object.entries(options.scenarios ?? {}))
     this.#routes()
@@ -436,6 +506,16 @@ export class FakeCalls {
   /** Every call created since the last reset, oldest first. */
   list(): FakeCall[] {
     return [...this.#entries.values()].map((entry) => entry.record)
+  }
+
+  /** Calls holding a line now (queued, ringing, in progress or forwarding; phone and WebSocket). */
+  get activeCalls(): number {
+    return this.#active
+  }
+
+  /** Phone calls refused for lack of a line (enforceConcurrency) since the last reset. */
+  get refused(): number {
+    return this.#refused
   }
 
   isDeleted(id: string): boolean {
@@ -581,12 +661,17 @@ export class FakeCalls {
     this.#seq = 0
     this.#entries.clear()
     this.#active = 0
+    this.#refused = 0
     this.#inflight.clear()
     this.#created = []
     this.releaseHolds()
     this.#scenarios = new Map(Object.entries(this.#options.scenarios ?? {}))
     this.defaultScenario = this.#options.defaultScenario ?? 'answered'
     this.pacing = this.#options.pacing ?? 'auto'
+    this.concurrencyLimit = this.#options.concurrencyLimit ?? 10
+    this.enforceConcurrency = this.#options.enforceConcurrency ?? false
+    this.talkSeconds = this.#options.talkSeconds
+    this.timeScale = this.#options.timeScale ?? 1
     this.websocketBase = undefined
     this.emitter.clear()
     this.emitter.settings = { ...this.emitter.settings, ...this.#initialEmitterSettings() }
@@ -638,7 +723,17 @@ export class FakeCalls {
     }
   }
 
-  async #runSteps(entry: Entry, steps: Step[], gated = false): Promise<void> {
+  /** Waits until the fake's clock reaches `at` (its timers), or the call is cancelled. */
+  #until(entry: Entry, at: number): Promise<void> {
+    const ms = at - this.#host.now().getTime()
+    if (ms <= 0) return Promise.resolve()
+    let handle: unknown
+    const reached = new Promise<void>((resolve) => (handle = this.#timers.setTimeout(resolve, ms)))
+    return Promise.race([reached, entry.woken.then(() => this.#timers.clearTimeout(handle))])
+  }
+
+  /** Plays steps in order; `gated`: auto or clock pacing (holds apply); `timed`: each at its instant. */
+  async #runSteps(entry: Entry, steps: Step[], gated = false, timed = false): Promise<void> {
     const live = this.#isLive(entry, this.#generation)
     const target = this.#target(entry.record)
     const filter = this.#allowed(entry)
@@ -649,11 +744,14 @@ export class FakeCalls {
     if (this.emitter.settings.order !== 'timeline') {
       // A reordered stream needs the whole stream: the record reaches the last step first.
       const batch: Outgoing[] = []
+      const last = steps.at(-1)
+      if (timed && last) await this.#until(entry, last.at)
       for (const step of steps) if (!entry.cancelled && live()) batch.push(...run(step))
       await this.emitter.send(target, batch, entry.random, live)
       return
     }
     for (const step of steps) {
+      if (timed) await this.#until(entry, step.at)
       if (gated && this.#holds.length > 0) await this.#gate(entry, step)
       if (entry.cancelled || !live()) return
       await this.emitter.send(target, run(step), entry.random, live)
@@ -684,7 +782,10 @@ export class FakeCalls {
     const call = entry.record
     // A WebSocket call has no script: the transport module drives it.
     if (call.type === 'vapi.websocketCall') return (entry.steps = [])
-    const scenario = this.scenarioFor(call.customer?.number)
+    const scenario: Scenario = entry.blocked ? { name: 'start-error' } : this.scenarioFor(call.customer?.number)
+    // Scaled durations: each interval of the script divided by timeScale.
+    const scale = this.timeScale > 0 ? this.timeScale : 1
+    const d = (ms: number) => Math.round(ms / scale)
     const scheduledAt = isObject(call.schedulePlan) ? Date.parse(String(call.schedulePlan.earliestAt)) : NaN
     const t0 = Math.max(Date.parse(call.createdAt), Number.isNaN(scheduledAt) ? 0 : scheduledAt)
     const variables = call.assistantOverrides?.variableValues ?? {}
@@ -745,11 +846,15 @@ export class FakeCalls {
       'start-error': 'call.start.error-subscription-concurrency-limit-reached',
       stuck: undefined,
     }
-    const endedReason = scenario.endedReason ?? reasons[name]
     const connected = name === 'answered' || name === 'voicemail' || name === 'stuck'
-    const startedAt = connected ? t0 + 6000 : undefined
-    const talkMs = (scenario.talkSeconds ?? (name === 'voicemail' ? 20 : 150)) * 1000
-    const endedAt = name === 'start-error' ? t0 + 500 : startedAt !== undefined ? startedAt + talkMs : t0 + (name === 'busy' ? 3000 : 31000)
+    const startedAt = connected ? t0 + d(6000) : undefined
+    const talkSeconds = scenario.talkSeconds ?? (name === 'answered' && this.talkSeconds ? this.talkSeconds(call) : name === 'voicemail' ? 20 : 150)
+    // Vapi ends a call at its maxDurationSeconds (600 unless set).
+    const maxSeconds = call.assistantOverrides?.maxDurationSeconds ?? 600
+    const capped = connected && talkSeconds >= maxSeconds
+    const endedReason = scenario.endedReason ?? (capped && name !== 'stuck' ? 'exceeded-max-duration' : reasons[name])
+    const talkMs = d(Math.min(talkSeconds, maxSeconds) * 1000)
+    const endedAt = name === 'start-error' ? t0 + d(500) : startedAt !== undefined ? startedAt + talkMs : t0 + d(name === 'busy' ? 3000 : 31000)
     const report = name === 'answered' ? { ...defaultCoachingReport(variables), ...scenario.result } : undefined
     const sendReport = scenario.report ?? name !== 'start-error'
 
@@ -775,7 +880,7 @@ export class FakeCalls {
       call.messages = structuredClone(log)
       const ended = message(at, 'status-update', { status: 'ended', endedReason: reason })
       if (!sendReport) return [ended]
-      const endReport = message(at + 4000, 'end-of-call-report', {
+      const endReport = message(at + d(4000), 'end-of-call-report', {
         endedReason: reason,
         ...(call.startedAt ? { startedAt: call.startedAt } : {}),
         endedAt: call.endedAt,
@@ -791,7 +896,7 @@ export class FakeCalls {
 
     if (name !== 'start-error') {
       status(t0, 'queued')
-      status(t0 + 1000, 'ringing')
+      status(t0 + d(1000), 'ringing')
     }
     if (startedAt !== undefined) status(startedAt, 'in-progress', () => (call.startedAt = iso(startedAt)))
     if (name === 'stuck') return (entry.steps = steps)
@@ -811,13 +916,13 @@ export class FakeCalls {
       ]
       const slot = talkMs / (lines.length + 1)
       lines.forEach(([role, text], index) => {
-        const start = startedAt + Math.round(slot * index + 500)
-        speak(startedAt, role, text, start, start + Math.round(Math.min(slot - 500, 4000)))
+        const start = startedAt + Math.round(slot * index + d(500))
+        speak(startedAt, role, text, start, start + Math.round(Math.min(slot - d(500), d(4000))))
       })
     }
     const voicemailMessage = call.assistantOverrides?.voicemailMessage
     if (name === 'voicemail' && startedAt !== undefined && typeof voicemailMessage === 'string' && voicemailMessage) {
-      speak(startedAt, 'bot', voicemailMessage, startedAt + 2000, startedAt + 6000)
+      speak(startedAt, 'bot', voicemailMessage, startedAt + d(2000), startedAt + d(6000))
     }
 
     const durationMs = startedAt !== undefined ? endedAt - startedAt : 0
@@ -846,7 +951,7 @@ export class FakeCalls {
       if (!sendReport) finish()
     })
     if (sendReport) {
-      const at = endedAt + 4000
+      const at = endedAt + d(4000)
       steps.push({
         at,
         label: 'end-of-call-report',
@@ -937,19 +1042,23 @@ export class FakeCalls {
     if (problems.length > 0) return reply.code(400).send(vapiError(400, problems))
 
     const customers = Array.isArray(body.customers) ? (body.customers as FakeCustomer[]) : [body.customer as FakeCustomer | undefined]
-    const created = customers.map((customer) => this.#add(body, customer))
-    const limits = this.#subscriptionLimits()
+    // With enforcement, a phone call dialled now finds every line taken: refused (it ends at once).
+    const atLimit = () => this.enforceConcurrency && body.transport === undefined && body.schedulePlan === undefined && this.#active >= this.concurrencyLimit
+    const created = customers.map((customer) => this.#add(body, customer, atLimit()))
+    const blocked = created.some((call) => this.#entries.get(call.id)!.blocked)
+    const limits = blocked ? { concurrencyBlocked: true, concurrencyLimit: this.concurrencyLimit, remainingConcurrentCalls: 0 } : this.#subscriptionLimits()
     const answer = Array.isArray(body.customers) ? { results: created, errors: [], subscriptionLimits: limits } : { ...created[0], subscriptionLimits: limits }
     const generation = this.#generation
+    const pacing = this.pacing
     for (const call of created) {
       const entry = this.#entries.get(call.id)!
       if (call.type === 'vapi.websocketCall') this.onWebsocketCall(call)
-      else if (this.pacing === 'auto' && call.status !== 'scheduled') {
+      else if ((pacing === 'auto' || pacing === 'clock') && call.status !== 'scheduled') {
         // After the answer is on its way, like Vapi, which dials once the call is queued.
         const steps = this.#claim(entry, Infinity)
         void this.#enqueue(entry, async () => {
           await new Promise((resolve) => setImmediate(resolve))
-          if (generation === this.#generation) await this.#runSteps(entry, steps, true)
+          if (generation === this.#generation) await this.#runSteps(entry, steps, true, pacing === 'clock')
         })
       }
     }
@@ -960,7 +1069,7 @@ export class FakeCalls {
     return reply.code(201).send(answer)
   }
 
-  #add(body: Record<string, unknown>, customer: FakeCustomer | undefined): FakeCall {
+  #add(body: Record<string, unknown>, customer: FakeCustomer | undefined, blocked = false): FakeCall {
     const now = this.#host.now().toISOString()
     const id = randomUUID()
     const echoed = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'customers' && key !== 'customer'))
@@ -998,6 +1107,7 @@ export class FakeCalls {
     const entry: Entry = {
       seq,
       record,
+      blocked,
       deleted: false,
       cancelled: false,
       wake,
@@ -1012,15 +1122,21 @@ export class FakeCalls {
     this.#entries.set(id, entry)
     // The active count follows every change of the status, wherever it is made (a count over every
     // call on each create would make a burst of thousands of dials quadratic).
+    // A refused call holds no line, whatever its status says.
     let status = record.status
-    if (ACTIVE.has(status)) this.#active += 1
+    const holds = (value: CallStatus) => (!blocked && ACTIVE.has(value) ? 1 : 0)
+    if (blocked) this.#refused += 1
+    this.#active += holds(status)
+    if (holds(status)) this.onLinesChange(this.#active, record)
     Object.defineProperty(record, 'status', {
       enumerable: true,
       configurable: true,
       get: () => status,
       set: (next: CallStatus) => {
-        this.#active += (ACTIVE.has(next) ? 1 : 0) - (ACTIVE.has(status) ? 1 : 0)
+        const change = holds(next) - holds(status)
+        this.#active += change
         status = next
+        if (change !== 0) this.onLinesChange(this.#active, record)
       },
     })
     const waiters = this.#created
@@ -1109,13 +1225,21 @@ export class FakeCalls {
       return { ok: true }
     })
     app.post('/__fake/webhooks', async (request) => {
-      const body = (request.body ?? {}) as Partial<EmitterSettings> & { pacing?: 'auto' | 'manual'; concurrencyLimit?: number }
-      const { pacing, concurrencyLimit, ...settings } = body
-      if (pacing === 'auto' || pacing === 'manual') this.pacing = pacing
+      const body = (request.body ?? {}) as Partial<EmitterSettings> & { pacing?: Pacing; concurrencyLimit?: number; enforceConcurrency?: boolean; timeScale?: number }
+      const { pacing, concurrencyLimit, enforceConcurrency, timeScale, ...settings } = body
+      if (pacing === 'auto' || pacing === 'clock' || pacing === 'manual') this.pacing = pacing
       if (typeof concurrencyLimit === 'number') this.concurrencyLimit = concurrencyLimit
+      if (typeof enforceConcurrency === 'boolean') this.enforceConcurrency = enforceConcurrency
+      if (typeof timeScale === 'number' && timeScale > 0) this.timeScale = timeScale
       this.configureWebhooks(settings)
       return { ok: true, settings: this.emitter.settings, pacing: this.pacing }
     })
+    app.get('/__fake/lines', async () => ({
+      concurrencyLimit: this.concurrencyLimit,
+      enforceConcurrency: this.enforceConcurrency,
+      active: this.#active,
+      refused: this.#refused,
+    }))
     app.post('/__fake/webhooks/auth', async (request) => {
       this.setWebhookAuth((request.body ?? { mode: 'none' }) as WebhookAuth)
       return { ok: true }

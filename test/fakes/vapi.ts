@@ -46,6 +46,23 @@
  *   subscriptionLimits (concurrencyLimit 10; remaining = limit − calls queued/ringing/in progress).
  *   `customers[]` answers {results, errors: [], subscriptionLimits}. With `transport` it is a
  *   WebSocket call (below).
+ * - Line limit (`enforceConcurrency`, off by default: the limit is then only reported): a phone
+ *   call created while the calls holding a line (queued, ringing, in progress, forwarding; phone
+ *   and WebSocket calls alike) are already at `concurrencyLimit` is answered 201 with
+ *   subscriptionLimits {concurrencyBlocked: true, remainingConcurrentCalls: 0}, holds no line,
+ *   and plays only status-update ended 'call.start.error-subscription-concurrency-limit-reached'
+ *   (no report), whatever its number's scenario. `calls.refused` counts them, `calls.activeCalls`
+ *   is the lines held, `calls.onLinesChange(active, call)` hears each change (GET /__fake/lines:
+ *   {concurrencyLimit, enforceConcurrency, active, refused}). The fake's choices: a WebSocket
+ *   call and a scheduled call are never refused (a scheduled one is not counted until dialled);
+ *   a batch (`customers[]`) refuses the customers past the limit, and its one subscriptionLimits
+ *   says blocked when any was.
+ * - Durations: an answered call talks `scenario.talkSeconds`, else `talkSeconds(call)` (a
+ *   per-fake function; `lognormalTalkSeconds({medianSeconds: 210, sigma: 0.5, seed})` draws the
+ *   same seconds for the same number and seed), else 150 s. Every connected call is capped by its
+ *   assistantOverrides.maxDurationSeconds (600 when unset) and then ends 'exceeded-max-duration'.
+ *   `timeScale` (default 1) divides every interval of a phone call's script (ring 1 s, answer
+ *   6 s, talk, the report's 4 s lag…): scaled durations, timestamps consistent with the clock.
  * - `GET /call`: filters id, assistantId, phoneNumberId, createdAt{Gt,Lt,Ge,Le}, updatedAt{…};
  *   limit (default 100, at most 1000: the fake's choice). Unknown query properties are refused.
  *   Order: newest createdAt first (UNCONFIRMED: the brief does not say; ties newest-created first).
@@ -89,9 +106,11 @@
  *   delivery. Drops and shuffles draw from a PRNG per call, seeded by `seed` and the call's
  *   position since the last reset: the same test gives the same result. Pacing 'auto' plays a
  *   call right after its 201 (each delivery awaited, in order; the script, hence the scenario, is
- *   fixed at creation); 'manual' waits for `play(callId)` / `advance()` (the earliest scripted
- *   step of any call); a scheduled call always waits for those. `settled()` waits for everything
- *   scheduled.
+ *   fixed at creation; its instants are only timestamps); 'clock' plays each step when the
+ *   fake's clock reaches its instant, through the `timers` option (real timers by default; a test
+ *   passes manual timers), so a call holds its line for as long as it lasts; 'manual' waits for
+ *   `play(callId)` / `advance()` (the earliest scripted step of any call); a scheduled call always
+ *   waits for those. `settled()` waits for everything scheduled.
  *
  * - Live phone calls: with serverMessages holding 'transcript', an answered call sends each
  *   utterance's transcript partial and final between in-progress and ended
@@ -175,7 +194,7 @@
  * GET requests, POST faults ({route, fault, times} or {route, sequence}), POST settings, POST reset,
  * GET calls, GET calls/:id, POST calls/:id/play, POST advance, POST settled, GET deliveries
  * (?callId=), POST scenarios ({scenarios, default}), POST webhooks (knobs, url, pacing,
- * concurrencyLimit), POST webhooks/auth, POST calls/hold ({before}), POST calls/hold/reached,
+ * concurrencyLimit, enforceConcurrency, timeScale), GET lines, POST webhooks/auth, POST calls/hold ({before}), POST calls/hold/reached,
  * POST calls/hold/release; transport: POST transport/settings, POST transport/next ({settings,
  * times}), GET transport/calls, GET transport/calls/:id, GET transport/controls/:id, POST
  * transport/calls/:id/{settings, end ({endedReason}), drop, interrupt, stall-reading,
@@ -192,7 +211,8 @@ import { ORG_ID, sleep, vapiError, type FakeVapiHost, type Fault, type RecordedR
 import { FakeVapiTransport, type FakeTransportOptions } from './vapi-transport'
 
 export { vapiError, type Fault, type FakeVapiHost, type RecordedRequest } from './vapi-shared'
-export type { FakeCall, FakeAudioFormat, Scenario, ScenarioInput, ScenarioName, CoachingCallReport, StepInfo } from './vapi-calls'
+export type { FakeCall, FakeAudioFormat, Pacing, Scenario, ScenarioInput, ScenarioName, CoachingCallReport, StepInfo } from './vapi-calls'
+export { lognormalTalkSeconds } from './vapi-calls'
 export { DEFAULT_USER_TRANSCRIPT, defaultTransportSettings } from './vapi-transport'
 export type { ReplyContext, TransportSettings, TransportStats, TransportTimers } from './vapi-transport'
 export type { Delivery, EmitterSettings, WebhookAuth } from './vapi-webhooks'
