@@ -202,8 +202,9 @@ export async function callsCapacity(): Promise<CapacityResult> {
       const held = firstByKey.get(key)
       return { id: key, dueAt, holdMs: held ? (held.freedAt ?? endedAt) - held.takenAt : meanHold, numberId: held?.numberId }
     })
-    // The product spaces dials evenly (one every 1/dps s, no burst: lines.ts), and so does the replay.
-    const pace = { perSecond: dialsPerSecond, burst: 1 }
+    // The product lets a second's dials go at once, at most that many in any second (lines.ts); the
+    // replay's bucket holds as many (a bucket is a little more generous at a second's edges).
+    const pace = { perSecond: dialsPerSecond, burst: Math.max(1, Math.floor(dialsPerSecond)) }
     const perfect = simulatePerfect(simCalls, { lines, pace, perNumber: pace })
     const perfectLateness = simCalls.map((call) => perfect.dialledAt.get(call.id)! - call.dueAt).sort((a, b) => a - b)
     const perfectWaits: Array<[number, number]> = simCalls.map((call) => [call.dueAt, perfect.dialledAt.get(call.id)!])

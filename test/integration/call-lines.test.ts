@@ -122,6 +122,8 @@ describe.each(backends)('call lines $name', (backend) => {
       clock.advance(100)
     }
     expect(granted).toHaveLength(12)
+    // A second's dials go at once, to the head of the queue, then the next second's.
+    expect(granted.slice(0, 4)).toEqual([0, 0, 1000, 1000])
     // In any window of one second, at most 2 (a second's burst, then one every half second).
     for (const start of granted) expect(granted.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(2)
     // And not slower than the pace allows (the test clock steps 100 ms).

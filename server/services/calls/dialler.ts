@@ -25,7 +25,7 @@ import type { InstantBatches } from './instant'
 import { addCallEvent, applyObservation, type Applied } from './record'
 import { observationOfRecord } from './webhooks'
 import type { CallWebhookServer } from './webhook-server'
-import { callerNumberOf, type CallLines } from './lines'
+import { callerNumberOf, WAKE_DEPTH, type CallLines } from './lines'
 
 /** How long a dialler holds a claim (a dial request takes at most 15 s). */
 export const DIAL_LEASE_MS = 60_000
@@ -453,7 +453,7 @@ async function waitInQueue(deps: DiallerDeps, call: ClaimedCall, dueAt: Date, nu
     try {
       // A line given back in this process wakes the queue at once; the timer covers the others'.
       const until = Math.min(now.getTime() + answer.retryInMs, renewAt, dueAt.getTime() + LINE_WAIT_LIMIT_MS)
-      await wait(new Date(until), answer.cause === 'lines_busy' ? lines.freed() : undefined)
+      await wait(new Date(until), answer.cause === 'lines_busy' && answer.position < WAKE_DEPTH ? lines.freed() : undefined)
     } catch (error) {
       await lines.leave(call.id)
       const at = clock.now()

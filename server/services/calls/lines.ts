@@ -102,23 +102,33 @@ export function placeScore(place: LinePlace): number {
 /** The lines a phone call may use: the limit less the app's reserve, at least one. */
 const phoneLines = (limit: number, reserved: number) => Math.max(1, limit - Math.min(reserved, limit - 1))
 
-/** How soon a waiter asks again: the head of the queue often, the tail rarely (each ask is a script run). */
+/** How soon a waiter asks again without being woken: the head of the queue often, the tail rarely (each ask is a script run). */
 function retryDelay(position: number, freeForPhone: number, lines: number): number {
   const ahead = Math.max(0, position - freeForPhone)
-  return Math.min(5_000, 200 + Math.floor((ahead / Math.max(1, lines)) * 200))
+  return Math.min(10_000, 1_000 + Math.floor((ahead / Math.max(1, lines)) * 1_000))
 }
 
 /**
- * How soon a waiter that has a line coming but not the pace asks again: the head when the pace
- * allows the next dial, the others about when their turn comes.
+ * The waiters a given-back line wakes at once (the rest ask on their timers): near the head, where
+ * the next lines go; waking every waiter on every release would cost each one a script run.
  */
-function paceDelay(pause: number, position: number, perSecond: number): number {
-  if (position === 0) return Math.max(1, Math.ceil(pause))
-  return Math.min(5_000, Math.max(50, Math.ceil(pause + (position - 0.5) * paceInterval(perSecond))))
+export const WAKE_DEPTH = 200
+
+/**
+ * The pace of one key as a sliding window: at most `count` dials in any `windowMs` (a whole number
+ * of dials a second: that many in any second, which is how a carrier counts; below one a second:
+ * one per 1/rate seconds). A burst of due calls takes the whole window's dials at once, in queue order.
+ */
+export function paceWindow(perSecond: number): { count: number; windowMs: number } {
+  const count = Math.max(1, Math.floor(perSecond))
+  return { count, windowMs: Math.round((count * 1000) / perSecond) }
 }
 
-/** The pace of one key: dials evenly spaced, one every `1000 / perSecond` ms (no burst: a carrier counts any second). */
-const paceInterval = (perSecond: number) => 1000 / perSecond
+/** How soon a waiter that has a line coming but not the pace asks again: when the window frees, later the further back it is. */
+function paceDelay(pause: number, position: number, perSecond: number): number {
+  const { count, windowMs } = paceWindow(perSecond)
+  return Math.min(5_000, Math.max(1, Math.ceil(pause + Math.floor(position / count) * windowMs)))
+}
 
 // ---------------------------------------------------------------------------------------------
 // In memory (one process: the embedded mode).
@@ -128,7 +138,8 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
   const phoneLeases = new Set<string>()
   // A waiter of this process leaves the queue itself (granted, skipped, stopping or failing): none is ever stale.
   const waiters = new Map<string, { score: number }>()
-  const pace = new Map<string, number>()
+  /** Each pace key's dials in its window (instants, oldest first). */
+  const pace = new Map<string, number[]>()
   let learned: { limit: number; until: number } | null = null
   const released = releases()
   let blockedUntil = 0
@@ -141,9 +152,14 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
       phoneLeases.delete(holder)
     }
   }
-  /** How long until `key` allows its next dial (0: now). */
-  const paceWait = (key: string, now: number) => Math.max(0, (pace.get(key) ?? now) - now)
-  const spend = (key: string, perSecond: number, now: number) => pace.set(key, Math.max(pace.get(key) ?? now, now) + paceInterval(perSecond))
+  /** The dials `key` still allows in its window now, and when the oldest leaves it. */
+  const paceRoom = (key: string, perSecond: number, now: number) => {
+    const { count, windowMs } = paceWindow(perSecond)
+    const recent = (pace.get(key) ?? []).filter((at) => at > now - windowMs)
+    pace.set(key, recent)
+    return { room: count - recent.length, wait: recent.length > 0 ? recent[0]! + windowMs - now : 0 }
+  }
+  const spend = (key: string, now: number) => pace.get(key)!.push(now)
 
   return {
     async takePhone({ holder, place, numberId, leaseMs }) {
@@ -161,11 +177,15 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
       // the timer is for a lease that lapses (its call's end never came).
       if (position >= free) return { granted: false, cause: 'lines_busy', position, retryInMs: Math.max(1000, Math.min(MEMORY_BACKSTOP_MS, Math.min(...leases.values()) - now)) }
       const numberKey = numberId ? `number:${numberId}` : null
-      const wait = Math.max(paceWait('fleet', now), numberKey ? paceWait(numberKey, now) : 0)
-      // The pace is the head's alone: a waiter further back would take a dial the head is owed.
-      if (wait > 0 || position > 0) return { granted: false, cause: 'pace', position, retryInMs: paceDelay(wait, position, settings.dialsPerSecond) }
-      spend('fleet', settings.dialsPerSecond, now)
-      if (numberKey) spend(numberKey, settings.dialsPerSecondPerNumber, now)
+      // The window's dials go to the head of the queue: a waiter further back than the dials left waits its turn.
+      const fleet = paceRoom('fleet', settings.dialsPerSecond, now)
+      const number = numberKey ? paceRoom(numberKey, settings.dialsPerSecondPerNumber, now) : { room: 1, wait: 0 }
+      if (position >= fleet.room || number.room < 1) {
+        const pause = position >= fleet.room ? fleet.wait : number.wait
+        return { granted: false, cause: 'pace', position, retryInMs: paceDelay(pause, Math.max(0, position - fleet.room), settings.dialsPerSecond) }
+      }
+      spend('fleet', now)
+      if (numberKey) spend(numberKey, now)
       waiters.delete(holder)
       leases.set(holder, now + leaseMs)
       phoneLeases.add(holder)
@@ -207,7 +227,7 @@ export function memoryCallLines(settings: LineSettings, clock: Clock): CallLines
 // {prefix}phone (the phone calls' leases), {prefix}queue (holder → place score), {prefix}seen
 // (holder → when it last asked), {prefix}learned (what Vapi told us: its limit and until when,
 // and until when it has no line at all),
-// {prefix}pace:<key> (the next instant a dial is allowed). The instants are the app's clock (the
+// {prefix}pace:<key> (the dials of its sliding window). The instants are the app's clock (the
 // servers' clocks are kept by NTP; tests drive theirs).
 
 /** KEYS (every script): leases, phone leases, queue, seen, learned. ARGV[1]: now, ARGV[2]: the configured limit. */
@@ -224,7 +244,7 @@ local limit = learned or tonumber(ARGV[2])
 local blocked = tonumber(redis.call('HGET', KEYS[5], 'blocked') or '0')
 `
 
-/** KEYS: …, fleet pace, number pace (or ''). ARGV: now, limit, reserved, holder, score, lease ms, fleet interval, number interval. */
+/** KEYS: …, fleet pace, number pace (or ''). ARGV: now, limit, reserved, holder, score, lease ms, fleet count, fleet window, number count, number window. */
 const TAKE_PHONE = `${TIDY}
 local holder = ARGV[4]
 if redis.call('ZSCORE', KEYS[2], holder) then return {1, 0, 0, 0, 0} end
@@ -236,19 +256,29 @@ local free = math.max(0, math.min(lines - redis.call('ZCARD', KEYS[2]), limit - 
 local position = redis.call('ZCOUNT', KEYS[3], '-inf', '(' .. ARGV[5])
 if blocked > now then return {0, 3, position, blocked - now, lines} end
 if position >= free then return {0, 1, position, free, lines} end
-local function wait(key)
-  if key == '' then return 0 end
-  return math.max(0, tonumber(redis.call('GET', key) or now) - now)
+-- Each pace key: a sorted set of its window's dials (member: the holder, score: the instant).
+local function room(key, count, window)
+  if key == '' then return 1, 0 end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local used = redis.call('ZCARD', key)
+  local wait = 0
+  if used > 0 then wait = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]) + window - now end
+  return count - used, wait
 end
-local pause = math.max(wait(KEYS[6]), wait(KEYS[7]))
-if pause > 0 or position > 0 then return {0, 2, position, math.ceil(pause), lines} end
-local function spend(key, interval)
+local fleetRoom, fleetWait = room(KEYS[6], tonumber(ARGV[7]), tonumber(ARGV[8]))
+local numberRoom, numberWait = room(KEYS[7], tonumber(ARGV[9]), tonumber(ARGV[10]))
+if position >= fleetRoom or numberRoom < 1 then
+  local pause = numberWait
+  if position >= fleetRoom then pause = fleetWait end
+  return {0, 2, position, math.ceil(pause), fleetRoom}
+end
+local function spend(key, window)
   if key == '' then return end
-  local next = math.max(tonumber(redis.call('GET', key) or now), now) + interval
-  redis.call('SET', key, tostring(next), 'PX', math.ceil(next - now) + 60000)
+  redis.call('ZADD', key, now, holder .. '@' .. now)
+  redis.call('PEXPIRE', key, window + 60000)
 end
-spend(KEYS[6], tonumber(ARGV[7]))
-spend(KEYS[7], tonumber(ARGV[8]))
+spend(KEYS[6], tonumber(ARGV[8]))
+spend(KEYS[7], tonumber(ARGV[10]))
 redis.call('ZREM', KEYS[3], holder)
 redis.call('ZREM', KEYS[4], holder)
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), holder)
@@ -275,6 +305,8 @@ export type LinesSignal = Pick<ClusterBus, 'linesFreed' | 'onLinesFreed'>
 export function redisCallLines(redis: Redis, prefix: string, settings: LineSettings, clock: Clock, signal?: LinesSignal): CallLines {
   const keys = [`${prefix}leases`, `${prefix}phone`, `${prefix}queue`, `${prefix}seen`, `${prefix}learned`]
   const now = () => clock.now().getTime()
+  const fleetPace = paceWindow(settings.dialsPerSecond)
+  const numberPace = paceWindow(settings.dialsPerSecondPerNumber)
   const released = releases()
   // A line given back by another process wakes this one's waiters too.
   let listening = false
@@ -297,14 +329,17 @@ export function redisCallLines(redis: Redis, prefix: string, settings: LineSetti
         holder,
         placeScore(place),
         leaseMs,
-        paceInterval(settings.dialsPerSecond),
-        paceInterval(settings.dialsPerSecondPerNumber),
+        fleetPace.count,
+        fleetPace.windowMs,
+        numberPace.count,
+        numberPace.windowMs,
       )) as number[]
-      const [granted, cause, position, value, lines] = answer as [number, number, number, number, number]
+      const [granted, cause, position, value, fifth] = answer as [number, number, number, number, number]
       if (granted === 1) return { granted: true }
-      if (cause === 1) return { granted: false, cause: 'lines_busy', position, retryInMs: retryDelay(position, value, lines) }
+      if (cause === 1) return { granted: false, cause: 'lines_busy', position, retryInMs: retryDelay(position, value, fifth) }
       if (cause === 3) return { granted: false, cause: 'lines_busy', position, retryInMs: value }
-      return { granted: false, cause: 'pace', position, retryInMs: paceDelay(value, position, settings.dialsPerSecond) }
+      // The fifth figure is the dials the window still allows: a waiter behind them waits for later windows.
+      return { granted: false, cause: 'pace', position, retryInMs: paceDelay(value, Math.max(0, position - fifth), settings.dialsPerSecond) }
     },
     async takeApp(holder, leaseMs) {
       return (await redis.eval(TAKE_APP, 5, ...keys, now(), settings.maxConcurrentCalls, holder, leaseMs)) === 1
