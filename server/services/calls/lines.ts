@@ -119,7 +119,7 @@ export const WAKE_DEPTH = 200
  * of dials a second: that many in any second, which is how a carrier counts; below one a second:
  * one per 1/rate seconds). A burst of due calls takes the whole window's dials at once, in queue order.
  */
-export function paceWindow(perSecond: number): { count: number; windowMs: number } {
+function paceWindow(perSecond: number): { count: number; windowMs: number } {
   const count = Math.max(1, Math.floor(perSecond))
   return { count, windowMs: Math.round((count * 1000) / perSecond) }
 }
@@ -300,7 +300,7 @@ const STATE = `${TIDY}
 return {redis.call('ZCARD', KEYS[1]), limit, redis.call('ZCARD', KEYS[3]), learned or -1}`
 
 /** How the processes tell each other a line was given back (the cluster bus). */
-export type LinesSignal = Pick<ClusterBus, 'linesFreed' | 'onLinesFreed'>
+type LinesSignal = Pick<ClusterBus, 'linesFreed' | 'onLinesFreed'>
 
 export function redisCallLines(redis: Redis, prefix: string, settings: LineSettings, clock: Clock, signal?: LinesSignal): CallLines {
   const keys = [`${prefix}leases`, `${prefix}phone`, `${prefix}queue`, `${prefix}seen`, `${prefix}learned`]
