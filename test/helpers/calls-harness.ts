@@ -3,7 +3,6 @@
  * Vapi fake posts its webhooks to it), the fake places the calls, and `advanceTo` runs what comes
  * due on the way (the tick, the dialler, the webhooks' jobs, the sweep). Registers its own hooks.
  */
-import { createServer, type AddressInfo } from 'node:net'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
@@ -18,16 +17,11 @@ import { createTestDatabase, type TestDatabase } from './db'
 import { insertUser } from './factories'
 import { manualTimers } from './timers'
 import { createWebhookCredential } from './vapi-credential'
+import { freePort } from './process'
+import { VAPI_SECRET } from './texts-harness'
 
-export const CALLS_WEBHOOK_SECRET = 'whsec-test-vapi-0123456789abcdef0123'
-
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+/** The webhook secret of the calls' tests (the texts' harness uses the same). */
+export const CALLS_WEBHOOK_SECRET = VAPI_SECRET
 
 type HarnessOptions = {
   /** The test clock's start (default Monday 15 June 2026, 13:50 UTC = 9:50 AM in New York). */

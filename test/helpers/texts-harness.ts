@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net'
+import { freePort } from './process'
 import { eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import type { PlanId } from '#common/plans'
@@ -18,13 +18,7 @@ import { createWebhookCredential } from './vapi-credential'
 export const VAPI_SECRET = 'whsec-test-vapi-0123456789abcdef0123'
 export const SMS_NUMBER = '+15555550123'
 
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+export { freePort }
 
 let phoneCounter = 2000
 

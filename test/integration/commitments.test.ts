@@ -4,7 +4,7 @@
  * made become rows; the next call's variables carry the open ones (numbered) and its report marks
  * them kept or missed; the dashboard's endpoints read them and mark one done, for their owner only.
  */
-import { createServer, type AddressInfo } from 'node:net'
+import { freePort } from '../helpers/process'
 import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -30,13 +30,6 @@ let timers: ReturnType<typeof manualTimers>
 let port: number
 let phoneCounter = 3000
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 beforeAll(async () => {
   database = await createTestDatabase()

@@ -30,8 +30,9 @@ export function createObservations(ctx: CallsContext, deps: ObservationsDeps) {
   /** After an observation's commit: the live card, the loud log, the retry, the final call's followers. */
   async function afterApply(applied: Applied): Promise<void> {
     const { call, ended, retry } = applied
-    // A call that is over gives its line back (its final status or its report, whichever comes first).
-    if (call && (isFinalCallStatus(call.completionStatus) || call.reportAt !== null)) {
+    // A call that is over gives its line back: when its final status is applied, or its report
+    // before it (the messages that come after ask nothing of Redis).
+    if (call && (ended !== null || (call.reportAt !== null && !isFinalCallStatus(call.completionStatus)))) {
       await ctx.lines.release(call.id).catch((error: unknown) => log.warn({ err: error, callId: call.id }, 'calls: could not give a line back now; its lease lapses by itself'))
     }
     // A phone call's status moved: an open dashboard of the person's shows it.

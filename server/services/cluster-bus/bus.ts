@@ -214,10 +214,8 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
   const sessionsChannel = `${prefix}~sessions-ended`
   const linesChannel = `${prefix}~lines-freed`
   const freed = signalListeners()
-  let linesSubscribed: Promise<void> | undefined
   /** This bus, on what it publishes there: it delivers its own notices at once, not off the channel. */
   const busId = randomUUID()
-  let sessionsSubscribed: Promise<void> | undefined
   /** Each subscribed user's SUBSCRIBE (answered or on its way). */
   const subscribed = new Map<string, Promise<void>>()
   let subscriber: Redis | undefined
@@ -245,32 +243,37 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
     // ioredis subscribes again, on reconnecting, to the channels whose SUBSCRIBE was answered; the
     // sessions channel's, if it failed (Redis down at start), is sent again once Redis is back.
     created.on('ready', () => {
-      if (ended.any && !sessionsSubscribed && !closed) subscribeSessions()
-      if (freed.all.size > 0 && !linesSubscribed && !closed) subscribeLines()
+      if (ended.any && !closed) sessions.ensure()
+      if (freed.all.size > 0 && !closed) lines.ensure()
     })
     subscriber = created
     return created
   }
 
-  const subscribeSessions = (): void => {
-    const sent = connection()
-      .subscribe(sessionsChannel)
-      .then(() => {})
-    sent.catch(() => {
-      if (sessionsSubscribed === sent) sessionsSubscribed = undefined
-    })
-    sessionsSubscribed = sent
+  /** A channel every process listening hears (not a user's): its SUBSCRIBE, sent again if it failed. */
+  const everyProcess = (channel: string) => {
+    let sent: Promise<void> | undefined
+    return {
+      /** Subscribes unless it is (or is being); resolves once Redis answered. */
+      ensure(): Promise<void> {
+        if (sent) return sent
+        const subscribing = connection()
+          .subscribe(channel)
+          .then(() => {})
+        subscribing.catch(() => {
+          if (sent === subscribing) sent = undefined
+        })
+        sent = subscribing
+        return subscribing
+      },
+      drop(): void {
+        sent = undefined
+        if (subscriber && !closed) subscriber.unsubscribe(channel).catch(() => {})
+      },
+    }
   }
-
-  const subscribeLines = (): void => {
-    const sent = connection()
-      .subscribe(linesChannel)
-      .then(() => {})
-    sent.catch(() => {
-      if (linesSubscribed === sent) linesSubscribed = undefined
-    })
-    linesSubscribed = sent
-  }
+  const sessions = everyProcess(sessionsChannel)
+  const lines = everyProcess(linesChannel)
 
   return {
     async publish(userId, event, once) {
@@ -318,13 +321,11 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
     },
     onSessionsEnded(listener) {
       if (closed) return { ready: Promise.reject(new Error('the cluster bus is closed')), unsubscribe: () => {} }
-      if (ended.add(listener) || !sessionsSubscribed) subscribeSessions()
+      ended.add(listener)
       return {
-        ready: sessionsSubscribed!,
+        ready: sessions.ensure(),
         unsubscribe: () => {
-          if (!ended.remove(listener)) return
-          sessionsSubscribed = undefined
-          if (subscriber && !closed) subscriber.unsubscribe(sessionsChannel).catch(() => {})
+          if (ended.remove(listener)) sessions.drop()
         },
       }
     },
@@ -338,13 +339,10 @@ export function redisClusterBus(redis: Redis, options: RedisClusterBusOptions): 
     onLinesFreed(listener) {
       if (closed) return { ready: Promise.reject(new Error('the cluster bus is closed')), unsubscribe: () => {} }
       freed.all.add(listener)
-      if (!linesSubscribed) subscribeLines()
       return {
-        ready: linesSubscribed!,
+        ready: lines.ensure(),
         unsubscribe: () => {
-          if (!freed.all.delete(listener) || freed.all.size > 0) return
-          linesSubscribed = undefined
-          if (subscriber && !closed) subscriber.unsubscribe(linesChannel).catch(() => {})
+          if (freed.all.delete(listener) && freed.all.size === 0) lines.drop()
         },
       }
     },
