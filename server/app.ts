@@ -14,6 +14,7 @@ import { PROJECT_ROOT } from './lib/project-root'
 import { trustProxyFunction } from './lib/ip'
 import { serializerCompiler } from './lib/serializer'
 import { serverLogger, type BatchedDestination } from './lib/logger'
+import { createMetrics, type Metrics } from './observability/metrics'
 import auth from './plugins/auth'
 import context from './plugins/context'
 import cookies from './plugins/cookies'
@@ -33,7 +34,7 @@ import commitmentsRoutes from './routes/commitments'
 import coursesRoutes from './routes/courses'
 import dashboardRoutes from './routes/dashboard'
 import goalsRoutes from './routes/goals'
-import healthRoutes from './routes/health'
+import healthRoutes, { probeRoutes } from './routes/health'
 import consentRoutes from './routes/consent'
 import optInRoutes from './routes/opt-in'
 import plansRoutes from './routes/plans'
@@ -75,11 +76,19 @@ type AppOverrides = {
  * without its query string: the emailed links carry their tokens there (`/auth?mode=reset&token=…`).
  */
 class OneLineLogController extends LogController {
+  /** Each request's duration by route pattern, method and status class (when the metrics are on). */
+  readonly #observe: Metrics['http'] | undefined
+  constructor(observe: Metrics['http'] | undefined) {
+    super()
+    this.#observe = observe
+  }
   override incomingRequest() {}
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply) {
     const line = { method: request.method, url: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else reply.log.info(line, 'request completed')
+    // The route's pattern, never the path (no ids in labels); a request no route matched is `unmatched`.
+    this.#observe?.(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000)
   }
 }
 
@@ -114,6 +123,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   }
 
   const logger = overrides.logger ?? serverLogger(config.logLevel)
+  // What this process measures of itself; METRICS_PORT=0 switches off the per-request histogram
+  // and the process metrics (the counters cost nothing worth saving).
+  const measuring = config.metrics.port !== 0
+  const metrics = overrides.services?.metrics ?? createMetrics({ processMetrics: measuring })
   const app = Fastify({
     logger,
     genReqId: (request) => {
@@ -122,7 +135,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (loopback by default).
     trustProxy: trustProxyFunction(config.trustProxy),
-    logController: new OneLineLogController(),
+    logController: new OneLineLogController(measuring ? metrics.http : undefined),
     bodyLimit: 256 * 1024,
     connectionTimeout: 30_000,
     requestTimeout: 60_000,
@@ -176,7 +189,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       log: app.log as Logger,
       redisPrefix: overrides.redisPrefix,
       jobs: bullmq ?? inProcess,
+      metrics,
     })
+  // The queues' depths, from whichever runs the jobs.
+  if (bullmq) metrics.provide({ queues: () => bullmq.stats() }, app.log as Logger)
+  else if (inProcess) metrics.provide({ queues: async () => inProcess.stats() }, app.log as Logger)
 
   app.addHook('onClose', async () => {
     if (!overrides.services) await services.close()
@@ -196,6 +213,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(scheduler, { timers: overrides.timers, queue: inProcess })
 
   await app.register(healthRoutes)
+  await app.register(probeRoutes)
   await app.register(plansRoutes)
   await app.register(authRoutes)
   await app.register(accountRoutes)

@@ -15,6 +15,8 @@ import cluster, { type Worker } from 'node:cluster'
 import pino from 'pino'
 import type { Config } from './config'
 import { loggerOptions } from './lib/logger'
+import { clusterScrape } from './observability/cluster-metrics'
+import { DEFAULT_METRICS_PORT, serveMetrics } from './observability/metrics-server'
 
 /** What a server process tells the supervisor, and what it is told. */
 type ProcessMessage = { type: 'ready' } | { type: 'shutdown' }
@@ -92,6 +94,17 @@ export function supervise(config: Config): void {
   process.on('SIGTERM', () => shutdown(0, 'SIGTERM'))
   process.on('SIGINT', () => shutdown(0, 'SIGINT'))
   for (let n = 0; n < count; n++) fork()
+
+  // One scrape for every process, served by the supervisor (the processes serve none themselves).
+  serveMetrics({ port: config.metrics.port, host: config.metrics.host, defaultPort: DEFAULT_METRICS_PORT.server, render: clusterScrape(), log }).then(
+    (listener) => {
+      if (listener) log.info({ port: listener.port, host: config.metrics.host, processes: count }, 'metrics of every server process served at /metrics')
+    },
+    (error: unknown) => {
+      log.error({ err: error, port: config.metrics.port }, 'cannot serve the metrics; stopping')
+      void shutdown(1)
+    },
+  )
 }
 
 /**

@@ -90,7 +90,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP', 'VAPI_MAX_CONCURRENT_CALLS', 'VAPI_LINES_RESERVED_FOR_APP', 'VAPI_DIALS_PER_SECOND', 'VAPI_DIALS_PER_SECOND_PER_NUMBER'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP', 'VAPI_MAX_CONCURRENT_CALLS', 'VAPI_LINES_RESERVED_FOR_APP', 'VAPI_DIALS_PER_SECOND', 'VAPI_DIALS_PER_SECOND_PER_NUMBER', 'METRICS_PORT', 'METRICS_HOST'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -163,6 +163,16 @@ export const EnvSchema = z.object({
       .optional(),
   ),
   TRUST_PROXY: trustProxy,
+  /** Where Prometheus scrapes this process's metrics (0: not served). Never the public port. */
+  METRICS_PORT: port,
+  /** The address the metrics listen on (127.0.0.1 unless a scraper elsewhere must reach them). */
+  METRICS_HOST: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .refine((value) => isIP(value) !== 0 || value === 'localhost', 'must be an IP address (e.g. 127.0.0.1, or 0.0.0.0 inside a container network)')
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(LOG_LEVELS).optional()),
   /** Server processes sharing the port (server/cluster.ts); more than 1 needs DATABASE_URL and REDIS_URL. */
   WEB_CONCURRENCY: z.preprocess(
@@ -227,6 +237,12 @@ export type Config = {
   production: boolean
   /** WEB_CONCURRENCY: server processes sharing the port under one supervisor (1: this process serves). */
   serverProcesses: number
+  /**
+   * Prometheus metrics (METRICS_PORT, METRICS_HOST): `port` null when METRICS_PORT is not set (the
+   * server then tries 9464 and the worker 9465, and a port in use is logged, not fatal), 0 when
+   * switched off.
+   */
+  metrics: { port: number | null; host: string }
 }
 
 export class ConfigError extends Error {
@@ -301,6 +317,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     )
   }
 
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === port) {
+    throw new ConfigError('METRICS_PORT', `must differ from PORT: the metrics are never served on the public port (got "${env.METRICS_PORT}")`)
+  }
+
   if (production && !env.SMTP_URL) {
     throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
   }
@@ -348,5 +368,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: env.LOG_LEVEL ?? 'info',
     production,
     serverProcesses,
+    metrics: { port: env.METRICS_PORT ?? null, host: env.METRICS_HOST ?? '127.0.0.1' },
   }
 }

@@ -20,13 +20,14 @@ import { memoryCounters, redisCounters } from './lib/counters'
 import { withMemoryFallback } from './lib/memory-fallback'
 import { sharedSlots } from './lib/slots'
 import { throttledWarn } from './lib/throttled-warn'
+import { createMetrics, type Metrics } from './observability/metrics'
 import type { AppJobQueue } from './jobs/contracts'
 import { createAccounts, type Accounts, type SessionsEnded } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
 import { createBilling, type Billing } from '#server/services/billing'
 import { callLines, createCalls, WEB_CALL_FIRST_MESSAGE, type Calls, type FinalCall } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
-import { createConsent } from '#server/services/consent'
+import { createConsent, onConsentRevoked } from '#server/services/consent'
 import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
@@ -54,6 +55,8 @@ type ServiceDeps = {
    * Without one, a service that enqueues fails (callers that never enqueue may leave it out).
    */
   jobs?: AppJobQueue
+  /** Where the services count what they do (the process's registry; one of their own when not given). */
+  metrics?: Metrics
 }
 
 const noJobQueue: AppJobQueue = {
@@ -128,9 +131,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const prefix = deps.redisPrefix ?? 'mc:'
   const now = () => clock.now().getTime()
   const jobs = deps.jobs ?? noJobQueue
+  const metrics = deps.metrics ?? createMetrics({ log, processMetrics: false })
 
   // Vendor adapters: SDK clients exist only when their keys are configured.
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production })
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, log, logLinks: !config.production, onSent: metrics.emails.sent })
   const stripe = config.stripe ? createStripeClient(config.stripe) : undefined
   const chatSettings = defaultChatSettings()
   if (config.vapi && !config.vapi.assistantId) log.warn('VAPI_API_KEY is set without VAPI_ASSISTANT_ID: the chat uses the fallback coach')
@@ -207,9 +211,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     // Vapi's lines, counted for every server and worker in Redis (in memory without it).
     lines: callLines(deps.redis, `${prefix}lines:`, config.callLines, clock, clusterBus),
     live: clusterBus,
+    metrics,
     ...wired.calls,
   })
-  const texts = createTexts({ db, clock, log, sender: textSender, smsNumber: config.smsOptInNumber, appUrl: config.appUrl, jobs, bus: clusterBus, ...wired.texts })
+  const texts = createTexts({ db, clock, log, metrics, sender: textSender, smsNumber: config.smsOptInNumber, appUrl: config.appUrl, jobs, bus: clusterBus, ...wired.texts })
   const callWatch = createCallWatch({ bus: clusterBus, log, ...wired.callWatch })
   const chat = createChat({ db, clock, vapiChat, settings: chatSettings, ...wired.chat })
   const accounts = createAccounts({ db, clock, config, mailer, counters, log, jobs, ...wired.accounts })
@@ -247,8 +252,21 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
   targets.built = { accounts, billing, calls, clusterBus, texts, usage }
 
+  // The gauges of shared state, read when Prometheus scrapes (the queues are the job runner's: its owner provides them).
+  const stopCountingRevocations = onConsentRevoked(metrics.consent.revoked)
+  metrics.provide({
+    lines: () => calls.lineState(),
+    deadWebhookEvents: () => calls.parkedEvents(),
+    voice: () => {
+      const voiceNow = voice.metrics()
+      return { sessions: voiceNow.connections, droppedToBrowser: voiceNow.droppedToBrowser, droppedToVapi: voiceNow.droppedToVapi }
+    },
+  })
+
   return {
     clock,
+    /** What the process measures of itself (Prometheus's registry, served on METRICS_PORT). */
+    metrics,
     accounts,
     /** The person's own data: "Export my data" and "Delete my account". */
     accountData,
@@ -278,6 +296,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     callWatch,
     /** Releases what the adapters hold (the SMTP pool, Vapi's connections, the cluster bus's subscriber). The caller owns the database and Redis. */
     async close() {
+      stopCountingRevocations()
       mailer.close()
       await clusterBus.close()
       await vapi?.api.close()

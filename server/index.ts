@@ -5,11 +5,14 @@
  */
 import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
+import type { Logger } from 'pino'
 import { buildApp } from './app'
 import { PROCESS_DEADLINE_MS, reportReady, supervise, underSupervisor } from './cluster'
 import { ConfigError, loadConfig, type Config } from './config'
 import { openDatabase } from './db/client'
 import { systemClock } from './lib/clock'
+import { answerMetricsRequests } from './observability/cluster-metrics'
+import { DEFAULT_METRICS_PORT, serveMetrics, type MetricsListener } from './observability/metrics-server'
 import { seedCoursesIfEmpty } from '#server/services/courses'
 
 let config: Config
@@ -57,12 +60,15 @@ async function serve(config: Config, supervised: boolean): Promise<void> {
     await database.close()
   })
 
+  // The metrics' own listener (not under a supervisor, which serves them itself).
+  let metricsListener: MetricsListener | null = null
   // Under the supervisor, it decides when to stop (a terminal's SIGINT reaches every process).
   const grace = closeWithGrace(
     { delay: supervised ? PROCESS_DEADLINE_MS : 10_000, skip: supervised ? ['SIGTERM', 'SIGINT'] : [] },
     async ({ signal, err }) => {
       if (err) app.log.error({ err }, 'shutting down after an error')
       else app.log.info({ signal: signal ?? 'supervisor' }, 'shutting down: finishing requests in flight')
+      await metricsListener?.close()
       await app.close()
     },
   )
@@ -71,9 +77,22 @@ async function serve(config: Config, supervised: boolean): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host })
     if (supervised) {
+      // The supervisor serves the metrics of all its processes; each answers its request for them.
+      answerMetricsRequests(app.services.metrics.registry)
       app.log.info('server process ready')
       reportReady()
     } else {
+      const metrics = await serveMetrics({
+        port: config.metrics.port,
+        host: config.metrics.host,
+        defaultPort: DEFAULT_METRICS_PORT.server,
+        render: async () => ({ body: await app.services.metrics.render(), contentType: app.services.metrics.contentType }),
+        log: app.log as Logger,
+      })
+      if (metrics) {
+        metricsListener = metrics
+        app.log.info({ port: metrics.port, host: config.metrics.host }, 'metrics served at /metrics')
+      }
       app.log.info(
         { url: config.appUrl, database: database.driver, redis: config.redisUrl ? 'on' : 'off' },
         'Momentum Coach is ready',

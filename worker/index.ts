@@ -12,6 +12,8 @@ import { JOBS } from '#server/jobs/index'
 import { openDatabase } from '#server/db/client'
 import { systemClock } from '#server/lib/clock'
 import { loggerOptions } from '#server/lib/logger'
+import { createMetrics } from '#server/observability/metrics'
+import { DEFAULT_METRICS_PORT, serveMetrics, type MetricsListener } from '#server/observability/metrics-server'
 import { startWorker } from './worker'
 
 let config: Config
@@ -51,12 +53,32 @@ try {
 
 // A job may enqueue another: the worker's services enqueue on BullMQ too.
 const jobs = createBullmqEnqueuer({ jobs: JOBS, connection })
-const services = createServices(config, { db: database.db, redis: connection, clock: systemClock, log, jobs })
+const metrics = createMetrics({ log, processMetrics: config.metrics.port !== 0 })
+metrics.provide({ queues: () => jobs.stats() })
+const services = createServices(config, { db: database.db, redis: connection, clock: systemClock, log, jobs, metrics })
 const running = await startWorker({ services, connection, log })
+
+// The worker's own metrics (its job runs, the queues, the calls it dials), on a port of its own.
+let metricsListener: MetricsListener | null = null
+try {
+  metricsListener = await serveMetrics({
+    port: config.metrics.port,
+    host: config.metrics.host,
+    defaultPort: DEFAULT_METRICS_PORT.worker,
+    render: async () => ({ body: await metrics.render(), contentType: metrics.contentType }),
+    log,
+  })
+  if (metricsListener) log.info({ port: metricsListener.port, host: config.metrics.host }, 'metrics served at /metrics')
+} catch (error) {
+  log.fatal({ err: error, port: config.metrics.port }, 'cannot serve the metrics')
+  await running.close()
+  process.exit(1)
+}
 
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   if (err) log.error({ err }, 'worker shutting down after an error')
   else log.info({ signal }, 'worker shutting down')
+  await metricsListener?.close()
   await running.close()
   await jobs.close()
   await services.close()

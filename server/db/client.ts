@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
@@ -26,7 +26,32 @@ export type Database = {
   migrate(): Promise<void>
   /** Throws when the database does not answer. */
   ping(): Promise<void>
+  /** How many of the committed migrations this database has not applied (/readyz: 0 when ready). */
+  pendingMigrations(): Promise<number>
   close(): Promise<void>
+}
+
+/** The committed migrations' instants (drizzle's journal), read once. */
+let journal: number[] | undefined
+function committedMigrations(): number[] {
+  journal ??= (JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> }).entries.map((entry) => entry.when)
+  return journal
+}
+
+/**
+ * Drizzle's migrator records each applied migration with its journal instant (`created_at`) in
+ * drizzle.__drizzle_migrations and applies those later than the last one recorded: those are the
+ * pending ones (all of them before the first migration).
+ */
+async function countPending(db: Db): Promise<number> {
+  const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows)
+  const [table] = rowsOf<{ name: string | null }>(await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations')::text as name`))
+  let last = Number.NEGATIVE_INFINITY
+  if (table?.name) {
+    const [row] = rowsOf<{ last: string | number | null }>(await db.execute(sql`select max(created_at) as last from drizzle.__drizzle_migrations`))
+    if (row?.last !== null && row?.last !== undefined) last = Number(row.last)
+  }
+  return committedMigrations().filter((when) => when > last).length
 }
 
 export const MIGRATIONS_FOLDER = join(PROJECT_ROOT, 'migrations')
@@ -71,6 +96,7 @@ function openPostgres(url: string, max: number): Database {
     async ping() {
       await db.execute(sql`select 1`)
     },
+    pendingMigrations: () => countPending(db),
     async close() {
       await client.end({ timeout: 5 })
     },
@@ -89,6 +115,7 @@ async function openPglite(dir: string | undefined): Promise<Database> {
     async ping() {
       await db.execute(sql`select 1`)
     },
+    pendingMigrations: () => countPending(db),
     async close() {
       if (!client.closed) await client.close()
     },

@@ -1,7 +1,20 @@
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { Logger } from 'pino'
 
+/** What an email is, as counted (`momentum_emails_sent_total{kind}`): a closed set. */
+export type EmailKind =
+  | 'email_confirmation'
+  | 'account_deleted'
+  | 'password_reset'
+  | 'new_email_confirmation'
+  | 'email_change_notice'
+  | 'phone_changed'
+  | 'password_changed'
+  | 'trial_ending'
+  | 'weekly_report'
+
 export type OutgoingMail = {
+  kind: EmailKind
   to: string
   subject: string
   text: string
@@ -22,12 +35,21 @@ export type Mailer = {
  * log (recipient, subject, and the link when `logLinks`, so a developer can follow it). Production
  * requires SMTP_URL (config.ts), and never logs a link even so.
  */
-export function createMailer(options: { smtpUrl: string | undefined; from: string; log: Logger; logLinks: boolean }): Mailer {
+export function createMailer(options: {
+  smtpUrl: string | undefined
+  from: string
+  log: Logger
+  logLinks: boolean
+  /** Each email handed over (counted by kind). */
+  onSent?: (kind: EmailKind) => void
+}): Mailer {
+  const sent = options.onSent ?? (() => {})
   if (!options.smtpUrl) {
     return {
       async send(mail) {
-        const line = { to: mail.to, subject: mail.subject, ...(options.logLinks && mail.link ? { link: mail.link } : {}) }
+        const line = { kind: mail.kind, to: mail.to, subject: mail.subject, ...(options.logLinks && mail.link ? { link: mail.link } : {}) }
         options.log.info(line, 'email (SMTP_URL not set, logged instead)')
+        sent(mail.kind)
       },
       close() {},
     }
@@ -45,6 +67,7 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
         html: mail.html,
         ...(mail.headers ? { headers: mail.headers } : {}),
       })
+      sent(mail.kind)
     },
     close() {
       transport.close()
@@ -57,7 +80,7 @@ const escapeHtml = (value: string) =>
 
 /** A short transactional email with a plain-text and an HTML part around one link (or none). */
 export function composeEmail(
-  input: { to: string; subject: string; greeting: string; paragraphs: string[]; footer: string } & ({ action: string; link: string } | { action?: undefined; link?: undefined }),
+  input: { kind: EmailKind; to: string; subject: string; greeting: string; paragraphs: string[]; footer: string } & ({ action: string; link: string } | { action?: undefined; link?: undefined }),
 ): OutgoingMail {
   const action = input.link ? [`${input.action}: ${input.link}`, ''] : []
   const text = [input.greeting, '', ...input.paragraphs.flatMap((p) => [p, '']), ...action, input.footer, '', '— Momentum Coach'].join('\n')
@@ -72,5 +95,5 @@ ${input.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
 ${button}<p style="font-size:13px;color:#4b5563">${escapeHtml(input.footer)}</p>
 <p>— <strong style="color:#3730a3">Momentum</strong> <strong style="color:#b45309">Coach</strong></p>
 </body></html>`
-  return { to: input.to, subject: input.subject, text, html, link: input.link }
+  return { kind: input.kind, to: input.to, subject: input.subject, text, html, link: input.link }
 }

@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
 import type { EnqueueOptions, JobQueue } from '../lib/job-contract'
-import { JobStopping, type AnyJobDefinition } from './define'
+import { JobStopping, measuredRun, type AnyJobDefinition } from './define'
 
 type BullmqOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
   jobs: readonly J[]
@@ -117,7 +117,9 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
           if (!checked.success) throw new Error(`job ${job.name}: invalid payload: ${checked.error.message}`)
           await run.updateData(checked.data)
         }
-        return job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil, retryWith })
+        return measuredRun(services, job.name, () =>
+          job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil, retryWith }),
+        )
       },
       { connection, prefix, concurrency: Math.max(1, ...jobs.filter((job) => job.queue === name).map((job) => job.concurrency ?? 1)) },
     )
@@ -140,10 +142,43 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
   }
 }
 
+/** A queue's runs that could run and have not started, and how long the oldest has waited. */
+export type QueueStats = { queue: string; waiting: number; oldestWaitingSeconds: number }
+
 /** The BullMQ producer of the jobs J: enqueue takes only their names and payloads. */
 export type BullmqEnqueuer<J extends AnyJobDefinition> = JobQueue<J> & {
   remove(name: J['name'], jobIds: readonly string[]): Promise<number>
+  /** Each queue's runs waiting for a worker (delayed runs whose time has come included: no worker moved them). */
+  stats(): Promise<QueueStats[]>
   close(): Promise<void>
+}
+
+/** BullMQ scores a delayed run by its due instant (ms) times 0x1000 plus a counter. */
+const DELAYED_SCORE_PER_MS = 0x1000
+
+/**
+ * One queue's waiting runs, read from BullMQ's keys in Redis: the wait list (the oldest at its
+ * right end, where workers take from), the prioritized set, and the delayed runs already due, which
+ * wait for a worker to move them (none runs, or all are busy).
+ */
+async function queueStats(queue: Queue, client: Redis, now: number): Promise<QueueStats> {  const dueMax = (now + 1) * DELAYED_SCORE_PER_MS - 1
+  const [counts, overdue, firstDelayed, oldestId] = await Promise.all([
+    queue.getJobCounts('wait', 'prioritized'),
+    client.zcount(queue.keys.delayed!, 0, dueMax),
+    client.zrange(queue.keys.delayed!, '0', '0', 'WITHSCORES'),
+    client.lindex(queue.keys.wait!, -1),
+  ])
+  let oldestReadyAt = Number.POSITIVE_INFINITY
+  if (oldestId) {
+    const [timestamp, delay] = await client.hmget(queue.toKey(oldestId), 'timestamp', 'delay')
+    if (timestamp) oldestReadyAt = Number(timestamp) + Number(delay ?? 0)
+  }
+  if (overdue > 0 && firstDelayed[1]) oldestReadyAt = Math.min(oldestReadyAt, Math.floor(Number(firstDelayed[1]) / DELAYED_SCORE_PER_MS))
+  return {
+    queue: queue.name,
+    waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0) + overdue,
+    oldestWaitingSeconds: Number.isFinite(oldestReadyAt) ? Math.max(0, (now - oldestReadyAt) / 1000) : 0,
+  }
 }
 
 /** Enqueues runs on BullMQ (the server's and the worker's producer side) of the jobs given (the registry, JOBS, in the app). */
@@ -177,6 +212,11 @@ export function createBullmqEnqueuer<J extends AnyJobDefinition>(options: Bullmq
         removed += await queue.remove(jobId)
       }
       return removed
+    },
+    stats() {
+      // BullMQ's own instants are the machine's time.
+      const now = Date.now()
+      return Promise.all([...queues.values()].map((queue) => queueStats(queue, connection, now)))
     },
     async close() {
       await Promise.all([...queues.values()].map((queue) => queue.close()))

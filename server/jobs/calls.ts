@@ -36,7 +36,7 @@ export const placeCallJob = defineJob({
   backoffMs: 15_000,
   async handler(services, payload, { log, attempt, waitUntil }) {
     try {
-      const outcome = await services.calls.place(payload, { lastTry: attempt >= PLACE_CALL_ATTEMPTS, waitUntil })
+      const outcome = await services.calls.place(payload, { lastTry: attempt >= PLACE_CALL_ATTEMPTS, firstTry: attempt === 1, waitUntil })
       log.info({ userId: payload.userId, slot: payload.slot, localDate: payload.localDate, attempt: payload.attempt, outcome }, 'place-call')
       return outcome
     } catch (error) {

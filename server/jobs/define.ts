@@ -69,3 +69,19 @@ export function defineJob<const N extends string, S extends z.ZodType>(definitio
   if (!Number.isInteger(definition.attempts) || definition.attempts < 1) throw new Error(`job ${definition.name}: attempts must be at least 1`)
   return definition
 }
+
+/**
+ * One try of a job, measured (`momentum_job_duration_seconds`, `momentum_job_failures_total`): both
+ * runners run each try through it. A run given back because its runner is stopping is not a failure.
+ */
+export async function measuredRun<T>(services: Services, job: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now()
+  try {
+    const result = await run()
+    services.metrics.jobs.ran(job, (performance.now() - started) / 1000, false)
+    return result
+  } catch (error) {
+    services.metrics.jobs.ran(job, (performance.now() - started) / 1000, !(error instanceof JobStopping))
+    throw error
+  }
+}

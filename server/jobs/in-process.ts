@@ -11,7 +11,7 @@ import type { Services } from '../container'
 import { realTimers, type Clock, type Timers } from '../lib/clock'
 import type { EnqueueOptions, JobContract, JobQueue } from '../lib/job-contract'
 import type { AppJob } from './contracts'
-import { JobStopping, type AnyJobDefinition } from './define'
+import { JobStopping, measuredRun, type AnyJobDefinition } from './define'
 
 /** The timer functions the runner arms (tests pass manual ones): defined with the clock. */
 export { type Timers } from '../lib/clock'
@@ -25,6 +25,8 @@ export type JobRunner<J extends JobContract = AppJob> = JobQueue<J> & {
   remove(name: J['name'], jobIds: readonly string[]): Promise<number>
   /** Resolves once no run is in progress (runs started meanwhile included; parked runs are not in progress). */
   drain(): Promise<void>
+  /** Each queue's runs waiting for a free slot of their queue, and how long the oldest has waited. */
+  stats(): Array<{ queue: string; waiting: number; oldestWaitingSeconds: number }>
   /** Stops the schedules and pending runs, and waits for the runs in progress. */
   stop(): Promise<void>
 }
@@ -82,7 +84,7 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
 
   // Runs of a queue at once, as a BullMQ worker takes them: the largest `concurrency` of the
   // queue's jobs (default 1), so a burst of one kind of work never takes every database connection.
-  const limits = new Map<string, { running: number; max: number; queued: Array<() => void> }>()
+  const limits = new Map<string, { running: number; max: number; queued: Array<{ start: () => void; since: number }> }>()
   for (const job of jobs) {
     const limit = limits.get(job.queue) ?? { running: 0, max: 1, queued: [] }
     limit.max = Math.max(limit.max, job.inProcessConcurrency ?? job.concurrency ?? 1)
@@ -93,16 +95,19 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
     const limit = limits.get(queue)!
     const release = () => {
       limit.running--
-      limit.queued.shift()?.()
+      limit.queued.shift()?.start()
     }
     if (limit.running < limit.max) {
       limit.running++
       return release
     }
     return new Promise((resolve) =>
-      limit.queued.push(() => {
-        limit.running++
-        resolve(release)
+      limit.queued.push({
+        start: () => {
+          limit.running++
+          resolve(release)
+        },
+        since: clock.now().getTime(),
       }),
     )
   }
@@ -146,7 +151,7 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
         return
       }
       try {
-        await job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil, retryWith })
+        await measuredRun(services, job.name, () => job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil, retryWith }))
       } catch (error) {
         if (tryNumber < job.attempts && !stopped) {
           const waitMs = job.backoffMs * 2 ** (tryNumber - 1)
@@ -222,6 +227,14 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
       }
       return removed
     },
+    stats() {
+      const now = clock.now().getTime()
+      return [...limits].map(([queue, limit]) => ({
+        queue,
+        waiting: limit.queued.length,
+        oldestWaitingSeconds: limit.queued[0] ? Math.max(0, (now - limit.queued[0].since) / 1000) : 0,
+      }))
+    },
     async drain() {
       while (busy > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve))
     },
@@ -241,7 +254,7 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
  * need a queue: createServices gets this one, and the scheduler plugin binds the runner to it once
  * it has started (before the server takes requests).
  */
-export type DeferredQueue = Pick<JobRunner, 'enqueue' | 'remove'> & { bind(runner: JobRunner): void }
+export type DeferredQueue = Pick<JobRunner, 'enqueue' | 'remove' | 'stats'> & { bind(runner: JobRunner): void }
 
 export function deferredQueue(): DeferredQueue {
   let target: JobRunner | undefined
@@ -252,6 +265,9 @@ export function deferredQueue(): DeferredQueue {
     },
     remove(name, jobIds) {
       return target ? target.remove(name, jobIds) : Promise.resolve(0)
+    },
+    stats() {
+      return target ? target.stats() : []
     },
     bind(runner) {
       target = runner

@@ -71,6 +71,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const result = await texts.receiveWebhook(signed(request))
+      app.services.metrics.webhooks.received('twilio', 'inbound_text', null, app.services.clock.now())
       return reply.code(200).type('text/xml; charset=utf-8').send(twiml(result.reply))
     },
   )
@@ -92,6 +93,7 @@ const smsWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       await texts.receiveStatus(signed(request), request.query[STATUS_TEXT_PARAM])
+      app.services.metrics.webhooks.received('twilio', 'status_callback', null, app.services.clock.now())
       return reply.code(204).send(null)
     },
   )

@@ -38,6 +38,7 @@ const stripeWebhookRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!Buffer.isBuffer(body)) throw new AppError('INVALID_SIGNATURE', 'The request body must be the raw JSON Stripe sent.')
       const { event, outcome } = await billing.handleStripeWebhook(body, request.headers[headerKey(STRIPE_SIGNATURE_HEADER)])
       request.log.info({ event: event.id, type: event.type, outcome }, 'stripe event')
+      app.services.metrics.webhooks.received('stripe', event.type, new Date(event.created * 1000), app.services.clock.now())
       return { received: true as const, duplicate: outcome === 'duplicate' }
     },
   )

@@ -306,7 +306,7 @@ describe('the mailer', () => {
     const tag = randomBytes(4).toString('hex')
     try {
       for (const to of [`plain-${tag}@example.com`, `x${tag}<attacker@evil.com>`, `victim-${tag}@example.com, attacker@evil.com`, `victim-${tag}@example.com,`]) {
-        const sent = composeEmail({ to, subject: `Probe ${tag}`, greeting: 'Hello,', paragraphs: [], action: 'Open', link: 'http://localhost:3000/', footer: '' })
+        const sent = composeEmail({ kind: 'password_reset', to, subject: `Probe ${tag}`, greeting: 'Hello,', paragraphs: [], action: 'Open', link: 'http://localhost:3000/', footer: '' })
         // The odd recipients are refused whole; only the plain address gets the message.
         await mailer.send(sent).catch(() => undefined)
       }

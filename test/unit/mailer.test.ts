@@ -8,6 +8,7 @@ function capturingLog() {
 }
 
 const mail = composeEmail({
+  kind: 'password_reset',
   to: 'person@example.com',
   subject: 'Reset your Momentum Coach password',
   greeting: 'Hello,',

@@ -290,6 +290,7 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
     const token = await issueToken(deps, user.id, 'confirm_email', CONFIRM_TOKEN_TTL_MS)
     await deps.mailer.send(
       composeEmail({
+        kind: 'email_confirmation',
         to: user.email,
         subject: 'Confirm your email for Momentum Coach',
         // Nothing the person typed goes into a message to an address not yet confirmed.
@@ -305,6 +306,7 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
   if (email.kind === 'account-deleted') {
     await deps.mailer.send(
       composeEmail({
+        kind: 'account_deleted',
         to: email.email,
         subject: 'Your Momentum Coach account has been deleted',
         greeting: 'Hello,',
@@ -334,6 +336,7 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
   const token = await issueToken(deps, user.id, 'reset_password', RESET_TOKEN_TTL_MS)
   await deps.mailer.send(
     composeEmail({
+      kind: 'password_reset',
       to: user.email,
       subject: 'Reset your Momentum Coach password',
       greeting: user.emailConfirmedAt ? `Hi ${user.fullName},` : 'Hello,',
@@ -403,6 +406,7 @@ async function deliverSettingsEmail(
     if (!pending) return 'skipped'
     await deps.mailer.send(
       composeEmail({
+        kind: 'new_email_confirmation',
         to: pending.newEmail,
         subject: 'Confirm your new email for Momentum Coach',
         greeting: 'Hello,',
@@ -422,6 +426,7 @@ async function deliverSettingsEmail(
   if (email.kind === 'email-change-notice') {
     await deps.mailer.send(
       composeEmail({
+        kind: 'email_change_notice',
         to: email.oldEmail,
         subject: 'Your Momentum Coach email is changing',
         greeting,
@@ -439,6 +444,7 @@ async function deliverSettingsEmail(
   if (email.kind === 'phone-changed') {
     await deps.mailer.send(
       composeEmail({
+        kind: 'phone_changed',
         to: user.email,
         subject: 'Your Momentum Coach phone number was changed',
         greeting,
@@ -455,6 +461,7 @@ async function deliverSettingsEmail(
   }
   await deps.mailer.send(
     composeEmail({
+      kind: 'password_changed',
       to: user.email,
       subject: 'Your Momentum Coach password was changed',
       greeting,

@@ -83,6 +83,7 @@ export function createTrialReminders(deps: TrialReminderDeps) {
         : `After that, your plan continues${plan ? ` at $${plan.priceMonthly} a month` : ''}, charged to the card you gave at checkout. You don't need to do anything to keep your daily coaching.`
     await deps.mailer.send(
       composeEmail({
+        kind: 'trial_ending',
         to: user.email,
         subject: 'Your Momentum Coach free trial ends soon',
         greeting: `Hi ${user.fullName},`,

@@ -12,6 +12,7 @@ import type { Clock } from '#server/lib/clock'
 import type { CallsJobQueue } from './jobs'
 import type { CallLines } from './lines'
 import type { BusPublisher } from '#server/services/cluster-bus'
+import type { Metrics } from '#server/observability/metrics'
 import { eligibilityOf, loadCallPerson } from './person'
 import type { RetryPlan } from './record'
 
@@ -32,6 +33,8 @@ export type CallsContext = {
   lines: CallLines
   /** Whether the person may be called at `at` (their consent, plan, proven number and schedule). */
   eligibleAt(executor: DbExecutor, userId: string, at: Date): Promise<boolean>
+  /** Dials, calls ended and lateness, counted. */
+  metrics: Metrics
 }
 
 /** A call that is final, as the record has it after an observation. */

@@ -39,9 +39,7 @@ export async function callsDiagnostics(
     .where(eq(coachingCalls.userId, userId))
     .orderBy(desc(coachingCalls.callDate))
     .limit(1)
-  // A parked message is never applied: `processed_at is null` keeps the reads on the pending messages' index.
-  const parked = and(isNull(vapiWebhookEvents.processedAt), isNotNull(vapiWebhookEvents.deadAt))
-  const [parkedCount] = await db.select({ count: count() }).from(vapiWebhookEvents).where(parked)
+  const parkedCount = await countParkedEvents(db)
   const latestParked = await db
     .select({
       id: vapiWebhookEvents.id,
@@ -52,16 +50,25 @@ export async function callsDiagnostics(
       lastError: vapiWebhookEvents.lastError,
     })
     .from(vapiWebhookEvents)
-    .where(parked)
+    .where(PARKED)
     .orderBy(desc(vapiWebhookEvents.deadAt), desc(vapiWebhookEvents.id))
     .limit(PARKED_LISTED)
   return {
     ...settings,
     parkedMessages: {
-      count: Number(parkedCount?.count ?? 0),
+      count: parkedCount,
       latest: latestParked.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString(), parkedAt: (row.parkedAt ?? now).toISOString() })),
     },
     problems: problems.map((row) => ({ reason: row.reason ?? 'unknown', count: Number(row.count), lastAt: (row.lastAt ?? now).toISOString() })),
     lastCall: last ? { ...last, callDate: last.callDate.toISOString() } : null,
   }
+}
+
+// A parked message is never applied: `processed_at is null` keeps the reads on the pending messages' index.
+const PARKED = and(isNull(vapiWebhookEvents.processedAt), isNotNull(vapiWebhookEvents.deadAt))
+
+/** Webhook messages parked after too many failed applications (docs/decisions/071): they wait for an operator. */
+export async function countParkedEvents(db: DbExecutor): Promise<number> {
+  const [row] = await db.select({ count: count() }).from(vapiWebhookEvents).where(PARKED)
+  return Number(row?.count ?? 0)
 }

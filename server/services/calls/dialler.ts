@@ -26,6 +26,7 @@ import { addCallEvent, applyObservation, type Applied } from './record'
 import { observationOfRecord } from './webhooks'
 import type { CallWebhookServer } from './webhook-server'
 import { callerNumberOf, WAKE_DEPTH, type CallLines } from './lines'
+import type { CountedCallKind, Metrics } from '#server/observability/metrics'
 
 /** How long a dialler holds a claim (a dial request takes at most 15 s). */
 export const DIAL_LEASE_MS = 60_000
@@ -79,13 +80,20 @@ export type DiallerDeps = {
   lines: CallLines
   /** The caller numbers (each person always gets the same one). */
   phoneNumberIds: readonly string[]
+  /** Dials counted by kind and outcome, and how late each went out. */
+  metrics: Metrics
 }
 
 /**
  * How a try may wait: a call prepared ahead of its instant is parked until then (the job runner's
  * `waitUntil`); without it the call is dialled as soon as it is claimed.
  */
-export type DialTiming = { lastTry: boolean; waitUntil?: ((at: Date, wake?: Promise<unknown>) => Promise<void>) | undefined }
+export type DialTiming = {
+  lastTry: boolean
+  /** The job's first try (a call is counted as due once, not on each retry of its job). */
+  firstTry?: boolean
+  waitUntil?: ((at: Date, wake?: Promise<unknown>) => Promise<void>) | undefined
+}
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+1${digits}`)
 
@@ -501,6 +509,24 @@ const sleeper = (timing: DialTiming): Waiter =>
  * `lastTry` turns what would be repeated into a recorded failure.
  */
 export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, timing: DialTiming): Promise<PlaceOutcome> {
+  const seen: Seen = { kind: request.slot === 'test' ? 'call_now' : 'check_in' }
+  try {
+    const outcome = await placeCallTry(deps, request, timing, seen)
+    deps.metrics.calls.dialled(seen.kind, outcome)
+    return outcome
+  } catch (error) {
+    if (error instanceof DialLater) deps.metrics.calls.dialled(seen.kind, 'deferred')
+    throw error
+  }
+}
+
+/** What a try learnt of its call, for the counts: its kind once claimed. */
+type Seen = { kind: CountedCallKind }
+
+const countedKind = (call: Pick<ClaimedCall, 'slot' | 'kind'>): CountedCallKind =>
+  call.slot === 'test' ? 'call_now' : call.kind === 'goal_session' ? 'goal_session' : 'check_in'
+
+async function placeCallTry(deps: DiallerDeps, request: PlaceCallRequest, timing: DialTiming, seen: Seen): Promise<PlaceOutcome> {
   const { db, log, vapi } = deps
   const { lastTry } = timing
   let now = deps.clock.now()
@@ -543,6 +569,8 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
   claimed ??= await takeOver(deps, request, now)
   if ('outcome' in claimed) return claimed.outcome
   const { call } = claimed
+  seen.kind = countedKind(call)
+  if (timing.firstTry) deps.metrics.calls.due(seen.kind)
 
   // A test call is checked here (a daily call was checked when it was claimed).
   if (request.callId) {
@@ -611,12 +639,14 @@ export async function placeCall(deps: DiallerDeps, request: PlaceCallRequest, ti
     if (outcome.kind !== 'line_refused') {
       // The timeline says once how late the call went out, and why.
       const reason = lateReason(request.dueAt, got)
+      deps.metrics.calls.lateness((got.at.getTime() - request.dueAt.getTime()) / 1000)
       if (reason) await addCallEvent(deps.db, call, 'line_wait', got.at, { lateSeconds: Math.round((got.at.getTime() - request.dueAt.getTime()) / 1000), reason })
       break
     }
     // Vapi had no line although the count had one: nobody is given a line for a while (longer each
     // time), and the call waits again at its place in the queue (not an attempt).
     const pause = Math.min(LINE_REFUSED_PAUSE_MS * 2 ** refusals, LINE_REFUSED_PAUSE_MAX_MS)
+    deps.metrics.calls.dialled(seen.kind, 'line_refused')
     log.warn({ callId: call.id, vapiCallId: outcome.vapiCallId, limits, pauseMs: pause }, 'calls: Vapi had no line for the call; it waits for one again')
     await deps.lines.release(call.id)
     await deps.lines.backOff(pause)

@@ -20,7 +20,7 @@ import { dashboardStats, recentCalls } from './calls'
 import { createCancellations } from './cancellations'
 import { eligibilityCheck, type CallsContext, type FinalCall } from './context'
 import { callDetail } from './detail'
-import { callsDiagnostics } from './diagnostics'
+import { callsDiagnostics, countParkedEvents } from './diagnostics'
 import { placeCall, type DialTiming, type DiallerDeps } from './dialler'
 import { instantBatches } from './instant'
 import { endLiveCall, liveCallsOf } from './call-watch'
@@ -35,6 +35,7 @@ import { createWebCalls } from './web-call'
 import { webhookServer } from './webhook-server'
 import { createWebhookReceiver } from './webhook-receiver'
 import type { WebhookAuth } from './webhooks'
+import { createMetrics, type Metrics } from '#server/observability/metrics'
 
 export {
   authenticationPlan,
@@ -97,6 +98,8 @@ type CallsDeps = {
    * completed call's report, a missed-call text). `ended` is set when this observation ended it.
    */
   onFinal?: ((final: FinalCall) => Promise<void>) | undefined
+  /** Where dials, calls ended and lateness are counted (a registry of its own when not given). */
+  metrics?: Metrics | undefined
 }
 
 export type Calls = ReturnType<typeof createCalls>
@@ -115,12 +118,13 @@ export function createCalls(deps: CallsDeps) {
     smsNumber: deps.smsNumber,
     lines: deps.lines,
     eligibleAt: eligibilityCheck(clock),
+    metrics: deps.metrics ?? createMetrics({ processMetrics: false }),
   }
   const jobs = createCallJobs(ctx)
   const observations = createObservations(ctx, { enqueueCall: jobs.enqueueCall, redial: jobs.redial, onFinal: deps.onFinal })
   // What each call names as its webhook server: in secret mode the credential, never the secret.
   const callWebhookServer = webhookServer({ auth: deps.webhookAuth, appUrl: deps.appUrl, vapi: deps.vapi, clock, log })
-  const diallerDeps: DiallerDeps = { db, clock, log, vapi: ctx.dialler, webhookServer: callWebhookServer, afterApply: observations.afterApply, eligibleAt: ctx.eligibleAt, instant: instantBatches(db), lines: deps.lines, phoneNumberIds: ctx.dialler?.settings.phoneNumberIds ?? [] }
+  const diallerDeps: DiallerDeps = { db, clock, log, vapi: ctx.dialler, webhookServer: callWebhookServer, afterApply: observations.afterApply, eligibleAt: ctx.eligibleAt, instant: instantBatches(db), lines: deps.lines, phoneNumberIds: ctx.dialler?.settings.phoneNumberIds ?? [], metrics: ctx.metrics }
   const receiver = createWebhookReceiver(ctx, deps.webhookAuth)
   const cancellations = createCancellations(ctx)
 
@@ -172,6 +176,8 @@ export function createCalls(deps: CallsDeps) {
 
     /** Vapi's lines now: in use, the limit believed, calls waiting (the diagnostics page). */
     lineState: () => deps.lines.state(),
+    /** Webhook messages parked after too many failed applications (they wait for an operator). */
+    parkedEvents: () => countParkedEvents(db),
     /** Voice calls started in the app (the voice gateway). */
     webCalls: createWebCalls(ctx, callWebhookServer),
     /** The person's phone calls live now, as the live card's `phone-call` events. */

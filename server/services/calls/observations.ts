@@ -4,7 +4,8 @@
  * failure on our side is logged loudly, a retry is enqueued, and a final call is told to whoever
  * listens (the texts). And the processing of one stored webhook message.
  */
-import { isFinalCallStatus } from '#common/domain'
+import { isFinalCallStatus, NOT_REACHED_STATUSES, type FinalCallStatus } from '#common/domain'
+import type { EndedReasonClass } from '#server/observability/metrics'
 import type { CallJobs } from './call-jobs'
 import type { CallsContext, FinalCall } from './context'
 import { phoneCallEvent } from './call-watch'
@@ -38,6 +39,7 @@ export function createObservations(ctx: CallsContext, deps: ObservationsDeps) {
     // A phone call's status moved: an open dashboard of the person's shows it.
     const event = call && applied.moved ? phoneCallEvent(call) : null
     if (event && ctx.live) await ctx.live.publish(call!.userId, event)
+    if (ended && call) ctx.metrics.calls.ended(reasonClassOf(ended, call.endedReason))
     if (ended && call && isOurSideFailure(call.endedReason)) {
       log.error({ callId: call.id, vapiCallId: call.vapiCallId, endedReason: call.endedReason }, 'calls: Vapi could not start the call (check the account, its credits and concurrency, and the assistant)')
     }
@@ -101,4 +103,12 @@ export function createObservations(ctx: CallsContext, deps: ObservationsDeps) {
   }
 
   return { afterApply, processEvent }
+}
+
+/** A final status as counted: the person reached or not, our side's failure or Vapi's (or the carrier's), or cancelled. */
+function reasonClassOf(status: FinalCallStatus, endedReason: string | null): EndedReasonClass {
+  if (status === 'completed') return 'reached'
+  if ((NOT_REACHED_STATUSES as readonly string[]).includes(status)) return 'not_reached'
+  if (status === 'cancelled' || status === 'skipped') return 'cancelled'
+  return isOurSideFailure(endedReason) ? 'our_fault' : 'vendor_fault'
 }

@@ -51,6 +51,7 @@ export function createWebhookReceiver(ctx: CallsContext, webhookAuth: WebhookAut
       if (!message || typeof message !== 'object' || typeof (message as { type?: unknown }).type !== 'string') {
         throw new AppError('VALIDATION_FAILED', 'The body must be {"message": {"type": ...}}.', { field: 'message.type' })
       }
+      ctx.metrics.webhooks.received('vapi', (message as { type: string }).type, eventTimeOf(message), now)
       // A final transcript line of a live phone call goes to the person's dashboards now (it is
       // not stored: the end-of-call report keeps the whole transcript).
       const line = transcriptLineOf(message as VapiMessage)
@@ -66,4 +67,14 @@ export function createWebhookReceiver(ctx: CallsContext, webhookAuth: WebhookAut
       return { stored: stored.id !== null, duplicate: stored.duplicate }
     },
   }
+}
+
+/**
+ * When Vapi says a message happened: its `timestamp`, a number whose unit Vapi does not state (epoch
+ * milliseconds in practice; a value that reads as seconds is taken as seconds). Null without one.
+ */
+function eventTimeOf(message: object): Date | null {
+  const timestamp = (message as { timestamp?: unknown }).timestamp
+  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp <= 0) return null
+  return new Date(timestamp < 1e11 ? timestamp * 1000 : timestamp)
 }

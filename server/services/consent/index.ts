@@ -12,6 +12,7 @@ export {
   getConsentStates,
   hasConsent,
   listConsentHistory,
+  onConsentRevoked,
   recordConsent,
   type ConsentChange,
   type ConsentRequestMeta,

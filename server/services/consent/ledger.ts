@@ -44,11 +44,30 @@ function toRow(change: ConsentChange) {
   }
 }
 
+/** Told of each revocation written to the ledger (the process's metrics count them by channel and source). */
+type RevocationListener = (channel: ConsentChannel, source: ConsentSource) => void
+const revocationListeners = new Set<RevocationListener>()
+
+/**
+ * Listens to the revocations this process writes (every writer goes through recordConsent, in
+ * whichever domain); returns what stops listening. A revocation is told once its row is written in
+ * the caller's transaction: one rolled back after that is counted all the same (rare: the writers
+ * commit right after).
+ */
+export function onConsentRevoked(listener: RevocationListener): () => void {
+  revocationListeners.add(listener)
+  return () => revocationListeners.delete(listener)
+}
+
 /** Appends one or more ledger rows (in the caller's transaction, when it passes one). */
 export async function recordConsent(db: DbExecutor, changes: ConsentChange | readonly ConsentChange[]): Promise<ConsentEvent[]> {
   const list = Array.isArray(changes) ? (changes as readonly ConsentChange[]) : [changes as ConsentChange]
   if (list.length === 0) return []
-  return db.insert(consentEvents).values(list.map(toRow)).returning()
+  const rows = await db.insert(consentEvents).values(list.map(toRow)).returning()
+  for (const change of list) {
+    if (change.action === 'revoked') for (const listener of revocationListeners) listener(change.channel, change.source)
+  }
+  return rows
 }
 
 type ChannelConsent = {

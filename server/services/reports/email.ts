@@ -73,6 +73,7 @@ export function reportEmail(input: ReportEmailInput): OutgoingMail {
 <p>— <strong style="color:#3730a3">Momentum</strong> <strong style="color:#b45309">Coach</strong></p>
 </body></html>`
   return {
+    kind: 'weekly_report',
     to: input.to,
     subject: `Your Momentum Coach week: ${label}`,
     text,

@@ -24,6 +24,7 @@ import { receiveInbound, type InboundResult, type InboundText } from './inbound'
 import { sweepInboundLog, type SweepOutcome } from './sweep'
 import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
 import { SEND_TEXT_JOB, type TextsJobQueue } from './jobs'
+import type { Metrics } from '#server/observability/metrics'
 
 export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly } from './compose'
 
@@ -50,6 +51,8 @@ type TextsDeps = {
   nextCall(userId: string): Promise<NextCallResponse>
   /** A STOP revoked the person's calls (committed): Vapi's unanswered calls are deleted next. */
   callsRevoked(userId: string, cause: string): Promise<void>
+  /** Texts sent and refused, and consents revoked, counted. */
+  metrics: Metrics
 }
 
 export type Texts = ReturnType<typeof createTexts>
@@ -72,7 +75,7 @@ export type SignedWebhook = { signature: string | undefined; url: string; params
 export function createTexts(deps: TextsDeps) {
   const { db, clock, log, jobs } = deps
   const appUrl = deps.appUrl.replace(/\/$/, '')
-  const outbox = { db, sender: deps.sender, from: deps.smsNumber, statusCallback: deps.sender.live ? `${appUrl}${SMS_STATUS_PATH}` : undefined }
+  const outbox = { db, sender: deps.sender, from: deps.smsNumber, statusCallback: deps.sender.live ? `${appUrl}${SMS_STATUS_PATH}` : undefined, metrics: deps.metrics }
 
   /**
    * Writes the text (once per key) and asks for it to be sent now; the release run is the safety
@@ -258,7 +261,10 @@ export function createTexts(deps: TextsDeps) {
       if (errorCode !== null && !Number.isInteger(errorCode)) throw new AppError('VALIDATION_FAILED', 'ErrorCode must be a number.', { field: 'ErrorCode' })
       const outcome = await recordDeliveryStatus(db, { messageSid, status, errorCode, errorMessage: field(input.params, 'ErrorMessage'), textId }, clock.now())
       if (outcome === 'unknown_message') log.warn({ messageSid, status }, 'texts: a status callback for a text we do not know')
-      else if (errorCode !== null) log.info({ messageSid, status, errorCode }, 'texts: not delivered')
+      else if (errorCode !== null) {
+        log.info({ messageSid, status, errorCode }, 'texts: not delivered')
+        if (outcome === 'recorded') deps.metrics.texts.refused(errorCode)
+      }
       return outcome
     },
 

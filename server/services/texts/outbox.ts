@@ -21,6 +21,7 @@ import { hasConsent } from '#server/services/consent'
 import { isStopped, proofOf } from '#server/services/phones'
 import { finalBody, segmentsOf } from './compose'
 import { isSuppressed, isUndeliverable, recordCarrierOptOut, suppressNumber, UNANSWERED } from './delivery'
+import type { Metrics } from '#server/observability/metrics'
 
 /** The local hours texts may go out in: from 8:00 AM, up to (not including) 9:00 PM. */
 const TEXT_WINDOW = { from: '08:00', until: '21:00' } as const
@@ -94,6 +95,8 @@ type OutboxDeps = {
   from: string
   /** Where Twilio reports what became of each text (APP_URL + /api/webhooks/sms/status); none when texts are only logged. */
   statusCallback?: string | undefined
+  /** Sends counted by what became of them, and Twilio's refusals by code. */
+  metrics: Pick<Metrics, 'texts'>
 }
 
 type Claimed = { text: TextMessage; to: string; body: string }
@@ -191,6 +194,12 @@ async function claim(db: Db, id: string, now: Date): Promise<{ outcome: DeliverO
  * number Twilio says cannot take texts (21211, 21614) gets no more.
  */
 export async function deliverText(deps: OutboxDeps, id: string, now: () => Date): Promise<DeliverOutcome> {
+  const outcome = await deliverOnce(deps, id, now)
+  if (outcome === 'sent' || outcome === 'logged' || outcome === 'failed' || outcome === 'skipped') deps.metrics.texts.sent(outcome)
+  return outcome
+}
+
+async function deliverOnce(deps: OutboxDeps, id: string, now: () => Date): Promise<DeliverOutcome> {
   const claimed = await claim(deps.db, id, now())
   if ('outcome' in claimed) return claimed.outcome
   const { text, to, body } = claimed
@@ -227,6 +236,7 @@ export async function deliverText(deps: OutboxDeps, id: string, now: () => Date)
         .where(eq(textMessages.id, id))
       return 'retry'
     case 'refused':
+      deps.metrics.texts.refused(result.code)
       await deps.db.transaction(async (tx) => {
         await tx
           .update(textMessages)
