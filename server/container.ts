@@ -34,6 +34,7 @@ import { createGoals } from '#server/services/goals'
 import { createCallWatch } from '#server/services/call-watch'
 import { memoryClusterBus, redisClusterBus, type ClusterBus } from '#server/services/cluster-bus'
 import { createMaintenance } from '#server/services/maintenance'
+import { createOps } from '#server/services/ops'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
 import { createTexts, type Texts } from '#server/services/texts'
@@ -290,6 +291,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     progress: createProgress({ db, clock }),
     /** Weekly progress reports: the email, and the link by text through the texts outbox (its consent, hours and daily cap). */
     reports,
+    /** The operator's view: calls, lines, queues, parked webhook messages, stuck calls, refused texts. */
+    ops: createOps({ db, clock, lines: () => calls.lineState(), queues: () => metrics.queues() }),
     /** The realtime voice gateway's sockets and calls (the /api/voice route hands it its sockets). */
     voice,
     /** The call watch: the sockets that watch the person's live phone calls (`watch-calls`) and ending one (`end-phone-call`). */

@@ -256,6 +256,8 @@ export function createMetrics(options: { log?: Logger; processMetrics?: boolean 
     /** The scrape: every metric in Prometheus's text format. */
     render: () => registry.metrics(),
     contentType: registry.contentType,
+    /** The queues as their source has them (none before one is provided). */
+    queues: () => (sources.queues ? sources.queues() : Promise.resolve([])),
     /** Hands the gauges their sources (the services, once built), and where a source's failure is logged. */
     provide(more: MetricSources, logTo?: Logger): void {
       Object.assign(sources, more)

@@ -72,3 +72,13 @@ export async function countParkedEvents(db: DbExecutor): Promise<number> {
   const [row] = await db.select({ count: count() }).from(vapiWebhookEvents).where(PARKED)
   return Number(row?.count ?? 0)
 }
+
+/** Puts a parked webhook message back to be applied, its failures forgotten; false when it is not parked. */
+export async function unparkEvent(db: DbExecutor, id: number): Promise<boolean> {
+  const rows = await db
+    .update(vapiWebhookEvents)
+    .set({ deadAt: null, attempts: 0, lastError: null })
+    .where(and(eq(vapiWebhookEvents.id, id), PARKED))
+    .returning({ id: vapiWebhookEvents.id })
+  return rows.length > 0
+}

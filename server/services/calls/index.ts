@@ -14,13 +14,13 @@ import type { Clock } from '#server/lib/clock'
 import type { ConsentRequestMeta } from '#server/services/consent'
 import type { BusPublisher } from '#server/services/cluster-bus'
 import { createCallJobs } from './call-jobs'
-import type { CallsJobQueue, PlaceCallPayload } from './jobs'
+import { VAPI_EVENT_JOB, type CallsJobQueue, type PlaceCallPayload } from './jobs'
 import { createCallNow } from './call-now'
 import { dashboardStats, recentCalls } from './calls'
 import { createCancellations } from './cancellations'
 import { eligibilityCheck, type CallsContext, type FinalCall } from './context'
 import { callDetail } from './detail'
-import { callsDiagnostics, countParkedEvents } from './diagnostics'
+import { callsDiagnostics, countParkedEvents, unparkEvent } from './diagnostics'
 import { placeCall, type DialTiming, type DiallerDeps } from './dialler'
 import { instantBatches } from './instant'
 import { endLiveCall, liveCallsOf } from './call-watch'
@@ -64,7 +64,7 @@ export { callDurationLimit, callEligibility, slotTimes, type CallEligibilityInpu
 export { fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 export { outcomeOf, retryDecision } from './record'
 export { REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
-export { callerNumberOf, callLines, LEARNED_LIMIT_TTL_MS, memoryCallLines, placeScore, redisCallLines, type CallLines, type LineSettings } from './lines'
+export { callerNumberOf, callLines, LEARNED_LIMIT_TTL_MS, memoryCallLines, placeScore, redisCallLines, type CallLines, type LineSettings, type LineState } from './lines'
 export { CALLS_JOBS, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, type CallsJob, type CallsJobQueue, type DeletedCall } from './jobs'
 export { getCallSchedule } from './schedule'
 export { dueCalls, placeCallJobId, testCallJobId } from './tick'
@@ -178,6 +178,15 @@ export function createCalls(deps: CallsDeps) {
     lineState: () => deps.lines.state(),
     /** Webhook messages parked after too many failed applications (they wait for an operator). */
     parkedEvents: () => countParkedEvents(db),
+    /**
+     * An operator puts a parked webhook message back: applied now by a job (the sweep applies it
+     * too if the enqueue is lost). False when no such message is parked.
+     */
+    async retryParkedEvent(id: number): Promise<boolean> {
+      if (!(await unparkEvent(db, id))) return false
+      await deps.jobs.enqueue(VAPI_EVENT_JOB, { id }, { jobId: `vapi-event-${id}-retry-${clock.now().getTime()}` }).catch((error: unknown) => log.warn({ err: error, eventId: id }, 'calls: could not enqueue a retried webhook message; the sweep will apply it'))
+      return true
+    },
     /** Voice calls started in the app (the voice gateway). */
     webCalls: createWebCalls(ctx, callWebhookServer),
     /** The person's phone calls live now, as the live card's `phone-call` events. */
