@@ -1,6 +1,15 @@
 import pino, { type LoggerOptions } from 'pino'
 import { headerKey, STRIPE_SIGNATURE_HEADER, VAPI_SECRET_HEADER } from '#common/webhooks'
 
+/** Log fields that hold a phone number, at the top of a line or one level down: masked. */
+const PHONE_FIELDS = ['phone', 'phoneNumber', 'customerNumber', 'toNumber', 'fromNumber']
+
+/** `+15551234567` → `•••••••••67`: the number's length and its last two digits. */
+function maskPhone(value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  return value.length <= 2 ? '••' : `${'•'.repeat(value.length - 2)}${value.slice(-2)}`
+}
+
 /**
  * pino options shared by the server and the worker: JSON lines by default, pretty only on a TTY,
  * credential headers redacted. Request bodies are never logged, so passwords and tokens never are.
@@ -16,8 +25,10 @@ export function loggerOptions(level: string): LoggerOptions {
         `req.headers["${headerKey(STRIPE_SIGNATURE_HEADER)}"]`,
         `req.headers["${headerKey(VAPI_SECRET_HEADER)}"]`,
         'res.headers["set-cookie"]',
+        ...PHONE_FIELDS.flatMap((field) => [field, `*.${field}`]),
       ],
-      censor: '[redacted]',
+      // A phone number keeps its last two digits (enough to tell two apart in an incident); a credential nothing.
+      censor: (value, path) => (PHONE_FIELDS.includes(path[path.length - 1]!) ? maskPhone(value) : '[redacted]'),
     },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
   }
