@@ -111,7 +111,7 @@ describe('the alerting rules (ops/alerts.yml)', () => {
     expect(result.status).toBe(0)
   })
 
-  it('pass their promtool tests (ops/alerts.test.yml)', { timeout: 300_000 }, () => {
+  it('pass their promtool tests (ops/alerts.test.yml)', { timeout: 600_000 }, () => {
     const result = runPromtool(['test', 'rules', 'ops/alerts.test.yml'])
     expect(result.stdout + result.stderr).toContain('SUCCESS')
     expect(result.status).toBe(0)
@@ -127,7 +127,7 @@ describe('the alerting rules (ops/alerts.yml)', () => {
     expect([...new Set(alertTests.map((test) => test.alertname))].filter((name) => !alertNames.includes(name))).toEqual([])
   })
 
-  it('fail their tests when an alert never fires, or fires on healthy series', { timeout: 300_000 }, () => {
+  it('fail their tests when an alert never fires, or fires on healthy series', { timeout: 600_000 }, () => {
     // An alert that never fires fails its firing cases. Nothing fires at any interval, so the
     // replay of days of history is taken 15 minutes at a time.
     const never = testRulesWith(withEveryAlert('vector(0) > 1'), { evaluationInterval: '15m' })
