@@ -26,6 +26,8 @@ COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
+# Alive (the process answers), not ready: an orchestrator that replaces unhealthy containers must
+# not restart every server while the database is away. docker-compose.yml checks /readyz instead.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/server/index.js"]

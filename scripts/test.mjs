@@ -1,6 +1,6 @@
 // `npm test`: every test the project has. Unit and integration tests (vitest, real PostgreSQL and
-// Redis), then the browser end-to-end tests in Debian's Chromium against the production build
-// (the web app and the compiled server).
+// Redis, and promtool for the alerting rules, installed if missing), then the browser end-to-end
+// tests in Debian's Chromium against the production build (the web app and the compiled server).
 // With CI=true a skipped test fails the run: nothing may be skipped for a missing service.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
@@ -26,6 +26,7 @@ function run(label, command, args, env = {}) {
   }
 }
 
+run('promtool for the alerting rules', process.execPath, [join(root, 'scripts', 'ensure-promtool.mjs')])
 run('unit and integration tests (vitest)', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`])
 run('Chromium for the browser tests', process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')])
 run('production build of the web app', process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'])
