@@ -34,6 +34,8 @@ const CLIENTS = 4096
 type Result = { rps: number; p99: number; requests: number }
 type Servers = {
   app: number
+  /** The same app with METRICS_PORT=0. */
+  appWithoutMetrics: number
   bare: number
   driver: string
   cookie: string
@@ -181,6 +183,15 @@ async function compareTo(servers: Servers, label: string, path: string, goal: nu
   const c = await compare(servers, `http://127.0.0.1:${servers.app}${path}`, `http://127.0.0.1:${servers.bare}${path}`, { headers })
   const pass = c.ratio >= goal
   console.log(compareLine(label, CONNECTIONS, c, `>= ${goal.toFixed(2)}`, pass))
+  return pass
+}
+
+/** GET /api/me with the metrics on, against the same app with them off: the CPU ratio, goal >= 0.97 (at most 3%). */
+async function metricsCost(servers: Servers): Promise<boolean> {
+  const path = '/api/me'
+  const c = await compare(servers, `http://127.0.0.1:${servers.app}${path}`, `http://127.0.0.1:${servers.appWithoutMetrics}${path}`, { headers: { cookie: servers.cookie } })
+  const pass = c.ratio >= 0.97
+  console.log(compareLine('GET /api/me, metrics on vs off', CONNECTIONS, c, '>= 0.97', pass).replace('bare Fastify', 'metrics off'))
   return pass
 }
 
@@ -347,6 +358,8 @@ try {
   if (wanted('me')) {
     console.log('\nBenchmark: authenticated GET /api/me vs a bare Fastify route running the same session and user queries')
     results.push(await compareTo(servers, 'GET /api/me', '/api/me', 0.85, { cookie: servers.cookie }))
+    console.log('\nBenchmark: authenticated GET /api/me with the metrics on vs off (METRICS_PORT=0): what measuring costs')
+    results.push(await metricsCost(servers))
   }
   if (wanted('dashboard')) {
     console.log("\nBenchmark: the dashboard's two loads (full goals, 5 calls) vs bare Fastify routes running the same SQL")

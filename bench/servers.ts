@@ -32,6 +32,12 @@ const app = await buildApp(loadConfig({ LOG_LEVEL: 'info' }), {
   logger: serverLogger('info', '/dev/null'),
 })
 await app.listen({ port: 0, host: '127.0.0.1' })
+// The same app with its metrics off (METRICS_PORT=0): what the metrics cost is the difference.
+const appWithoutMetrics = await buildApp(loadConfig({ LOG_LEVEL: 'info', METRICS_PORT: '0' }), {
+  database,
+  logger: serverLogger('info', '/dev/null'),
+})
+await appWithoutMetrics.listen({ port: 0, host: '127.0.0.1' })
 
 // A user with a session, for the authenticated benchmarks.
 const password = 'bench-lantern-harbor-velvet'
@@ -112,6 +118,7 @@ const portOf = (server: { server: { address(): unknown } }) => (server.server.ad
 console.log(
   JSON.stringify({
     app: portOf(app),
+    appWithoutMetrics: portOf(appWithoutMetrics),
     bare: portOf(bare),
     driver: database.driver,
     cookie: `session=${session.token}`,
@@ -131,6 +138,7 @@ process.on('message', (message) => {
 
 process.on('SIGTERM', async () => {
   await app.close()
+  await appWithoutMetrics.close()
   await bare.close()
   await database.close()
   process.exit(0)

@@ -14,21 +14,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Logger } from 'pino'
 
 /** A call's kind as counted: a scheduled check-in, the monthly goal session, or a 'Call me now'. */
-export type CountedCallKind = 'check_in' | 'goal_session' | 'call_now'
+const CALL_KINDS = ['check_in', 'goal_session', 'call_now'] as const
+export type CountedCallKind = (typeof CALL_KINDS)[number]
 /** What became of one try of a place-call job. */
-export type DialOutcome =
-  | 'placed'
-  | 'reconciled'
-  | 'failed'
-  | 'skipped'
-  | 'no_line_free'
-  | 'line_refused'
-  | 'deferred'
-  | 'duplicate'
-  | 'not_configured'
-  | 'no_user'
+const DIAL_OUTCOMES = ['placed', 'reconciled', 'failed', 'skipped', 'no_line_free', 'line_refused', 'deferred', 'duplicate', 'not_configured', 'no_user'] as const
+export type DialOutcome = (typeof DIAL_OUTCOMES)[number]
 /** How a call ended: the person reached, not reached (no answer, busy, voicemail), our side's failure, Vapi's or the carrier's, or cancelled. */
-export type EndedReasonClass = 'reached' | 'not_reached' | 'our_fault' | 'vendor_fault' | 'cancelled'
+const ENDED_REASON_CLASSES = ['reached', 'not_reached', 'our_fault', 'vendor_fault', 'cancelled'] as const
+export type EndedReasonClass = (typeof ENDED_REASON_CLASSES)[number]
+const TEXT_SEND_STATUSES = ['sent', 'logged', 'failed', 'skipped'] as const
 export type WebhookProvider = 'vapi' | 'twilio' | 'stripe'
 
 /** Twilio's refusal codes kept as their own label value; any other is counted as `other`. */
@@ -251,6 +245,15 @@ export function createMetrics(options: { log?: Logger; processMetrics?: boolean 
     },
   })
 
+  // Every series of a closed set starts at 0, so the first event after a start is an increase
+  // Prometheus sees (a series born at 1 has no increase over its window).
+  for (const kind of CALL_KINDS) {
+    callsDue.inc({ kind }, 0)
+    for (const outcome of DIAL_OUTCOMES) callsDialled.inc({ kind, outcome }, 0)
+  }
+  for (const reasonClass of ENDED_REASON_CLASSES) callsEnded.inc({ reason_class: reasonClass }, 0)
+  for (const status of TEXT_SEND_STATUSES) textsSent.inc({ status }, 0)
+
   return {
     registry,
     /** The scrape: every metric in Prometheus's text format. */
@@ -286,7 +289,7 @@ export function createMetrics(options: { log?: Logger; processMetrics?: boolean 
       },
     },
     texts: {
-      sent: (status: 'sent' | 'logged' | 'failed' | 'skipped') => textsSent.inc({ status }),
+      sent: (status: (typeof TEXT_SEND_STATUSES)[number]) => textsSent.inc({ status }),
       refused: (code: number | null) => textsRefused.inc({ code: code !== null && KNOWN_TEXT_CODES.has(code) ? String(code) : 'other' }),
     },
     consent: {
