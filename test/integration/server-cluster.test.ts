@@ -59,6 +59,7 @@ describe.runIf(hasPostgres())('server processes (WEB_CONCURRENCY)', () => {
 
   it('serves from two processes on one port, replaces one that dies, and on SIGTERM stops them all and exits 0', async () => {
     const port = await freePort()
+    const metricsPort = await freePort()
     const origin = `http://127.0.0.1:${port}`
     const server = spawnEntry('server/index.ts', {
       PORT: String(port),
@@ -66,6 +67,7 @@ describe.runIf(hasPostgres())('server processes (WEB_CONCURRENCY)', () => {
       DATABASE_URL: database.url,
       REDIS_URL: redisUrl(),
       WEB_CONCURRENCY: '2',
+      METRICS_PORT: String(metricsPort),
     })
     try {
       await server.waitFor(/Momentum Coach is ready/, 60_000)
@@ -88,6 +90,13 @@ describe.runIf(hasPostgres())('server processes (WEB_CONCURRENCY)', () => {
         const me = await fetch(`${origin}/api/me`, { headers: { cookie, connection: 'close' } })
         expect(me.status).toBe(200)
       }
+
+      // The supervisor serves one scrape of both processes: the four requests, wherever they went,
+      // added up; a fleet-wide gauge once, at its value (not doubled).
+      const scrape = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+      expect(scrape).toMatch(/^momentum_http_request_duration_seconds_count\{route="\/api\/me",method="GET",status_class="2xx"\} 4$/m)
+      expect(scrape).toMatch(/^momentum_vapi_lines_limit 10$/m)
+      expect(server.output()).toMatch(/"processes":2[^\n]*"msg":"metrics of every server process served at \/metrics"/)
 
       // One process dies: the other goes on serving, and the supervisor starts a replacement.
       process.kill(pids[0]!, 'SIGKILL')
