@@ -1,5 +1,6 @@
 import pino, { type LoggerOptions } from 'pino'
 import { headerKey, STRIPE_SIGNATURE_HEADER, VAPI_SECRET_HEADER } from '#common/webhooks'
+import { traceLogFields } from '../observability/tracing'
 
 /**
  * pino options shared by the server and the worker: JSON lines by default, pretty only on a TTY,
@@ -19,6 +20,8 @@ export function loggerOptions(level: string): LoggerOptions {
       ],
       censor: '[redacted]',
     },
+    // With tracing on, a line written in a span carries its trace_id and span_id.
+    ...traceLogFields(),
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
   }
 }
