@@ -15,6 +15,7 @@ import { trustProxyFunction } from './lib/ip'
 import { serializerCompiler } from './lib/serializer'
 import { serverLogger, type BatchedDestination } from './lib/logger'
 import { createMetrics, type Metrics } from './observability/metrics'
+import { traceRequests } from './observability/tracing'
 import auth from './plugins/auth'
 import context from './plugins/context'
 import cookies from './plugins/cookies'
@@ -144,6 +145,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>()
+
+  // A span per API request when tracing is on (first, so that it sees every route and hook).
+  await traceRequests(app)
 
   // onClose hooks run last-added first: added first, this one runs last, so the batched log
   // destination writes what it holds, the shutdown's own lines included.

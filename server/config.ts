@@ -61,6 +61,19 @@ const rate = () =>
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
+/** OTEL_TRACES_SAMPLER's values (the OpenTelemetry SDK's, without the Jaeger remote ones). */
+const TRACE_SAMPLERS = ['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'] as const
+
+/**
+ * OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: traces go out over OTLP/HTTP with JSON bodies (the installed
+ * exporter), which every OTLP/HTTP receiver takes on the same port as protobuf; gRPC is another
+ * port and transport, so asking for it is refused rather than sent where nothing listens.
+ */
+const otlpProtocol = z.preprocess(
+  emptyToUndefined,
+  z.enum(['http/json', 'http/protobuf'], { error: 'must be "http/json" (or "http/protobuf": either is sent as OTLP/HTTP JSON); gRPC is not available' }).optional(),
+)
+
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
@@ -90,7 +103,7 @@ const trustProxy = z.preprocess(
 )
 
 /** Variables whose values are not secret: a config error may show what was given. Never any other. */
-const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP', 'VAPI_MAX_CONCURRENT_CALLS', 'VAPI_LINES_RESERVED_FOR_APP', 'VAPI_DIALS_PER_SECOND', 'VAPI_DIALS_PER_SECOND_PER_NUMBER', 'METRICS_PORT', 'METRICS_HOST'])
+const SHOWABLE = new Set(['PORT', 'HOST', 'APP_URL', 'DATA_DIR', 'LOG_LEVEL', 'SMS_OPT_IN_NUMBER', 'TRUST_PROXY', 'MAIL_FROM', 'PAYMENT_MODE', 'NODE_ENV', 'VAPI_WEBHOOK_AUTH', 'WEB_CONCURRENCY', 'PHONE_CODES_DAILY_CAP', 'VAPI_MAX_CONCURRENT_CALLS', 'VAPI_LINES_RESERVED_FOR_APP', 'VAPI_DIALS_PER_SECOND', 'VAPI_DIALS_PER_SECOND_PER_NUMBER', 'METRICS_PORT', 'METRICS_HOST', 'OTEL_SDK_DISABLED', 'OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG'])
 
 export const EnvSchema = z.object({
   PORT: port,
@@ -184,6 +197,24 @@ export const EnvSchema = z.object({
       .refine((n) => n >= 1 && n <= 64, 'must be a whole number from 1 to 64')
       .optional(),
   ),
+  // Traces (docs/decisions/073): the OpenTelemetry SDK reads these and the rest of its standard
+  // variables itself (headers, timeouts, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_*);
+  // the ones that decide whether and what it sends are checked here, once.
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'must be an http(s) URL of an OTLP/HTTP receiver, e.g. http://collector:4318'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(['http:', 'https:'], 'must be an http(s) URL of an OTLP/HTTP traces receiver, e.g. http://collector:4318/v1/traces'),
+  OTEL_SDK_DISABLED: z.preprocess(emptyToUndefined, z.enum(['true', 'false'], { error: 'must be "true" or "false"' }).optional()),
+  OTEL_TRACES_EXPORTER: z.preprocess(emptyToUndefined, z.enum(['otlp', 'none'], { error: 'must be "otlp" or "none" (traces are sent over OTLP/HTTP only)' }).optional()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_TRACES_SAMPLER: z.preprocess(emptyToUndefined, z.enum(TRACE_SAMPLERS, { error: `must be one of ${TRACE_SAMPLERS.join(', ')}` }).optional()),
+  OTEL_TRACES_SAMPLER_ARG: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, 'must be a ratio from 0 to 1, e.g. 0.1')
+      .transform(Number)
+      .optional(),
+  ),
 })
 
 /** Code texts a day for the whole service when PHONE_CODES_DAILY_CAP is not set (docs/decisions/060). */
@@ -243,7 +274,13 @@ export type Config = {
    * switched off.
    */
   metrics: { port: number | null; host: string }
+  /** Traces (docs/decisions/073): on when an OTLP endpoint is set (and the SDK is not disabled); undefined: off. */
+  tracing: TracingConfig | undefined
 }
+
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number]
+/** OTEL_TRACES_SAMPLER (default parentbased_always_on) and its ratio, OTEL_TRACES_SAMPLER_ARG (default 1). */
+export type TracingConfig = { sampler: TraceSampler; ratio: number }
 
 export class ConfigError extends Error {
   readonly variable: string
@@ -325,6 +362,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError('SMTP_URL', 'is required when NODE_ENV=production (without it, mail would only be written to the log)')
   }
 
+  const tracing = tracingConfig(env)
+
   return {
     port,
     host: env.HOST ?? (inContainer() ? '0.0.0.0' : '127.0.0.1'),
@@ -369,5 +408,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     production,
     serverProcesses,
     metrics: { port: env.METRICS_PORT ?? null, host: env.METRICS_HOST ?? '127.0.0.1' },
+    tracing,
   }
+}
+
+/** Traces are sent when an OTLP endpoint is set, unless OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. */
+function tracingConfig(env: z.output<typeof EnvSchema>): TracingConfig | undefined {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT
+  if (!endpoint || env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return undefined
+  const sampler = env.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on'
+  if (env.OTEL_TRACES_SAMPLER_ARG !== undefined && !sampler.endsWith('traceidratio')) {
+    throw new ConfigError('OTEL_TRACES_SAMPLER_ARG', `is the ratio of a traceidratio sampler; OTEL_TRACES_SAMPLER is "${sampler}"`)
+  }
+  return { sampler, ratio: env.OTEL_TRACES_SAMPLER_ARG ?? 1 }
 }

@@ -13,6 +13,7 @@ import { openDatabase } from './db/client'
 import { systemClock } from './lib/clock'
 import { answerMetricsRequests } from './observability/cluster-metrics'
 import { DEFAULT_METRICS_PORT, serveMetrics, type MetricsListener } from './observability/metrics-server'
+import { startTracing, stopTracing } from './observability/tracing'
 import { seedCoursesIfEmpty } from '#server/services/courses'
 
 let config: Config
@@ -31,6 +32,8 @@ if (supervised && cluster.isPrimary) supervise(config)
 else await serve(config, supervised)
 
 async function serve(config: Config, supervised: boolean): Promise<void> {
+  // Before the database, the logger and the app are made, so that each is traced (when it is on).
+  await startTracing(config.tracing, 'server')
   const database = await openDatabase(
     config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir },
   ).catch((error: unknown) => {
@@ -70,6 +73,7 @@ async function serve(config: Config, supervised: boolean): Promise<void> {
       else app.log.info({ signal: signal ?? 'supervisor' }, 'shutting down: finishing requests in flight')
       await metricsListener?.close()
       await app.close()
+      await stopTracing()
     },
   )
   if (supervised) underSupervisor(() => void grace.close())

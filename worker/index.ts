@@ -14,6 +14,7 @@ import { systemClock } from '#server/lib/clock'
 import { loggerOptions } from '#server/lib/logger'
 import { createMetrics } from '#server/observability/metrics'
 import { DEFAULT_METRICS_PORT, serveMetrics, type MetricsListener } from '#server/observability/metrics-server'
+import { startTracing, stopTracing } from '#server/observability/tracing'
 import { startWorker } from './worker'
 
 let config: Config
@@ -30,6 +31,8 @@ try {
   process.exit(1)
 }
 
+// Before the logger and the database are made, so that each is traced (when it is on).
+await startTracing(config.tracing, 'worker')
 const log = pino(loggerOptions(config.logLevel)).child({ process: 'worker' })
 const connection = new Redis(config.redisUrl!, { maxRetriesPerRequest: null })
 connection.on('error', (err) => log.error({ err }, 'redis connection error'))
@@ -84,6 +87,7 @@ closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
   await services.close()
   await database.close()
   await connection.quit().catch(() => connection.disconnect())
+  await stopTracing()
 })
 
 log.info({ queues: running.workers.map((worker) => worker.name) }, 'worker ready')

@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { PROJECT_ROOT } from '../lib/project-root'
+import { traceQueries } from '../observability/tracing'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -72,11 +73,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 }
 
 function openPostgres(url: string, max: number): Database {
-  const client = postgres(url, {
-    max,
-    onnotice: () => {},
-    connection: { application_name: 'momentum-coach' },
-  })
+  const client = traceQueries(
+    postgres(url, {
+      max,
+      onnotice: () => {},
+      connection: { application_name: 'momentum-coach' },
+    }),
+    url,
+  )
   const db = drizzlePostgres({ client, schema, casing: 'snake_case' }) as unknown as Db
   return {
     db,

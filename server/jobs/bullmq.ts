@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Services } from '../container'
 import type { EnqueueOptions, JobQueue } from '../lib/job-contract'
+import { traceEnqueue, traceJobAttempt } from '../observability/tracing'
 import { JobStopping, measuredRun, type AnyJobDefinition } from './define'
 
 type BullmqOptions<J extends AnyJobDefinition = AnyJobDefinition> = {
@@ -117,8 +118,12 @@ export async function startBullmqWorkers(options: BullmqOptions & { services: Se
           if (!checked.success) throw new Error(`job ${job.name}: invalid payload: ${checked.error.message}`)
           await run.updateData(checked.data)
         }
-        return measuredRun(services, job.name, () =>
-          job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil, retryWith }),
+        // The trace context its enqueuer left (BullMQ keeps it with the job's options as `telemetry.metadata`).
+        const trace = { jobId: run.id!, attempt, trace: run.opts.telemetry?.metadata }
+        return traceJobAttempt(job, trace, () =>
+          measuredRun(services, job.name, () =>
+            job.handler(services, parsed.data, { log: log.child({ queue: name, job: job.name, jobId: run.id, attempt }), jobId: run.id!, attempt, waitUntil, retryWith }),
+          ),
         )
       },
       { connection, prefix, concurrency: Math.max(1, ...jobs.filter((job) => job.queue === name).map((job) => job.concurrency ?? 1)) },
@@ -191,12 +196,15 @@ export function createBullmqEnqueuer<J extends AnyJobDefinition>(options: Bullmq
       const job = byName.get(name)
       if (!job) throw new Error(`no job named "${name}"`)
       const data = job.payload.parse(payload)
-      const added = await queues.get(job.queue)!.add(job.name, data, {
-        ...jobOptions(job),
-        ...(enqueueOptions.delayMs ? { delay: enqueueOptions.delayMs } : {}),
-        ...(enqueueOptions.jobId ? { jobId: enqueueOptions.jobId } : {}),
+      return traceEnqueue(job, async (trace) => {
+        const added = await queues.get(job.queue)!.add(job.name, data, {
+          ...jobOptions(job),
+          ...(enqueueOptions.delayMs ? { delay: enqueueOptions.delayMs } : {}),
+          ...(enqueueOptions.jobId ? { jobId: enqueueOptions.jobId } : {}),
+          ...(trace ? { telemetry: { metadata: trace } } : {}),
+        })
+        return added.id!
       })
-      return added.id!
     },
     /** Removes waiting or delayed runs by id (a run a worker holds is left to finish: BullMQ answers 0 for it). */
     async remove(name, jobIds) {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import type { Services } from '../container'
 import { realTimers, type Clock, type Timers } from '../lib/clock'
 import type { EnqueueOptions, JobContract, JobQueue } from '../lib/job-contract'
+import { traceEnqueue, traceJobAttempt } from '../observability/tracing'
 import type { AppJob } from './contracts'
 import { JobStopping, measuredRun, type AnyJobDefinition } from './define'
 
@@ -112,8 +113,8 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
     )
   }
 
-  /** One try of a run; schedules the next try after a failure while tries are left. */
-  function attempt(job: AnyJobDefinition, payload: unknown, jobId: string, tryNumber: number): Promise<void> {
+  /** One try of a run; schedules the next try after a failure while tries are left. `trace`: its enqueuer's trace context. */
+  function attempt(job: AnyJobDefinition, payload: unknown, jobId: string, tryNumber: number, trace?: string): Promise<void> {
     const runLog = log.child({ job: job.name, jobId, attempt: tryNumber })
     // The next try's payload: this one, unless the handler narrows it to what is left (retryWith).
     let nextPayload = payload
@@ -151,7 +152,9 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
         return
       }
       try {
-        await measuredRun(services, job.name, () => job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil, retryWith }))
+        await traceJobAttempt(job, { jobId, attempt: tryNumber, trace }, () =>
+          measuredRun(services, job.name, () => job.handler(services, payload, { log: runLog, jobId, attempt: tryNumber, waitUntil, retryWith })),
+        )
       } catch (error) {
         if (tryNumber < job.attempts && !stopped) {
           const waitMs = job.backoffMs * 2 ** (tryNumber - 1)
@@ -161,7 +164,7 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
           at(new Date(clock.now().getTime() + waitMs), () => {
             if (waiting.get(jobId) !== entry) return
             waiting.delete(jobId)
-            void attempt(job, nextPayload, jobId, tryNumber + 1)
+            void attempt(job, nextPayload, jobId, tryNumber + 1, trace)
           })
         } else if (stopped && error instanceof JobStopping) {
           runLog.info('job given back: the runner stopped while it was parked')
@@ -207,16 +210,18 @@ export function startInProcessRunner<J extends AnyJobDefinition>(options: InProc
       const job = byName.get(name)
       if (!job) throw new Error(`no job named "${name}"`)
       const data = parse(job, payload)
-      const jobId = enqueueOptions.jobId ?? randomUUID()
-      if (waiting.has(jobId)) return jobId
-      const entry = { name: job.name }
-      waiting.set(jobId, entry)
-      at(new Date(clock.now().getTime() + (enqueueOptions.delayMs ?? 0)), () => {
-        if (waiting.get(jobId) !== entry) return
-        waiting.delete(jobId)
-        void attempt(job, data, jobId, 1)
+      return traceEnqueue(job, async (trace) => {
+        const jobId = enqueueOptions.jobId ?? randomUUID()
+        if (waiting.has(jobId)) return jobId
+        const entry = { name: job.name }
+        waiting.set(jobId, entry)
+        at(new Date(clock.now().getTime() + (enqueueOptions.delayMs ?? 0)), () => {
+          if (waiting.get(jobId) !== entry) return
+          waiting.delete(jobId)
+          void attempt(job, data, jobId, 1, trace)
+        })
+        return jobId
       })
-      return jobId
     },
     async remove(name, jobIds) {
       let removed = 0

@@ -1,5 +1,6 @@
 import pino, { type LoggerOptions } from 'pino'
 import { headerKey, STRIPE_SIGNATURE_HEADER, VAPI_SECRET_HEADER } from '#common/webhooks'
+import { traceLogFields } from '../observability/tracing'
 
 /** Log fields that hold a phone number, at the top of a line or one level down: masked. */
 const PHONE_FIELDS = ['phone', 'phoneNumber', 'customerNumber', 'toNumber', 'fromNumber']
@@ -30,6 +31,8 @@ export function loggerOptions(level: string): LoggerOptions {
       // A phone number keeps its last two digits (enough to tell two apart in an incident); a credential nothing.
       censor: (value, path) => (PHONE_FIELDS.includes(path[path.length - 1]!) ? maskPhone(value) : '[redacted]'),
     },
+    // With tracing on, a line written in a span carries its trace_id and span_id.
+    ...traceLogFields(),
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
   }
 }
