@@ -14,7 +14,7 @@ const OutcomeCountsSchema = z.array(z.object({ status: CallStatusSchema, count: 
 /** Reached ÷ (reached + not reached) of the phone calls that ended in a window; null with none. */
 const AnswerRateSchema = z.object({ rate: z.number().nullable(), reached: z.number().int(), notReached: z.number().int() })
 
-export const OpsQueueSchema = z.object({ queue: text(), waiting: z.number().int(), oldestWaitingSeconds: z.number() })
+const OpsQueueSchema = z.object({ queue: text(), waiting: z.number().int(), oldestWaitingSeconds: z.number() })
 
 export const OpsSnapshotSchema = z.object({
   at: z.iso.datetime(),

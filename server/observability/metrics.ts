@@ -18,12 +18,12 @@ const CALL_KINDS = ['check_in', 'goal_session', 'call_now'] as const
 export type CountedCallKind = (typeof CALL_KINDS)[number]
 /** What became of one try of a place-call job. */
 const DIAL_OUTCOMES = ['placed', 'reconciled', 'failed', 'skipped', 'no_line_free', 'line_refused', 'deferred', 'duplicate', 'not_configured', 'no_user'] as const
-export type DialOutcome = (typeof DIAL_OUTCOMES)[number]
+type DialOutcome = (typeof DIAL_OUTCOMES)[number]
 /** How a call ended: the person reached, not reached (no answer, busy, voicemail), our side's failure, Vapi's or the carrier's, or cancelled. */
 const ENDED_REASON_CLASSES = ['reached', 'not_reached', 'our_fault', 'vendor_fault', 'cancelled'] as const
 export type EndedReasonClass = (typeof ENDED_REASON_CLASSES)[number]
 const TEXT_SEND_STATUSES = ['sent', 'logged', 'failed', 'skipped'] as const
-export type WebhookProvider = 'vapi' | 'twilio' | 'stripe'
+type WebhookProvider = 'vapi' | 'twilio' | 'stripe'
 
 /** Twilio's refusal codes kept as their own label value; any other is counted as `other`. */
 const KNOWN_TEXT_CODES = new Set([21211, 21408, 21610, 21612, 21614, 30003, 30004, 30005, 30006, 30007, 30008, 30034])
@@ -31,7 +31,7 @@ const KNOWN_TEXT_CODES = new Set([21211, 21408, 21610, 21612, 21614, 30003, 3000
 const EVENT_TYPE = /^[a-z][a-z0-9._-]{0,63}$/
 
 /** Gauges read from shared state when Prometheus scrapes: each source may be missing in a process. */
-export type MetricSources = {
+type MetricSources = {
   /** Vapi's lines as the fleet's count has them. */
   lines?: () => Promise<{ inUse: number; limit: number }>
   /** Webhook events parked after too many failures. */

@@ -17,8 +17,6 @@ type OpsDeps = {
   queues: () => Promise<Array<{ queue: string; waiting: number; oldestWaitingSeconds: number }>>
 }
 
-export type Ops = ReturnType<typeof createOps>
-
 export function createOps(deps: OpsDeps) {
   return {
     snapshot: (): Promise<OpsSnapshot> => operationsSnapshot({ db: deps.db, now: deps.clock.now(), lines: deps.lines, queues: deps.queues }),

@@ -25,7 +25,7 @@ const STUCK_AFTER_MS = 5 * 60_000
 const DEFAULT_MAX_DURATION_SECONDS = 300
 const LIVE_STATUSES = ['dialling', 'queued', 'ringing', 'in_progress'] as const satisfies readonly CallStatus[]
 
-export type SnapshotSources = {
+type SnapshotSources = {
   db: DbExecutor
   now: Date
   /** Vapi's lines (Redis, or this process's count); a failure shows as null. */
