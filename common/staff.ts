@@ -1,24 +1,12 @@
 /**
- * Staff accounts (docs/decisions/072): an account with one or more roles. The roles, their names in
- * words, and what GET /api/staff/me answers. Zod-free constants first, so the web's route guards
- * (in the entry chunk) can read them without loading zod.
+ * Staff accounts (docs/decisions/072): an account with one or more roles. The roles (zod-free, in
+ * staff-roles.ts, for the web's route guards) and what GET /api/staff/me answers.
  */
 import { z } from 'zod'
+import { STAFF_ROLES } from './staff-roles'
 import { text } from './text'
 
-/** Every staff role. A route declares the ones it accepts (`config: { auth: 'staff', role }`). */
-export const STAFF_ROLES = ['coach', 'support', 'operator', 'admin'] as const
-export type StaffRole = (typeof STAFF_ROLES)[number]
-
-/** A role as the product names it to a person ("Dana Lee (operator)"). */
-export const STAFF_ROLE_NAMES: Readonly<Record<StaffRole, string>> = {
-  coach: 'coach',
-  support: 'support',
-  operator: 'operator',
-  admin: 'administrator',
-}
-
-export const isStaffRole = (value: unknown): value is StaffRole => STAFF_ROLES.some((role) => role === value)
+export * from './staff-roles'
 
 export const StaffRoleSchema = z.enum(STAFF_ROLES)
 
