@@ -15,6 +15,7 @@ import { Route as AuthRouteImport } from './routes/auth'
 import { Route as SplashRouteImport } from './routes/splash'
 import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
+import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/_staff'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
@@ -25,6 +26,8 @@ import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authe
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
+import { Route as AuthenticatedStaffStaffRouteImport } from './routes/_authenticated/_staff/staff'
+import { Route as AuthenticatedAccountTwoFactorRouteImport } from './routes/_authenticated/account_.two-factor'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
 import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
@@ -57,6 +60,10 @@ const UnsubscribeRoute = UnsubscribeRouteImport.update({
 } as any)
 const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
   id: '/_paid',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
+  id: '/_staff',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
@@ -112,6 +119,17 @@ const AuthenticatedPaidProgressRoute =
     path: '/progress',
     getParentRoute: () => AuthenticatedPaidRoute,
   } as any)
+const AuthenticatedStaffStaffRoute = AuthenticatedStaffStaffRouteImport.update({
+  id: '/staff',
+  path: '/staff',
+  getParentRoute: () => AuthenticatedStaffRoute,
+} as any)
+const AuthenticatedAccountTwoFactorRoute =
+  AuthenticatedAccountTwoFactorRouteImport.update({
+    id: '/account_/two-factor',
+    path: '/account/two-factor',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedCoursesCourseIdRoute =
   AuthenticatedCoursesCourseIdRouteImport.update({
     id: '/courses/$courseId',
@@ -158,6 +176,8 @@ export interface FileRoutesByFullPath {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
+  '/staff': typeof AuthenticatedStaffStaffRoute
+  '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -179,6 +199,8 @@ export interface FileRoutesByTo {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
+  '/staff': typeof AuthenticatedStaffStaffRoute
+  '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -193,6 +215,7 @@ export interface FileRoutesById {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
+  '/_authenticated/_staff': typeof AuthenticatedStaffRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
@@ -203,6 +226,8 @@ export interface FileRoutesById {
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
+  '/_authenticated/_staff/staff': typeof AuthenticatedStaffStaffRoute
+  '/_authenticated/account_/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -226,6 +251,8 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
+    | '/staff'
+    | '/account/two-factor'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -247,6 +274,8 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
+    | '/staff'
+    | '/account/two-factor'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -260,6 +289,7 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/_authenticated/_paid'
+    | '/_authenticated/_staff'
     | '/_authenticated/account'
     | '/_authenticated/payment'
     | '/debug/edge-functions'
@@ -270,6 +300,8 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/home'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
+    | '/_authenticated/_staff/staff'
+    | '/_authenticated/account_/two-factor'
     | '/_authenticated/courses/$courseId'
     | '/_authenticated/_paid/calls/$callId'
     | '/_authenticated/_paid/calls/schedule'
@@ -329,6 +361,13 @@ declare module '@tanstack/react-router' {
       path: ''
       fullPath: '/'
       preLoaderRoute: typeof AuthenticatedPaidRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/_staff': {
+      id: '/_authenticated/_staff'
+      path: ''
+      fullPath: '/'
+      preLoaderRoute: typeof AuthenticatedStaffRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/account': {
@@ -401,6 +440,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidProgressRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_staff/staff': {
+      id: '/_authenticated/_staff/staff'
+      path: '/staff'
+      fullPath: '/staff'
+      preLoaderRoute: typeof AuthenticatedStaffStaffRouteImport
+      parentRoute: typeof AuthenticatedStaffRoute
+    }
+    '/_authenticated/account_/two-factor': {
+      id: '/_authenticated/account_/two-factor'
+      path: '/account/two-factor'
+      fullPath: '/account/two-factor'
+      preLoaderRoute: typeof AuthenticatedAccountTwoFactorRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/courses/$courseId': {
       id: '/_authenticated/courses/$courseId'
       path: '/courses/$courseId'
@@ -468,17 +521,32 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
 const AuthenticatedPaidRouteWithChildren =
   AuthenticatedPaidRoute._addFileChildren(AuthenticatedPaidRouteChildren)
 
+interface AuthenticatedStaffRouteChildren {
+  AuthenticatedStaffStaffRoute: typeof AuthenticatedStaffStaffRoute
+}
+
+const AuthenticatedStaffRouteChildren: AuthenticatedStaffRouteChildren = {
+  AuthenticatedStaffStaffRoute: AuthenticatedStaffStaffRoute,
+}
+
+const AuthenticatedStaffRouteWithChildren =
+  AuthenticatedStaffRoute._addFileChildren(AuthenticatedStaffRouteChildren)
+
 interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
+  AuthenticatedStaffRoute: typeof AuthenticatedStaffRouteWithChildren
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
+  AuthenticatedAccountTwoFactorRoute: typeof AuthenticatedAccountTwoFactorRoute
   AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
+  AuthenticatedStaffRoute: AuthenticatedStaffRouteWithChildren,
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
+  AuthenticatedAccountTwoFactorRoute: AuthenticatedAccountTwoFactorRoute,
   AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
 }
 

@@ -1,7 +1,8 @@
 /**
  * /account (issue 16, docs/decisions/050): everything a person can do about their account without
  * asking support, for anyone signed in, paid or not. In order: the profile (name, email, phone),
- * the password and where they are signed in, the call schedule and the channels with the consent
+ * the password, two-factor sign-in, where they are signed in and the account's activity (the audit
+ * log's events about them, docs/decisions/072), the call schedule and the channels with the consent
  * history (paid members: the call schedule page's own sections), what is left this month of the
  * plan's voice minutes and messages in the app (paid members), billing, and last the data rights
  * (export, deletion).
@@ -20,7 +21,9 @@ import { accountQueryOptions } from './api'
 import { BillingSection } from './billing-section'
 import { AccountDataSection } from './data-section'
 import { ProfileSection } from './profile-section'
+import { ActivitySection } from './activity-section'
 import { PasswordSection, SessionsSection } from './security-section'
+import { TwoFactorSection } from './two-factor-section'
 import { UsageSection } from './usage-section'
 
 export function AccountPage() {
@@ -55,7 +58,9 @@ export function AccountPage() {
         )}
 
         <PasswordSection />
+        <TwoFactorSection />
         <SessionsSection />
+        <ActivitySection />
 
         {/* The call schedule and the channels apply once a plan is chosen (billing says so until then). */}
         {paid ? (

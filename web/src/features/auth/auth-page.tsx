@@ -8,6 +8,7 @@ import { useDocumentTitle } from '#web/components/use-document-title'
 import { AuthLayout, AuthProgress } from './components/auth-layout'
 import { LoginForm } from './components/login-form'
 import { SignupForm } from './components/signup-form'
+import { TWO_FACTOR_STEP_TITLE, TwoFactorStep } from './components/two-factor-step'
 import { linkToken, partnerProgramOf, type AuthSearch, type AuthTab } from './search'
 import { meQueryOptions, type SessionUser } from './api'
 import { startSession } from './session'
@@ -22,8 +23,9 @@ const ResetPasswordView = lazy(() => import('./components/reset-password-view').
 const ConfirmEmailChangeView = lazy(() => import('#web/features/account/confirm-email-change-view').then((m) => ({ default: m.ConfirmEmailChangeView })))
 
 /**
- * /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset,
- * mode=change-email; the token in the fragment).
+ * /auth: the login and sign-up tabs (then, with two-factor sign-in on, the code step), or one of
+ * the emailed links (mode=confirm, mode=reset, mode=invite, mode=change-email; the token in the
+ * fragment).
  */
 export function AuthPage({ search, hash }: { search: AuthSearch; hash: string }) {
   if (search.mode) {
@@ -32,8 +34,8 @@ export function AuthPage({ search, hash }: { search: AuthSearch; hash: string })
       <Suspense fallback={<PagePending />}>
         {search.mode === 'confirm' ? (
           <ConfirmEmailView token={token} />
-        ) : search.mode === 'reset' ? (
-          <ResetPasswordView token={token} />
+        ) : search.mode === 'reset' || search.mode === 'invite' ? (
+          <ResetPasswordView token={token} invitation={search.mode === 'invite'} />
         ) : (
           <ConfirmEmailChangeView token={token} />
         )}
@@ -54,7 +56,9 @@ function SignInView({ search }: { search: AuthSearch }) {
   const tab: AuthTab = search.tab ?? (partnerProgram ? 'signup' : 'login')
   const [forgot, setForgot] = useState<{ open: boolean; email: string } | null>(null)
   const forgotButtonRef = useRef<HTMLButtonElement>(null)
-  useDocumentTitle(tab === 'login' ? 'Log in' : 'Create account')
+  // The password was right; two-factor sign-in asks the code next (docs/decisions/072).
+  const [codeStep, setCodeStep] = useState(false)
+  useDocumentTitle(codeStep ? TWO_FACTOR_STEP_TITLE : tab === 'login' ? 'Log in' : 'Create account')
 
   // A session already exists: straight on, by returnTo or the post-login routing.
   const { returnTo } = search
@@ -84,6 +88,14 @@ function SignInView({ search }: { search: AuthSearch }) {
     )
   }
 
+  if (codeStep) {
+    return (
+      <AuthLayout>
+        <TwoFactorStep onSignedIn={onLoggedIn} onStartOver={() => setCodeStep(false)} />
+      </AuthLayout>
+    )
+  }
+
   return (
     <AuthLayout>
       <div className="mb-8 text-center">
@@ -108,6 +120,7 @@ function SignInView({ search }: { search: AuthSearch }) {
             <CardContent>
               <LoginForm
                 onLoggedIn={onLoggedIn}
+                onTwoFactorRequired={() => setCodeStep(true)}
                 onForgotPassword={(email) => setForgot({ open: true, email })}
                 onForgotPasswordIntent={() => void loadForgotPasswordDialog().catch(() => undefined)}
                 forgotPasswordRef={forgotButtonRef}
