@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'two_factor_disabled',
   'recovery_code_used',
   'recovery_codes_regenerated',
+  /** An operator put a parked webhook message back to be applied (`/ops`). */
+  'webhook_event_retried',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -25,7 +27,7 @@ export const AUDIT_ACTOR_KINDS = ['user', 'cli', 'system'] as const
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number]
 
 /** What an event is about beside the person: a role, or the person's two-factor sign-in. */
-export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor'] as const
+export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event'] as const
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number]
 
 /** An event's details: ids, counts and words of ours only, never a secret or anything personal beyond an id. */
@@ -96,5 +98,7 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
       return `${who} used a recovery code${left === null ? '' : ` (${left} left)`}.`
     case 'recovery_codes_regenerated':
       return `${who} made new recovery codes; the earlier ones no longer work.`
+    case 'webhook_event_retried':
+      return `${who} put a parked webhook message back to be applied.`
   }
 }

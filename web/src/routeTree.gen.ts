@@ -26,6 +26,7 @@ import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authe
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
+import { Route as AuthenticatedStaffOpsRouteImport } from './routes/_authenticated/_staff/ops'
 import { Route as AuthenticatedStaffStaffRouteImport } from './routes/_authenticated/_staff/staff'
 import { Route as AuthenticatedAccountTwoFactorRouteImport } from './routes/_authenticated/account_.two-factor'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
@@ -119,6 +120,11 @@ const AuthenticatedPaidProgressRoute =
     path: '/progress',
     getParentRoute: () => AuthenticatedPaidRoute,
   } as any)
+const AuthenticatedStaffOpsRoute = AuthenticatedStaffOpsRouteImport.update({
+  id: '/ops',
+  path: '/ops',
+  getParentRoute: () => AuthenticatedStaffRoute,
+} as any)
 const AuthenticatedStaffStaffRoute = AuthenticatedStaffStaffRouteImport.update({
   id: '/staff',
   path: '/staff',
@@ -176,6 +182,7 @@ export interface FileRoutesByFullPath {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
+  '/ops': typeof AuthenticatedStaffOpsRoute
   '/staff': typeof AuthenticatedStaffStaffRoute
   '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
@@ -199,6 +206,7 @@ export interface FileRoutesByTo {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
+  '/ops': typeof AuthenticatedStaffOpsRoute
   '/staff': typeof AuthenticatedStaffStaffRoute
   '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
@@ -226,6 +234,7 @@ export interface FileRoutesById {
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
+  '/_authenticated/_staff/ops': typeof AuthenticatedStaffOpsRoute
   '/_authenticated/_staff/staff': typeof AuthenticatedStaffStaffRoute
   '/_authenticated/account_/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
@@ -251,6 +260,7 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
+    | '/ops'
     | '/staff'
     | '/account/two-factor'
     | '/courses/$courseId'
@@ -274,6 +284,7 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
+    | '/ops'
     | '/staff'
     | '/account/two-factor'
     | '/courses/$courseId'
@@ -300,6 +311,7 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/home'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
+    | '/_authenticated/_staff/ops'
     | '/_authenticated/_staff/staff'
     | '/_authenticated/account_/two-factor'
     | '/_authenticated/courses/$courseId'
@@ -440,6 +452,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidProgressRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_staff/ops': {
+      id: '/_authenticated/_staff/ops'
+      path: '/ops'
+      fullPath: '/ops'
+      preLoaderRoute: typeof AuthenticatedStaffOpsRouteImport
+      parentRoute: typeof AuthenticatedStaffRoute
+    }
     '/_authenticated/_staff/staff': {
       id: '/_authenticated/_staff/staff'
       path: '/staff'
@@ -522,10 +541,12 @@ const AuthenticatedPaidRouteWithChildren =
   AuthenticatedPaidRoute._addFileChildren(AuthenticatedPaidRouteChildren)
 
 interface AuthenticatedStaffRouteChildren {
+  AuthenticatedStaffOpsRoute: typeof AuthenticatedStaffOpsRoute
   AuthenticatedStaffStaffRoute: typeof AuthenticatedStaffStaffRoute
 }
 
 const AuthenticatedStaffRouteChildren: AuthenticatedStaffRouteChildren = {
+  AuthenticatedStaffOpsRoute: AuthenticatedStaffOpsRoute,
   AuthenticatedStaffStaffRoute: AuthenticatedStaffStaffRoute,
 }
 
