@@ -15,9 +15,9 @@ import { Route as AuthRouteImport } from './routes/auth'
 import { Route as SplashRouteImport } from './routes/splash'
 import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
-import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/_staff'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
+import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/staff'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
 import { Route as DebugEdgeFunctionsRouteImport } from './routes/debug.edge-functions'
 import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticated/_paid/chat'
@@ -26,8 +26,6 @@ import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authe
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
-import { Route as AuthenticatedStaffStaffRouteImport } from './routes/_authenticated/_staff/staff'
-import { Route as AuthenticatedAccountTwoFactorRouteImport } from './routes/_authenticated/account_.two-factor'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
 import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
@@ -62,10 +60,6 @@ const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
   id: '/_paid',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
-const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
-  id: '/_staff',
-  getParentRoute: () => AuthenticatedRoute,
-} as any)
 const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
   id: '/account',
   path: '/account',
@@ -74,6 +68,11 @@ const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
 const AuthenticatedPaymentRoute = AuthenticatedPaymentRouteImport.update({
   id: '/payment',
   path: '/payment',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
+  id: '/staff',
+  path: '/staff',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const CoursesIndexRoute = CoursesIndexRouteImport.update({
@@ -119,17 +118,6 @@ const AuthenticatedPaidProgressRoute =
     path: '/progress',
     getParentRoute: () => AuthenticatedPaidRoute,
   } as any)
-const AuthenticatedStaffStaffRoute = AuthenticatedStaffStaffRouteImport.update({
-  id: '/staff',
-  path: '/staff',
-  getParentRoute: () => AuthenticatedStaffRoute,
-} as any)
-const AuthenticatedAccountTwoFactorRoute =
-  AuthenticatedAccountTwoFactorRouteImport.update({
-    id: '/account_/two-factor',
-    path: '/account/two-factor',
-    getParentRoute: () => AuthenticatedRoute,
-  } as any)
 const AuthenticatedCoursesCourseIdRoute =
   AuthenticatedCoursesCourseIdRouteImport.update({
     id: '/courses/$courseId',
@@ -168,6 +156,7 @@ export interface FileRoutesByFullPath {
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
   '/payment': typeof AuthenticatedPaymentRoute
+  '/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -176,8 +165,6 @@ export interface FileRoutesByFullPath {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
-  '/staff': typeof AuthenticatedStaffStaffRoute
-  '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -191,6 +178,7 @@ export interface FileRoutesByTo {
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
   '/payment': typeof AuthenticatedPaymentRoute
+  '/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -199,8 +187,6 @@ export interface FileRoutesByTo {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
-  '/staff': typeof AuthenticatedStaffStaffRoute
-  '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -215,9 +201,9 @@ export interface FileRoutesById {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
-  '/_authenticated/_staff': typeof AuthenticatedStaffRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
+  '/_authenticated/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/_authenticated/_paid/chat': typeof AuthenticatedPaidChatRoute
@@ -226,8 +212,6 @@ export interface FileRoutesById {
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
-  '/_authenticated/_staff/staff': typeof AuthenticatedStaffStaffRoute
-  '/_authenticated/account_/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -243,6 +227,7 @@ export interface FileRouteTypes {
     | '/unsubscribe'
     | '/account'
     | '/payment'
+    | '/staff'
     | '/debug/edge-functions'
     | '/courses/'
     | '/chat'
@@ -251,8 +236,6 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
-    | '/staff'
-    | '/account/two-factor'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -266,6 +249,7 @@ export interface FileRouteTypes {
     | '/unsubscribe'
     | '/account'
     | '/payment'
+    | '/staff'
     | '/debug/edge-functions'
     | '/courses'
     | '/chat'
@@ -274,8 +258,6 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
-    | '/staff'
-    | '/account/two-factor'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -289,9 +271,9 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/_authenticated/_paid'
-    | '/_authenticated/_staff'
     | '/_authenticated/account'
     | '/_authenticated/payment'
+    | '/_authenticated/staff'
     | '/debug/edge-functions'
     | '/courses/'
     | '/_authenticated/_paid/chat'
@@ -300,8 +282,6 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/home'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
-    | '/_authenticated/_staff/staff'
-    | '/_authenticated/account_/two-factor'
     | '/_authenticated/courses/$courseId'
     | '/_authenticated/_paid/calls/$callId'
     | '/_authenticated/_paid/calls/schedule'
@@ -363,13 +343,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
-    '/_authenticated/_staff': {
-      id: '/_authenticated/_staff'
-      path: ''
-      fullPath: '/'
-      preLoaderRoute: typeof AuthenticatedStaffRouteImport
-      parentRoute: typeof AuthenticatedRoute
-    }
     '/_authenticated/account': {
       id: '/_authenticated/account'
       path: '/account'
@@ -382,6 +355,13 @@ declare module '@tanstack/react-router' {
       path: '/payment'
       fullPath: '/payment'
       preLoaderRoute: typeof AuthenticatedPaymentRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/staff': {
+      id: '/_authenticated/staff'
+      path: '/staff'
+      fullPath: '/staff'
+      preLoaderRoute: typeof AuthenticatedStaffRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/courses/': {
@@ -439,20 +419,6 @@ declare module '@tanstack/react-router' {
       fullPath: '/progress'
       preLoaderRoute: typeof AuthenticatedPaidProgressRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
-    }
-    '/_authenticated/_staff/staff': {
-      id: '/_authenticated/_staff/staff'
-      path: '/staff'
-      fullPath: '/staff'
-      preLoaderRoute: typeof AuthenticatedStaffStaffRouteImport
-      parentRoute: typeof AuthenticatedStaffRoute
-    }
-    '/_authenticated/account_/two-factor': {
-      id: '/_authenticated/account_/two-factor'
-      path: '/account/two-factor'
-      fullPath: '/account/two-factor'
-      preLoaderRoute: typeof AuthenticatedAccountTwoFactorRouteImport
-      parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/courses/$courseId': {
       id: '/_authenticated/courses/$courseId'
@@ -521,32 +487,19 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
 const AuthenticatedPaidRouteWithChildren =
   AuthenticatedPaidRoute._addFileChildren(AuthenticatedPaidRouteChildren)
 
-interface AuthenticatedStaffRouteChildren {
-  AuthenticatedStaffStaffRoute: typeof AuthenticatedStaffStaffRoute
-}
-
-const AuthenticatedStaffRouteChildren: AuthenticatedStaffRouteChildren = {
-  AuthenticatedStaffStaffRoute: AuthenticatedStaffStaffRoute,
-}
-
-const AuthenticatedStaffRouteWithChildren =
-  AuthenticatedStaffRoute._addFileChildren(AuthenticatedStaffRouteChildren)
-
 interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
-  AuthenticatedStaffRoute: typeof AuthenticatedStaffRouteWithChildren
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
-  AuthenticatedAccountTwoFactorRoute: typeof AuthenticatedAccountTwoFactorRoute
+  AuthenticatedStaffRoute: typeof AuthenticatedStaffRoute
   AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
-  AuthenticatedStaffRoute: AuthenticatedStaffRouteWithChildren,
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
-  AuthenticatedAccountTwoFactorRoute: AuthenticatedAccountTwoFactorRoute,
+  AuthenticatedStaffRoute: AuthenticatedStaffRoute,
   AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
 }
 
