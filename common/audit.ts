@@ -24,7 +24,6 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 /** Who acted: a signed-in person (their user id is kept), the command line on the server, or the product itself. */
 export const AUDIT_ACTOR_KINDS = ['user', 'cli', 'system'] as const
-export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number]
 
 /** What an event is about beside the person: a role, or the person's two-factor sign-in. */
 export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event'] as const

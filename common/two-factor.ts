@@ -18,7 +18,7 @@ export const TWO_FACTOR_STEP_MINUTES = 15
 export const TOTP_ISSUER = 'Momentum Coach'
 
 /** A code as typed, without the spaces and dashes people copy with it, lower-cased (a recovery code's letters). */
-export const normalizeTwoFactorCode = (value: string) => value.replace(/[\s-]/g, '').toLowerCase()
+const normalizeTwoFactorCode = (value: string) => value.replace(/[\s-]/g, '').toLowerCase()
 
 const TOTP_PATTERN = new RegExp(`^[0-9]{${TOTP_DIGITS}}$`)
 const RECOVERY_PATTERN = new RegExp(`^[a-z2-7]{${RECOVERY_CODE_LENGTH}}$`)
@@ -36,14 +36,14 @@ export const formatRecoveryCode = (code: string) => `${code.slice(0, 5)}-${code.
 const CODE_REQUIRED = 'Enter the 6-digit code from your authenticator app, or a recovery code'
 
 /** The code from the authenticator app, or a recovery code: either is accepted wherever a code is asked. */
-export const TwoFactorCodeSchema = text({ error: CODE_REQUIRED })
+const TwoFactorCodeSchema = text({ error: CODE_REQUIRED })
   .max(40, 'That is not a code: enter the 6 digits from your app, or a recovery code')
   .transform(normalizeTwoFactorCode)
   .refine((code) => code.length > 0, CODE_REQUIRED)
   .refine((code) => code.length === 0 || twoFactorCodeKind(code) !== null, 'That is not a code: enter the 6 digits from your app, or a recovery code')
 
 /** The code from the authenticator app only (confirming the set-up, before recovery codes exist). */
-export const TotpCodeSchema = text({ error: 'Enter the 6-digit code from your authenticator app' })
+const TotpCodeSchema = text({ error: 'Enter the 6-digit code from your authenticator app' })
   .max(20, `The code is ${TOTP_DIGITS} digits`)
   .transform(normalizeTwoFactorCode)
   .refine((code) => code.length > 0, 'Enter the 6-digit code from your authenticator app')
@@ -55,7 +55,6 @@ const CurrentPasswordSchema = text({ error: 'Please enter your current password'
 
 /** POST /api/auth/two-factor: the second step of signing in. */
 export const TwoFactorSignInBodySchema = z.object({ code: TwoFactorCodeSchema })
-export type TwoFactorSignInBody = z.input<typeof TwoFactorSignInBodySchema>
 
 /** POST /api/account/two-factor/setup: the current password first (turning it on could lock out the person). */
 export const TwoFactorSetupBodySchema = z.object({ currentPassword: CurrentPasswordSchema })

@@ -17,7 +17,7 @@ import { hashSecret } from './tokens'
 export const newTotpKey = () => new Uint8Array(randomBytes(20))
 
 /** The 30-second step an instant falls in. */
-export const totpStep = (at: Date) => Math.floor(at.getTime() / (TOTP_PERIOD_SECONDS * 1000))
+const totpStep = (at: Date) => Math.floor(at.getTime() / (TOTP_PERIOD_SECONDS * 1000))
 
 /**
  * The step whose code `code` is, among the one `now` is in and its two neighbours, if it is after

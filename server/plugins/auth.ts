@@ -43,7 +43,7 @@ export type RouteAuth =
 export type RouteRole = StaffRole | readonly StaffRole[]
 
 /** A route and what it declared: who may call it, and whether its responses may be cached. */
-export type RouteAccess = {
+type RouteAccess = {
   method: string
   url: string
   auth: RouteAuth | undefined

@@ -70,7 +70,7 @@ test('a member who opens /ops finds no such page', async ({ page }) => {
 test('an operator without two-factor sign-in is sent to set it up first', async ({ page }) => {
   await signInViaApi(page, operator.email)
   await gotoReady(page, `${server.baseUrl}/ops`)
-  await expect(page).toHaveURL(/\/account\/two-factor/)
+  await expect(page).toHaveURL(/\/account\?.*setup=two-factor/)
   await expect(page.getByRole('heading', { name: 'Operations' })).toHaveCount(0)
 })
 

@@ -15,9 +15,10 @@ import { Route as AuthRouteImport } from './routes/auth'
 import { Route as SplashRouteImport } from './routes/splash'
 import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
-import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/_staff'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
+import { Route as AuthenticatedOpsRouteImport } from './routes/_authenticated/ops'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
+import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/staff'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
 import { Route as DebugEdgeFunctionsRouteImport } from './routes/debug.edge-functions'
 import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticated/_paid/chat'
@@ -26,9 +27,6 @@ import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authe
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
-import { Route as AuthenticatedStaffOpsRouteImport } from './routes/_authenticated/_staff/ops'
-import { Route as AuthenticatedStaffStaffRouteImport } from './routes/_authenticated/_staff/staff'
-import { Route as AuthenticatedAccountTwoFactorRouteImport } from './routes/_authenticated/account_.two-factor'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
 import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
@@ -63,18 +61,24 @@ const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
   id: '/_paid',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
-const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
-  id: '/_staff',
-  getParentRoute: () => AuthenticatedRoute,
-} as any)
 const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
   id: '/account',
   path: '/account',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedOpsRoute = AuthenticatedOpsRouteImport.update({
+  id: '/ops',
+  path: '/ops',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
 const AuthenticatedPaymentRoute = AuthenticatedPaymentRouteImport.update({
   id: '/payment',
   path: '/payment',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
+  id: '/staff',
+  path: '/staff',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const CoursesIndexRoute = CoursesIndexRouteImport.update({
@@ -120,22 +124,6 @@ const AuthenticatedPaidProgressRoute =
     path: '/progress',
     getParentRoute: () => AuthenticatedPaidRoute,
   } as any)
-const AuthenticatedStaffOpsRoute = AuthenticatedStaffOpsRouteImport.update({
-  id: '/ops',
-  path: '/ops',
-  getParentRoute: () => AuthenticatedStaffRoute,
-} as any)
-const AuthenticatedStaffStaffRoute = AuthenticatedStaffStaffRouteImport.update({
-  id: '/staff',
-  path: '/staff',
-  getParentRoute: () => AuthenticatedStaffRoute,
-} as any)
-const AuthenticatedAccountTwoFactorRoute =
-  AuthenticatedAccountTwoFactorRouteImport.update({
-    id: '/account_/two-factor',
-    path: '/account/two-factor',
-    getParentRoute: () => AuthenticatedRoute,
-  } as any)
 const AuthenticatedCoursesCourseIdRoute =
   AuthenticatedCoursesCourseIdRouteImport.update({
     id: '/courses/$courseId',
@@ -173,7 +161,9 @@ export interface FileRoutesByFullPath {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
+  '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
+  '/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -182,9 +172,6 @@ export interface FileRoutesByFullPath {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
-  '/ops': typeof AuthenticatedStaffOpsRoute
-  '/staff': typeof AuthenticatedStaffStaffRoute
-  '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -197,7 +184,9 @@ export interface FileRoutesByTo {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
+  '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
+  '/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -206,9 +195,6 @@ export interface FileRoutesByTo {
   '/home': typeof AuthenticatedPaidHomeRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
-  '/ops': typeof AuthenticatedStaffOpsRoute
-  '/staff': typeof AuthenticatedStaffStaffRoute
-  '/account/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -223,9 +209,10 @@ export interface FileRoutesById {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
-  '/_authenticated/_staff': typeof AuthenticatedStaffRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
+  '/_authenticated/ops': typeof AuthenticatedOpsRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
+  '/_authenticated/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/_authenticated/_paid/chat': typeof AuthenticatedPaidChatRoute
@@ -234,9 +221,6 @@ export interface FileRoutesById {
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
-  '/_authenticated/_staff/ops': typeof AuthenticatedStaffOpsRoute
-  '/_authenticated/_staff/staff': typeof AuthenticatedStaffStaffRoute
-  '/_authenticated/account_/two-factor': typeof AuthenticatedAccountTwoFactorRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
@@ -251,7 +235,9 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/account'
+    | '/ops'
     | '/payment'
+    | '/staff'
     | '/debug/edge-functions'
     | '/courses/'
     | '/chat'
@@ -260,9 +246,6 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
-    | '/ops'
-    | '/staff'
-    | '/account/two-factor'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -275,7 +258,9 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/account'
+    | '/ops'
     | '/payment'
+    | '/staff'
     | '/debug/edge-functions'
     | '/courses'
     | '/chat'
@@ -284,9 +269,6 @@ export interface FileRouteTypes {
     | '/home'
     | '/opt-in'
     | '/progress'
-    | '/ops'
-    | '/staff'
-    | '/account/two-factor'
     | '/courses/$courseId'
     | '/calls/$callId'
     | '/calls/schedule'
@@ -300,9 +282,10 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/_authenticated/_paid'
-    | '/_authenticated/_staff'
     | '/_authenticated/account'
+    | '/_authenticated/ops'
     | '/_authenticated/payment'
+    | '/_authenticated/staff'
     | '/debug/edge-functions'
     | '/courses/'
     | '/_authenticated/_paid/chat'
@@ -311,9 +294,6 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/home'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
-    | '/_authenticated/_staff/ops'
-    | '/_authenticated/_staff/staff'
-    | '/_authenticated/account_/two-factor'
     | '/_authenticated/courses/$courseId'
     | '/_authenticated/_paid/calls/$callId'
     | '/_authenticated/_paid/calls/schedule'
@@ -375,13 +355,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
-    '/_authenticated/_staff': {
-      id: '/_authenticated/_staff'
-      path: ''
-      fullPath: '/'
-      preLoaderRoute: typeof AuthenticatedStaffRouteImport
-      parentRoute: typeof AuthenticatedRoute
-    }
     '/_authenticated/account': {
       id: '/_authenticated/account'
       path: '/account'
@@ -389,11 +362,25 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedAccountRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/ops': {
+      id: '/_authenticated/ops'
+      path: '/ops'
+      fullPath: '/ops'
+      preLoaderRoute: typeof AuthenticatedOpsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/payment': {
       id: '/_authenticated/payment'
       path: '/payment'
       fullPath: '/payment'
       preLoaderRoute: typeof AuthenticatedPaymentRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/staff': {
+      id: '/_authenticated/staff'
+      path: '/staff'
+      fullPath: '/staff'
+      preLoaderRoute: typeof AuthenticatedStaffRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/courses/': {
@@ -451,27 +438,6 @@ declare module '@tanstack/react-router' {
       fullPath: '/progress'
       preLoaderRoute: typeof AuthenticatedPaidProgressRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
-    }
-    '/_authenticated/_staff/ops': {
-      id: '/_authenticated/_staff/ops'
-      path: '/ops'
-      fullPath: '/ops'
-      preLoaderRoute: typeof AuthenticatedStaffOpsRouteImport
-      parentRoute: typeof AuthenticatedStaffRoute
-    }
-    '/_authenticated/_staff/staff': {
-      id: '/_authenticated/_staff/staff'
-      path: '/staff'
-      fullPath: '/staff'
-      preLoaderRoute: typeof AuthenticatedStaffStaffRouteImport
-      parentRoute: typeof AuthenticatedStaffRoute
-    }
-    '/_authenticated/account_/two-factor': {
-      id: '/_authenticated/account_/two-factor'
-      path: '/account/two-factor'
-      fullPath: '/account/two-factor'
-      preLoaderRoute: typeof AuthenticatedAccountTwoFactorRouteImport
-      parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/courses/$courseId': {
       id: '/_authenticated/courses/$courseId'
@@ -540,34 +506,21 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
 const AuthenticatedPaidRouteWithChildren =
   AuthenticatedPaidRoute._addFileChildren(AuthenticatedPaidRouteChildren)
 
-interface AuthenticatedStaffRouteChildren {
-  AuthenticatedStaffOpsRoute: typeof AuthenticatedStaffOpsRoute
-  AuthenticatedStaffStaffRoute: typeof AuthenticatedStaffStaffRoute
-}
-
-const AuthenticatedStaffRouteChildren: AuthenticatedStaffRouteChildren = {
-  AuthenticatedStaffOpsRoute: AuthenticatedStaffOpsRoute,
-  AuthenticatedStaffStaffRoute: AuthenticatedStaffStaffRoute,
-}
-
-const AuthenticatedStaffRouteWithChildren =
-  AuthenticatedStaffRoute._addFileChildren(AuthenticatedStaffRouteChildren)
-
 interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
-  AuthenticatedStaffRoute: typeof AuthenticatedStaffRouteWithChildren
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
+  AuthenticatedOpsRoute: typeof AuthenticatedOpsRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
-  AuthenticatedAccountTwoFactorRoute: typeof AuthenticatedAccountTwoFactorRoute
+  AuthenticatedStaffRoute: typeof AuthenticatedStaffRoute
   AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
-  AuthenticatedStaffRoute: AuthenticatedStaffRouteWithChildren,
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
+  AuthenticatedOpsRoute: AuthenticatedOpsRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
-  AuthenticatedAccountTwoFactorRoute: AuthenticatedAccountTwoFactorRoute,
+  AuthenticatedStaffRoute: AuthenticatedStaffRoute,
   AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
 }
 

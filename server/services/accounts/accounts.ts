@@ -199,7 +199,7 @@ export async function checkAttemptLimited<T>(deps: AccountDeps, limit: AttemptLi
 }
 
 /** An account's password, under the login's limits (per email address). */
-export async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
+async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
   await checkAttemptLimited(deps, loginLimit(email), async () => (await check()) || false, refusal)
 }
 
@@ -231,7 +231,7 @@ export async function logIn(
 }
 
 /** Whether the person has two-factor sign-in on (a confirmed key). */
-export async function twoFactorIsOn(db: DbExecutor, userId: string): Promise<boolean> {
+async function twoFactorIsOn(db: DbExecutor, userId: string): Promise<boolean> {
   const [row] = await db
     .select({ userId: twoFactorCredentials.userId })
     .from(twoFactorCredentials)

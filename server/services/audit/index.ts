@@ -21,6 +21,7 @@ import { auditEvents, users } from '#server/db/schema'
 /** Who acted: a signed-in person, the server's command line (`npm run staff:add`), or the product itself. */
 export type AuditActor = { kind: 'user'; userId: string } | { kind: 'cli' } | { kind: 'system' }
 
+/** What `audit.record` writes (the coach workspace and the operators' actions record theirs too). @public */
 export type AuditEvent = {
   actor: AuditActor
   action: AuditAction
@@ -92,8 +93,6 @@ async function aboutPerson(db: Db, userId: string): Promise<AuditEventView[]> {
     }
   })
 }
-
-export type Audit = ReturnType<typeof createAudit>
 
 export function createAudit(deps: { db: Db }) {
   return {

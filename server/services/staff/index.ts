@@ -10,9 +10,7 @@ import { AppError } from '#server/lib/app-error'
 import type { AuditActor } from '#server/services/audit'
 import { addStaff, removeStaff, rolesOf, type StaffDeps } from './roles'
 
-export { INVITATION_TTL_DAYS, NO_PHONE_NUMBER, type AddStaffResult, type RemoveStaffResult } from './roles'
-
-export type Staff = ReturnType<typeof createStaff>
+export { INVITATION_TTL_DAYS } from './roles'
 
 export function createStaff(deps: StaffDeps) {
   const { db } = deps

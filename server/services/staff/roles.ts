@@ -26,7 +26,7 @@ const DAY_MS = 86_400_000
  * column is required, and ten zeros is no number anyone can be called or texted at (it is refused as
  * not callable, never proven, with no consent in the ledger). The person can set their own later.
  */
-export const NO_PHONE_NUMBER = '0000000000'
+const NO_PHONE_NUMBER = '0000000000'
 
 /** The roles a person holds, in the list's order. */
 export async function rolesOf(db: DbExecutor, userId: string): Promise<StaffRole[]> {
@@ -35,7 +35,7 @@ export async function rolesOf(db: DbExecutor, userId: string): Promise<StaffRole
   return STAFF_ROLES.filter((role) => held.has(role))
 }
 
-export type AddStaffResult = {
+type AddStaffResult = {
   user: Pick<User, 'id' | 'email' | 'fullName'>
   /** A new account was made (and an invitation sent). */
   created: boolean
@@ -132,7 +132,7 @@ function invitationEmail(appUrl: string, to: string, roles: readonly StaffRole[]
   })
 }
 
-export type RemoveStaffResult = { user: Pick<User, 'id' | 'email' | 'fullName'>; removed: StaffRole[]; notHeld: StaffRole[]; roles: StaffRole[] }
+type RemoveStaffResult = { user: Pick<User, 'id' | 'email' | 'fullName'>; removed: StaffRole[]; notHeld: StaffRole[]; roles: StaffRole[] }
 
 /** `npm run staff:remove`: the person loses `roles` (each removal audited); the account itself stays. */
 export async function removeStaff(deps: StaffDeps, input: { email: string; roles: readonly StaffRole[] }, actor: AuditActor): Promise<RemoveStaffResult> {

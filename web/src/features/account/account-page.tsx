@@ -8,6 +8,7 @@
  * (export, deletion).
  */
 import { useQuery } from '@tanstack/react-query'
+import { useLocation } from '@tanstack/react-router'
 import { RefreshCwIcon } from 'lucide-react'
 import { Button } from '#web/components/ui/button'
 import { Spinner } from '#web/components/ui/spinner'
@@ -26,7 +27,18 @@ import { PasswordSection, SessionsSection } from './security-section'
 import { TwoFactorSection } from './two-factor-section'
 import { UsageSection } from './usage-section'
 
+/**
+ * `?setup=two-factor` opens the two-factor sign-in set-up (the staff pages send staff without it
+ * here: docs/decisions/072), and `returnTo` is where its end leads (checked where it is followed).
+ */
+function useTwoFactorSetupSearch(): { setup: boolean; returnTo: string | undefined } {
+  const search = useLocation({ select: (location) => location.search as Record<string, unknown> })
+  const returnTo = typeof search.returnTo === 'string' && search.returnTo.length <= 2048 ? search.returnTo : undefined
+  return { setup: search.setup === 'two-factor', returnTo }
+}
+
 export function AccountPage() {
+  const twoFactorSetup = useTwoFactorSetupSearch()
   useDocumentTitle('Account')
   // The guard loaded the session; this observes it (the name in the navigation follows changes).
   const user = useQuery({ ...meQueryOptions(), enabled: false }).data
@@ -58,7 +70,7 @@ export function AccountPage() {
         )}
 
         <PasswordSection />
-        <TwoFactorSection />
+        <TwoFactorSection setup={twoFactorSetup.setup} returnTo={twoFactorSetup.returnTo} />
         <SessionsSection />
         <ActivitySection />
 

@@ -1,11 +1,13 @@
 /**
- * The account page's two-factor sign-in (docs/decisions/072): off, with the way to turn it on (its
- * own page); or on, since when, the recovery codes left, new recovery codes, and turning it off.
+ * The account page's two-factor sign-in (docs/decisions/072): off, with its set-up (two-factor-setup.tsx,
+ * opened here or by `?setup=two-factor`); or on, since when, the recovery codes left, new recovery
+ * codes, and turning it off.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Link } from '@tanstack/react-router'
+import { useNavigate } from '@tanstack/react-router'
 import { RefreshCwIcon, ShieldCheckIcon, ShieldOffIcon } from 'lucide-react'
 import { useState } from 'react'
+import { safeReturnTo } from '#common/auth-constants'
 import { SectionCard } from '#web/components/section-card'
 import { Button } from '#web/components/ui/button'
 import { Spinner } from '#web/components/ui/spinner'
@@ -17,6 +19,7 @@ import { accountKeys, disableTwoFactor, regenerateRecoveryCodes, twoFactorQueryO
 import { FormActions, FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError, useDisclosure } from './form-support'
 import { RecoveryCodesList } from './recovery-codes'
+import { TwoFactorSetup } from './two-factor-setup'
 
 const loadValidation = () => import('./validation')
 const disableResolver = lazyResolver(() => loadValidation().then((module) => module.twoFactorDisableResolver))
@@ -26,11 +29,22 @@ const recoveryCodesResolver = lazyResolver(() => loadValidation().then((module) 
 export const TWO_FACTOR_CODE_LABEL = 'Code from your authenticator app'
 export const TWO_FACTOR_CODE_HINT = 'The 6-digit code the app shows for Momentum Coach, or one of your recovery codes.'
 
-export function TwoFactorSection() {
+/** `setup`: open the set-up at once (when it is off); `returnTo`: where its end leads (a staff page). */
+export function TwoFactorSection({ setup = false, returnTo }: { setup?: boolean; returnTo?: string | undefined }) {
   const status = useQuery(twoFactorQueryOptions())
+  const navigate = useNavigate()
+  // Decided once the status is known, then kept: turning it on refreshes the status mid-set-up.
+  const [setupOpen, setSetupOpen] = useState<boolean | null>(null)
+  if (setupOpen === null && status.data) setSetupOpen(setup && !status.data.enabled)
+  const back = safeReturnTo(returnTo)
   return (
     <div id="two-factor">
       <SectionCard title="Two-factor sign-in" description="Your password and a code from an authenticator app on your phone, so a stolen password alone cannot open your account.">
+        {back ? (
+          <p role="status" className="mb-4 rounded-md border border-brand-coach/40 bg-brand-coach/5 p-3 font-medium">
+            Staff pages need two-factor sign-in. Set it up here, and you'll go back to the page you asked for.
+          </p>
+        ) : null}
         {status.isPending ? (
           <Spinner label="Loading your two-factor sign-in..." showLabel />
         ) : status.isError ? (
@@ -41,17 +55,24 @@ export function TwoFactorSection() {
               Try Again
             </Button>
           </div>
+        ) : setupOpen ? (
+          <TwoFactorSetup returnTo={returnTo} onClose={() => setSetupOpen(false)} />
         ) : status.data.enabled ? (
-          <TwoFactorOn enabledAt={status.data.enabledAt} recoveryCodesLeft={status.data.recoveryCodesLeft} />
+          <div className="grid gap-4">
+            <TwoFactorOn enabledAt={status.data.enabledAt} recoveryCodesLeft={status.data.recoveryCodesLeft} />
+            {back ? (
+              <div>
+                <Button onClick={() => void navigate({ href: back })}>Continue to the page you asked for</Button>
+              </div>
+            ) : null}
+          </div>
         ) : (
           <div className="flex flex-col items-start gap-3">
             <p className="flex items-center gap-2">
               <ShieldOffIcon className="size-5 text-muted-foreground" aria-hidden="true" />
               Two-factor sign-in is off.
             </p>
-            <Button asChild>
-              <Link to="/account/two-factor">Turn on two-factor sign-in</Link>
-            </Button>
+            <Button onClick={() => setSetupOpen(true)}>Turn on two-factor sign-in</Button>
           </div>
         )}
       </SectionCard>

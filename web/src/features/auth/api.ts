@@ -11,7 +11,7 @@
 import { queryOptions } from '@tanstack/react-query'
 import type { SessionUser } from './api.types'
 
-export type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SessionUser, SignInResult, SignupInput } from './api.types'
+export type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SessionUser, SignupInput } from './api.types'
 
 export const authKeys = {
   all: ['auth'] as const,

@@ -8,7 +8,6 @@ import { useDocumentTitle } from '#web/components/use-document-title'
 import { AuthLayout, AuthProgress } from './components/auth-layout'
 import { LoginForm } from './components/login-form'
 import { SignupForm } from './components/signup-form'
-import { TWO_FACTOR_STEP_TITLE, TwoFactorStep } from './components/two-factor-step'
 import { linkToken, partnerProgramOf, type AuthSearch, type AuthTab } from './search'
 import { meQueryOptions, type SessionUser } from './api'
 import { startSession } from './session'
@@ -20,19 +19,23 @@ const loadForgotPasswordDialog = () => import('./components/forgot-password-dial
 const ForgotPasswordDialog = lazy(loadForgotPasswordDialog)
 const ConfirmEmailView = lazy(() => import('./components/confirm-email-view').then((m) => ({ default: m.ConfirmEmailView })))
 const ResetPasswordView = lazy(() => import('./components/reset-password-view').then((m) => ({ default: m.ResetPasswordView })))
+// The sign-in's code step (docs/decisions/072), for accounts with two-factor sign-in.
+const TwoFactorView = lazy(() => import('./components/two-factor-step'))
 const ConfirmEmailChangeView = lazy(() => import('#web/features/account/confirm-email-change-view').then((m) => ({ default: m.ConfirmEmailChangeView })))
 
 /**
- * /auth: the login and sign-up tabs (then, with two-factor sign-in on, the code step), or one of
- * the emailed links (mode=confirm, mode=reset, mode=invite, mode=change-email; the token in the
- * fragment).
+ * /auth: the login and sign-up tabs, the sign-in's code step after the password when two-factor
+ * sign-in is on (mode=two-factor), or one of the emailed links (mode=confirm, mode=reset,
+ * mode=invite, mode=change-email; the token in the fragment).
  */
 export function AuthPage({ search, hash }: { search: AuthSearch; hash: string }) {
   if (search.mode) {
     const token = linkToken(search, hash)
     return (
       <Suspense fallback={<PagePending />}>
-        {search.mode === 'confirm' ? (
+        {search.mode === 'two-factor' ? (
+          <TwoFactorView returnTo={search.returnTo} />
+        ) : search.mode === 'confirm' ? (
           <ConfirmEmailView token={token} />
         ) : search.mode === 'reset' || search.mode === 'invite' ? (
           <ResetPasswordView token={token} invitation={search.mode === 'invite'} />
@@ -56,9 +59,7 @@ function SignInView({ search }: { search: AuthSearch }) {
   const tab: AuthTab = search.tab ?? (partnerProgram ? 'signup' : 'login')
   const [forgot, setForgot] = useState<{ open: boolean; email: string } | null>(null)
   const forgotButtonRef = useRef<HTMLButtonElement>(null)
-  // The password was right; two-factor sign-in asks the code next (docs/decisions/072).
-  const [codeStep, setCodeStep] = useState(false)
-  useDocumentTitle(codeStep ? TWO_FACTOR_STEP_TITLE : tab === 'login' ? 'Log in' : 'Create account')
+  useDocumentTitle(tab === 'login' ? 'Log in' : 'Create account')
 
   // A session already exists: straight on, by returnTo or the post-login routing.
   const { returnTo } = search
@@ -88,14 +89,6 @@ function SignInView({ search }: { search: AuthSearch }) {
     )
   }
 
-  if (codeStep) {
-    return (
-      <AuthLayout>
-        <TwoFactorStep onSignedIn={onLoggedIn} onStartOver={() => setCodeStep(false)} />
-      </AuthLayout>
-    )
-  }
-
   return (
     <AuthLayout>
       <div className="mb-8 text-center">
@@ -120,7 +113,7 @@ function SignInView({ search }: { search: AuthSearch }) {
             <CardContent>
               <LoginForm
                 onLoggedIn={onLoggedIn}
-                onTwoFactorRequired={() => setCodeStep(true)}
+                onTwoFactorRequired={() => void navigate({ search: (previous) => ({ ...previous, mode: 'two-factor' }) })}
                 onForgotPassword={(email) => setForgot({ open: true, email })}
                 onForgotPasswordIntent={() => void loadForgotPasswordDialog().catch(() => undefined)}
                 forgotPasswordRef={forgotButtonRef}

@@ -13,7 +13,7 @@ export const staffKeys = {
   me: ['staff', 'me'] as const,
 }
 
-export const loadStaffRequests = () => import('./api.requests')
+const loadStaffRequests = () => import('./api.requests')
 
 /** The signed-in staff member; the request fails (ApiError) with the guard's answer: 404, TWO_FACTOR_REQUIRED, FORBIDDEN. */
 export function staffMeQueryOptions() {

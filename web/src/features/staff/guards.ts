@@ -1,16 +1,21 @@
 /**
- * The staff pages' guards (docs/decisions/072), for the pathless layout `_authenticated/_staff` and
- * the pages under it. Every staff page asks the server (GET /api/staff/me, through the query cache):
+ * The staff pages' guards (docs/decisions/072). Every staff page asks the server (GET
+ * /api/staff/me, through the query cache):
  * - not staff (a member): the not-found page, as the server's 404 says;
- * - staff without two-factor sign-in: sent to set it up (/account/two-factor), and brought back;
- * - staff without the page's role: the layout's error view says the page is for other roles.
- * Route options load with the entry chunk: this module stays free of zod and of the fetch client.
+ * - staff without two-factor sign-in: sent to set it up (/account?setup=two-factor), and brought back;
+ * - staff without the page's role: the page's error view (StaffAccessError) says it is for other roles.
+ * A staff page is a route under `_authenticated` that loads this module in its beforeLoad (route
+ * options are in the entry chunk, which every page pays for: docs/decisions/020), names its roles,
+ * and shows StaffAccessError when refused:
  *
- *   // web/src/routes/_authenticated/_staff/ops.tsx
- *   export const Route = createFileRoute('/_authenticated/_staff/ops')({
- *     beforeLoad: requireStaffRole('operator'),
+ *   // web/src/routes/_authenticated/ops.tsx
+ *   export const Route = createFileRoute('/_authenticated/ops')({
+ *     beforeLoad: (options) => import('#web/features/staff/guards').then((guards) => guards.requireStaffRole(['operator'], options)),
+ *     errorComponent: StaffAccessError,
  *     component: OpsPage,
  *   })
+ *
+ * and adds its path to common/routes.ts's ADDED_ROUTES.
  *
  * A staff page's own API calls can meet the same refusals later (two-factor sign-in turned off in
  * another tab): `staffRefusalRedirect` says where that sends the person (see useStaffRefusal).
@@ -21,9 +26,9 @@ import type { StaffRole } from '#common/staff-roles'
 import { isApiError } from '#web/lib/api-error'
 import { staffMeQueryOptions, type StaffMe } from './api'
 
-/** Where staff without two-factor sign-in go to set it up; they come back to `returnTo` after. */
+/** Where staff without two-factor sign-in go to set it up (the account page's set-up); they come back to `href` after. */
 export function twoFactorSetupRedirect(href: string) {
-  return { to: '/account/two-factor', search: { returnTo: href } } as const
+  return { href: `/account?${new URLSearchParams({ setup: 'two-factor', returnTo: href }).toString()}#two-factor` } as const
 }
 
 /**
@@ -39,23 +44,23 @@ export function staffRefusal(error: unknown): 'setup' | 'not-found' | undefined 
 }
 
 /** The router's answer to a staff refusal at `href`: a redirect to the set-up, or the not-found page; otherwise the error itself. */
-export function staffRefusalRedirect(error: unknown, href: string): unknown {
+function staffRefusalRedirect(error: unknown, href: string): unknown {
   const refusal = staffRefusal(error)
   if (refusal === 'setup') return redirect(twoFactorSetupRedirect(href))
   if (refusal === 'not-found') return notFound()
   return error
 }
 
-/** `_staff`'s beforeLoad: the staff member (roles, two-factor sign-in), or a redirect, or the not-found page. */
-export async function requireStaff({ context, location }: { context: { queryClient: QueryClient }; location: { href: string } }): Promise<{ staff: StaffMe }> {
+/** The signed-in staff member, or the router's answer to the refusal (a redirect to the set-up, the not-found page). */
+async function requireStaff(context: { queryClient: QueryClient }, href: string): Promise<StaffMe> {
   try {
-    return { staff: await context.queryClient.fetchQuery(staffMeQueryOptions()) }
+    return await context.queryClient.fetchQuery(staffMeQueryOptions())
   } catch (error) {
-    throw staffRefusalRedirect(error, location.href)
+    throw staffRefusalRedirect(error, href)
   }
 }
 
-/** Thrown by a staff page's guard for staff without its role; the `_staff` layout's error view shows it. */
+/** Thrown by a staff page's guard for staff without its role; the page's error view (StaffAccessError) shows it. */
 export class StaffRoleRequired extends Error {
   readonly roles: readonly StaffRole[]
   constructor(roles: readonly StaffRole[]) {
@@ -65,9 +70,16 @@ export class StaffRoleRequired extends Error {
   }
 }
 
-/** A staff page's beforeLoad: staff with one of `roles` (the layout has loaded the staff member). */
-export function requireStaffRole(...roles: StaffRole[]) {
-  return ({ context }: { context: { staff: StaffMe } }): void => {
-    if (!context.staff.roles.some((role) => roles.includes(role))) throw new StaffRoleRequired(roles)
-  }
+/**
+ * A staff page's beforeLoad: the staff member with one of `roles` (null: any role), in the route's
+ * context as `staff`; or the two-factor set-up (TWO_FACTOR_REQUIRED), the not-found page (not
+ * staff), or StaffRoleRequired for the page's error view (StaffAccessError).
+ */
+export async function requireStaffRole(
+  roles: readonly StaffRole[] | null,
+  { context, location }: { context: { queryClient: QueryClient }; location: { href: string } },
+): Promise<{ staff: StaffMe }> {
+  const staff = await requireStaff(context, location.href)
+  if (roles && !staff.roles.some((role) => roles.includes(role))) throw new StaffRoleRequired(roles)
+  return { staff }
 }

@@ -1,7 +1,7 @@
 /**
  * /staff (docs/decisions/072): where a staff member lands after signing in. Who they are here, their
  * roles, and their two-factor sign-in (with a word when few recovery codes are left). The guard
- * (`_staff`) has loaded it all from GET /api/staff/me.
+ * (routes/_authenticated/staff.tsx) has loaded it all from GET /api/staff/me.
  */
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
@@ -15,7 +15,7 @@ import { useDocumentTitle } from '#web/components/use-document-title'
 import { formatDateTime } from '#web/lib/date-time'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { staffMeQueryOptions } from './api'
-import { useStaffRefusal } from './staff-layout'
+import { useStaffRefusal } from './staff-access'
 
 /** Fewer recovery codes than this left: the page suggests new ones. */
 const FEW_RECOVERY_CODES = 3

@@ -1,13 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { KeyRoundIcon } from 'lucide-react'
 import { useNavigate } from '@tanstack/react-router'
-import { useState } from 'react'
 import { Card, CardContent, CardDescription, CardHeader } from '#web/components/ui/card'
 import { useDocumentTitle } from '#web/components/use-document-title'
 import { isApiError } from '#web/lib/api-error'
 import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
-import { loadAuthRequests, loadAuthValidation, type ResetPasswordInput, type SessionUser } from '#web/features/auth/api'
+import { loadAuthRequests, loadAuthValidation, type ResetPasswordInput } from '#web/features/auth/api'
 import { failureMessage, fieldErrorOf, INVALID_LINK_MESSAGE, isInvalidLinkError } from '#web/features/auth/messages'
 import { startSession } from '#web/features/auth/session'
 import { useAuthForm } from '#web/features/auth/use-auth-form'
@@ -18,7 +17,6 @@ import { ForgotPasswordForm } from './forgot-password-form'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 import { SubmitButton } from './submit-button'
-import { TWO_FACTOR_STEP_TITLE, TwoFactorStep } from './two-factor-step'
 
 type ResetPasswordValues = { token: string; password: string; confirmPassword: string }
 
@@ -30,32 +28,29 @@ const resolver = lazyResolver<ResetPasswordValues, ResetPasswordInput>(() => loa
  * password, then signed in (after the two-factor code, when that is on) and on into the app.
  */
 export function ResetPasswordView({ token, invitation = false }: { token: string | undefined; invitation?: boolean }) {
-  const [codeStep, setCodeStep] = useState(false)
-  useDocumentTitle(codeStep ? TWO_FACTOR_STEP_TITLE : invitation ? 'Choose your password' : 'Choose a new password')
+  useDocumentTitle(invitation ? 'Choose your password' : 'Choose a new password')
   if (!token) return <InvalidResetLink message={INVALID_LINK_MESSAGE} />
-  return <ResetPasswordForm token={token} invitation={invitation} codeStep={codeStep} onTwoFactorRequired={() => setCodeStep(true)} />
+  return <ResetPasswordForm token={token} invitation={invitation} />
 }
 
-function ResetPasswordForm({ token, invitation, codeStep, onTwoFactorRequired }: { token: string; invitation: boolean; codeStep: boolean; onTwoFactorRequired: () => void }) {
+function ResetPasswordForm({ token, invitation }: { token: string; invitation: boolean }) {
   const queryClient = useQueryClient()
   const continueToApp = usePostLoginNavigate()
   const navigate = useNavigate()
   // The token is no field: the schema checks it with the rest, and a malformed one shows as errors.token.
   const { form, submit, setServerError, formProps } = useAuthForm({ defaultValues: { token }, resolver })
   const { errors } = form.formState
-  const signedIn = (user: SessionUser) => {
-    startSession(queryClient, user)
-    void continueToApp(undefined)
-  }
   const reset = useMutation({
     mutationFn: async (body: ResetPasswordInput) => (await loadAuthRequests()).resetPassword(body),
     onSuccess: (result) => {
       if (result.kind === 'two-factor') {
         void toast({ title: 'Password updated', description: 'Your password has been changed. Enter your sign-in code to continue.' })
-        return onTwoFactorRequired()
+        // The new session waits for the code: the sign-in's code step (the link's token leaves the address).
+        return void navigate({ to: '/auth', search: { mode: 'two-factor' }, replace: true })
       }
+      startSession(queryClient, result.user)
       void toast({ title: 'Password updated', description: 'Your password has been changed. You are now signed in.' })
-      signedIn(result.user)
+      void continueToApp(undefined)
     },
     onError: (error) => {
       if (isInvalidLinkError(error)) return
@@ -73,14 +68,6 @@ function ResetPasswordForm({ token, invitation, codeStep, onTwoFactorRequired }:
   if (errors.token !== undefined || (reset.isError && isInvalidLinkError(reset.error))) {
     const message = reset.isError && isApiError(reset.error) && reset.error.is('INVALID_TOKEN') ? reset.error.message : INVALID_LINK_MESSAGE
     return <InvalidResetLink message={message} />
-  }
-
-  if (codeStep) {
-    return (
-      <AuthLayout>
-        <TwoFactorStep onSignedIn={signedIn} onStartOver={() => void navigate({ to: '/auth', replace: true })} />
-      </AuthLayout>
-    )
   }
 
   if (reset.isSuccess) {

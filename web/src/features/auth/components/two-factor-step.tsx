@@ -1,30 +1,52 @@
 /**
- * The sign-in's second step (docs/decisions/072): after the password, when two-factor sign-in is
- * on, the 6-digit code from the authenticator app, or one of the recovery codes. The session the
- * password began waits for it (15 minutes); "Use a different account" ends it. The screen that
- * shows it titles the page (TWO_FACTOR_STEP_TITLE).
+ * /auth?mode=two-factor, the sign-in's second step (docs/decisions/072): after the password (or a
+ * password reset), when two-factor sign-in is on, the 6-digit code from the authenticator app, or
+ * one of the recovery codes. The session the password began waits for it (15 minutes), across a
+ * reload; "Use a different account" ends it. Then on, as after any sign-in (returnTo, or the
+ * post-login routing).
  */
-import { useMutation } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useNavigate } from '@tanstack/react-router'
 import { ShieldCheckIcon } from 'lucide-react'
 import { useState } from 'react'
 import { Button } from '#web/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '#web/components/ui/card'
+import { useDocumentTitle } from '#web/components/use-document-title'
 import { isApiError } from '#web/lib/api-error'
 import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 import { loadAuthRequests, loadAuthValidation, type SessionUser } from '#web/features/auth/api'
 import { failureMessage, fieldErrorOf } from '#web/features/auth/messages'
+import { startSession } from '#web/features/auth/session'
 import { useAuthForm } from '#web/features/auth/use-auth-form'
+import { usePostLoginNavigate } from '#web/features/auth/use-post-login-navigate'
+import { AuthLayout } from './auth-layout'
 import { TextField } from './form-fields'
 import { PendingLabel } from './pending-label'
 import { SubmitButton } from './submit-button'
 
 type CodeValues = { code: string }
 
-/** The document title while this step shows. */
-export const TWO_FACTOR_STEP_TITLE = 'Enter your sign-in code'
 
 const resolver = lazyResolver<CodeValues, CodeValues>(() => loadAuthValidation().then((module) => module.twoFactorSignInResolver))
+
+export default function TwoFactorView({ returnTo }: { returnTo: string | undefined }) {
+  useDocumentTitle('Enter your sign-in code')
+  const queryClient = useQueryClient()
+  const navigate = useNavigate()
+  const continueToApp = usePostLoginNavigate()
+  const onSignedIn = (user: SessionUser) => {
+    startSession(queryClient, user)
+    void continueToApp(returnTo)
+  }
+  // Back to the password, keeping where to go after.
+  const onStartOver = () => void navigate({ to: '/auth', search: returnTo ? { returnTo } : {}, replace: true })
+  return (
+    <AuthLayout>
+      <TwoFactorStep onSignedIn={onSignedIn} onStartOver={onStartOver} />
+    </AuthLayout>
+  )
+}
 
 type TwoFactorStepProps = {
   /** The code was accepted: the session is signed in. */
@@ -33,7 +55,7 @@ type TwoFactorStepProps = {
   onStartOver: () => void
 }
 
-export function TwoFactorStep({ onSignedIn, onStartOver }: TwoFactorStepProps) {
+function TwoFactorStep({ onSignedIn, onStartOver }: TwoFactorStepProps) {
   const [recovery, setRecovery] = useState(false)
   const { form, submit, setServerError, formProps } = useAuthForm({ resolver })
   const verify = useMutation({

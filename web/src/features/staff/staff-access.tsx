@@ -1,11 +1,11 @@
 /**
- * `_authenticated/_staff`: the frame of the staff pages (docs/decisions/072). Its guard let the
- * page open; while it is open, a staff API call refused with TWO_FACTOR_REQUIRED (two-factor
+ * What the staff pages share (docs/decisions/072): their error view (StaffAccessError), and
+ * useStaffRefusal for a page's own API calls: one refused with TWO_FACTOR_REQUIRED (two-factor
  * sign-in turned off in another tab) sends the person to set it up, and a 404 (no longer staff)
- * shows the not-found page (useStaffRefusal).
+ * is the not-found page.
  */
 import { useQueryErrorResetBoundary } from '@tanstack/react-query'
-import { Link, Outlet, useLocation, useNavigate, type ErrorComponentProps } from '@tanstack/react-router'
+import { Link, useLocation, useNavigate, type ErrorComponentProps } from '@tanstack/react-router'
 import { ShieldAlertIcon } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { STAFF_ROLE_NAMES } from '#common/staff-roles'
@@ -15,10 +15,6 @@ import { Button } from '#web/components/ui/button'
 import { useDocumentTitle } from '#web/components/use-document-title'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { StaffRoleRequired, staffRefusal, twoFactorSetupRedirect } from './guards'
-
-export function StaffLayout() {
-  return <Outlet />
-}
 
 /**
  * For a staff page's queries and mutations: pass their error; on TWO_FACTOR_REQUIRED it goes to the
@@ -37,7 +33,12 @@ export function useStaffRefusal(error: unknown): 'setup' | 'not-found' | undefin
   return refusal
 }
 
-/** The `_staff` layout's error view: a page for other staff roles, or the usual error view. */
+/**
+ * A staff page's errorComponent: its refusal of staff without one of its roles (StaffRoleRequired)
+ * as "not available to your role", a refusal of someone not staff as the not-found page, anything
+ * else as the usual error view. For the staff pages for some roles only (/staff is for all).
+ * @public
+ */
 export function StaffAccessError(props: ErrorComponentProps) {
   if (props.error instanceof StaffRoleRequired) return <OtherRolesPage roles={props.error.roles} />
   if (staffRefusal(props.error) === 'not-found') return <NotFoundPage />
