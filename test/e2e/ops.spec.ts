@@ -20,6 +20,7 @@ test.describe.configure({ mode: 'serial' })
 const PASSWORD = 'steady-maple-lantern-42'
 const operator = { email: uniqueEmail('operator'), password: PASSWORD }
 let dataDir: string
+let first: AppServer | undefined
 let server: AppServer
 
 async function signUp(origin: string, email: string): Promise<void> {
@@ -36,9 +37,10 @@ test.beforeAll(async () => {
   test.setTimeout(180_000)
   dataDir = mkdtempSync(join(tmpdir(), 'mc-e2e-ops-'))
   // The operator's account, made as anyone's is; then the server stops and the command gives it the role.
-  const first = await startAppServer({}, { dataDir })
+  first = await startAppServer({}, { dataDir })
   await signUp(first.baseUrl, operator.email)
   await first.stop()
+  first = undefined
   const added = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/staff.ts', 'add', '--role', 'operator', operator.email], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error' },
@@ -49,6 +51,8 @@ test.beforeAll(async () => {
 })
 
 test.afterAll(async () => {
+  // A start that timed out leaves no server behind.
+  await first?.stop()
   await server?.stop()
   if (dataDir) rmSync(dataDir, { recursive: true, force: true })
 })
