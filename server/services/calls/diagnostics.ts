@@ -39,26 +39,10 @@ export async function callsDiagnostics(
     .where(eq(coachingCalls.userId, userId))
     .orderBy(desc(coachingCalls.callDate))
     .limit(1)
-  const parkedCount = await countParkedEvents(db)
-  const latestParked = await db
-    .select({
-      id: vapiWebhookEvents.id,
-      type: vapiWebhookEvents.type,
-      receivedAt: vapiWebhookEvents.receivedAt,
-      parkedAt: vapiWebhookEvents.deadAt,
-      attempts: vapiWebhookEvents.attempts,
-      lastError: vapiWebhookEvents.lastError,
-    })
-    .from(vapiWebhookEvents)
-    .where(PARKED)
-    .orderBy(desc(vapiWebhookEvents.deadAt), desc(vapiWebhookEvents.id))
-    .limit(PARKED_LISTED)
+  const parkedMessages = await parkedEvents(db, PARKED_LISTED)
   return {
     ...settings,
-    parkedMessages: {
-      count: parkedCount,
-      latest: latestParked.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString(), parkedAt: (row.parkedAt ?? now).toISOString() })),
-    },
+    parkedMessages: { count: parkedMessages.count, latest: parkedMessages.latest },
     problems: problems.map((row) => ({ reason: row.reason ?? 'unknown', count: Number(row.count), lastAt: (row.lastAt ?? now).toISOString() })),
     lastCall: last ? { ...last, callDate: last.callDate.toISOString() } : null,
   }
@@ -81,4 +65,26 @@ export async function unparkEvent(db: DbExecutor, id: number): Promise<boolean> 
     .where(and(eq(vapiWebhookEvents.id, id), PARKED))
     .returning({ id: vapiWebhookEvents.id })
   return rows.length > 0
+}
+
+/** How many webhook messages are parked, and the latest `limit` of them (the diagnostics page, the operator's view). */
+export async function parkedEvents(db: DbExecutor, limit: number) {
+  const [count, latest] = await Promise.all([
+    countParkedEvents(db),
+    db
+      .select({
+        id: vapiWebhookEvents.id,
+        type: vapiWebhookEvents.type,
+        receivedAt: vapiWebhookEvents.receivedAt,
+        parkedAt: vapiWebhookEvents.deadAt,
+        attempts: vapiWebhookEvents.attempts,
+        lastError: vapiWebhookEvents.lastError,
+      })
+      .from(vapiWebhookEvents)
+      .where(PARKED)
+      .orderBy(desc(vapiWebhookEvents.deadAt), desc(vapiWebhookEvents.id))
+      .limit(limit),
+  ])
+  // A parked row always has its dead_at (PARKED); received_at stands in only for the type's sake.
+  return { count, latest: latest.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString(), parkedAt: (row.parkedAt ?? row.receivedAt).toISOString() })) }
 }

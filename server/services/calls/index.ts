@@ -64,6 +64,7 @@ export { callDurationLimit, callEligibility, slotTimes, type CallEligibilityInpu
 export { fireInstant, insideAllowedWindow, localDateOf, localTimeOf, nextFireAfter } from './next-fire'
 export { outcomeOf, retryDecision } from './record'
 export { REVOKED_RECHECK_MS, stopCallsOf } from './revoked'
+export { parkedEvents } from './diagnostics'
 export { callerNumberOf, callLines, LEARNED_LIMIT_TTL_MS, memoryCallLines, placeScore, redisCallLines, type CallLines, type LineSettings, type LineState } from './lines'
 export { CALLS_JOBS, CANCEL_DELETED_CALLS_JOB, PLACE_CALL_JOB, type CallsJob, type CallsJobQueue, type DeletedCall } from './jobs'
 export { getCallSchedule } from './schedule'

@@ -5,12 +5,12 @@
  * past their end, and texts refused by code. Read from PostgreSQL (and Redis through the sources
  * given); no personal data (counts, codes, call ids).
  */
-import { and, count, desc, gte, inArray, isNotNull, isNull, lte, ne, sql } from 'drizzle-orm'
+import { and, count, desc, gte, inArray, isNotNull, lte, ne, sql } from 'drizzle-orm'
 import { NOT_REACHED_STATUSES, type CallStatus } from '#common/domain'
 import type { OpsSnapshot } from '#common/ops'
 import type { DbExecutor } from '#server/db/client'
-import { coachingCalls, textMessages, vapiWebhookEvents } from '#server/db/schema'
-import type { LineState } from '#server/services/calls'
+import { coachingCalls, textMessages } from '#server/db/schema'
+import { parkedEvents, type LineState } from '#server/services/calls'
 
 const HOUR_MS = 60 * 60_000
 const DAY_MS = 24 * HOUR_MS
@@ -78,28 +78,6 @@ async function lateness(db: DbExecutor, now: Date) {
   return { dialled: Number(row?.dialled ?? 0), p50Seconds: round(row?.p50), p99Seconds: round(row?.p99) }
 }
 
-async function parkedWebhooks(db: DbExecutor) {
-  const parked = and(isNull(vapiWebhookEvents.processedAt), isNotNull(vapiWebhookEvents.deadAt))
-  const [total] = await db.select({ count: count() }).from(vapiWebhookEvents).where(parked)
-  const rows = await db
-    .select({
-      id: vapiWebhookEvents.id,
-      type: vapiWebhookEvents.type,
-      receivedAt: vapiWebhookEvents.receivedAt,
-      parkedAt: vapiWebhookEvents.deadAt,
-      attempts: vapiWebhookEvents.attempts,
-      lastError: vapiWebhookEvents.lastError,
-    })
-    .from(vapiWebhookEvents)
-    .where(parked)
-    .orderBy(desc(vapiWebhookEvents.deadAt), desc(vapiWebhookEvents.id))
-    .limit(PARKED_LISTED)
-  return {
-    parkedCount: Number(total?.count ?? 0),
-    parked: rows.map((row) => ({ ...row, receivedAt: row.receivedAt.toISOString(), parkedAt: (row.parkedAt ?? row.receivedAt).toISOString() })),
-  }
-}
-
 async function stuckCalls(db: DbExecutor, now: Date) {
   const longestEnd = sql`coalesce(${coachingCalls.dialledAt}, ${coachingCalls.callDate}) + make_interval(secs => coalesce(${coachingCalls.maxDurationSeconds}, ${DEFAULT_MAX_DURATION_SECONDS}))`
   const rows = await db
@@ -141,7 +119,7 @@ export async function operationsSnapshot(sources: SnapshotSources): Promise<OpsS
       () => null,
     ),
     sources.queues(),
-    parkedWebhooks(db),
+    parkedEvents(db, PARKED_LISTED),
     stuckCalls(db, now),
     textsRefused(db, now),
   ])
@@ -151,7 +129,7 @@ export async function operationsSnapshot(sources: SnapshotSources): Promise<OpsS
     lateness: late,
     lines,
     queues: queues.map((queue) => ({ ...queue, oldestWaitingSeconds: Math.round(queue.oldestWaitingSeconds * 10) / 10 })),
-    webhooks,
+    webhooks: { parkedCount: webhooks.count, parked: webhooks.latest },
     stuckCalls: stuck,
     textsRefused: refused,
   }
