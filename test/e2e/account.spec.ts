@@ -36,6 +36,8 @@ const sessionsList = (page: Page) => page.getByRole('list', { name: 'Signed-in s
 
 test.describe('the account page', () => {
   test('change the password: the other browser is signed out, the new password works, the email arrives', async ({ page, browser }) => {
+    // Two browsers, five password checks and an email: about 12 s alone, past 30 s on a loaded CI machine.
+    test.setTimeout(60_000)
     const user = await signUpViaApi(page, { paid: 'basic' })
     const elsewhere = await secondBrowser(browser, user)
     await elsewhere.page.goto('/account')
