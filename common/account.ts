@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { EmailSchema, FullNameSchema, NewPasswordSchema, PhoneSchema, TokenSchema } from './auth'
 import { PASSWORD_MAX } from './auth-constants'
 import { text } from './text'
+import { OptionalTwoFactorCodeSchema } from './two-factor'
 
 /** A code texted to a new phone number: this many digits, valid this long, this many tries. */
 export const PHONE_CODE_DIGITS = 6
@@ -23,8 +24,11 @@ const CurrentPasswordSchema = text({ error: 'Please enter your current password'
 export const UpdateProfileBodySchema = z.object({ fullName: FullNameSchema })
 export type UpdateProfileBody = z.input<typeof UpdateProfileBodySchema>
 
-/** A new email address: confirmed through a link sent to it; the current password is asked first. */
-export const ChangeEmailBodySchema = z.object({ newEmail: EmailSchema, currentPassword: CurrentPasswordSchema })
+/**
+ * A new email address: confirmed through a link sent to it; the current password is asked first, and
+ * the code of two-factor sign-in when it is on (docs/decisions/072).
+ */
+export const ChangeEmailBodySchema = z.object({ newEmail: EmailSchema, currentPassword: CurrentPasswordSchema, twoFactorCode: OptionalTwoFactorCodeSchema })
 export type ChangeEmailBody = z.input<typeof ChangeEmailBodySchema>
 
 export const ConfirmEmailChangeBodySchema = z.object({ token: TokenSchema })
@@ -50,6 +54,8 @@ export const ChangePasswordBodySchema = z
     currentPassword: CurrentPasswordSchema,
     newPassword: NewPasswordSchema,
     confirmPassword: text({ error: 'Please confirm your password' }).min(1, 'Please confirm your password'),
+    /** Asked when two-factor sign-in is on (docs/decisions/072). */
+    twoFactorCode: OptionalTwoFactorCodeSchema,
   })
   .refine((body) => body.newPassword === body.confirmPassword, { message: 'Passwords do not match', path: ['confirmPassword'] })
   .refine((body) => body.newPassword !== body.currentPassword, { message: 'Choose a password different from your current one', path: ['newPassword'] })

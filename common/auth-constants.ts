@@ -26,7 +26,8 @@ export function formatPhone(value: string): string {
   return `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`
 }
 
-export const POST_LOGIN_PATHS = ['/dashboard', '/goal-intake', '/payment'] as const
+/** Spec 1 §4's three, and /staff for a staff account without a plan of its own (docs/decisions/072). */
+export const POST_LOGIN_PATHS = ['/dashboard', '/goal-intake', '/payment', '/staff'] as const
 export type PostLoginPath = (typeof POST_LOGIN_PATHS)[number]
 
 /**

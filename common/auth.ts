@@ -101,6 +101,13 @@ export type SessionUser = z.infer<typeof SessionUserSchema>
 
 export const SessionUserResponseSchema = z.object({ user: SessionUserSchema })
 
+/**
+ * Sign-in's answer (and a password reset's): the user, signed in; or, when two-factor sign-in is on,
+ * `twoFactorRequired` with no user: the session waits for the code (POST /api/auth/two-factor).
+ */
+export const SignInResponseSchema = z.union([SessionUserResponseSchema, z.object({ twoFactorRequired: z.literal(true) })])
+export type SignInResponse = z.infer<typeof SignInResponseSchema>
+
 export const DestinationResponseSchema = z.object({ path: z.enum(POST_LOGIN_PATHS) })
 
 export const MessageResponseSchema = z.object({ message: text() })

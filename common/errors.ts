@@ -20,15 +20,21 @@ export const ERRORS = {
   WRONG_PASSWORD: { status: 400, message: 'Your current password is not correct.' },
   /** The account page: the code texted to a new phone number is wrong, used up or expired. */
   INVALID_CODE: { status: 400, message: 'That code is not right. Check the text and try again.' },
+  /** Two-factor sign-in: the code from the authenticator app (or the recovery code) is wrong, used already or too old. */
+  INVALID_TWO_FACTOR_CODE: { status: 400, message: 'That code is not right. Check your authenticator app and try again.' },
   // 401
   UNAUTHENTICATED: { status: 401, message: 'Please log in to continue.' },
   INVALID_CREDENTIALS: { status: 401, message: 'Invalid email or password' },
+  /** The session has passed the password but not yet the code of two-factor sign-in: only the code step works. */
+  TWO_FACTOR_PENDING: { status: 401, message: 'Enter the code from your authenticator app to finish signing in.' },
   // 403
   FORBIDDEN: { status: 403, message: 'Forbidden' },
   PAYMENT_REQUIRED: { status: 403, message: 'An active subscription is required. Please choose a plan.' },
   /** A paid feature of the higher plans (Premium and Elite's detailed analytics) asked for on Basic. */
   PLAN_UPGRADE_REQUIRED: { status: 403, message: 'Detailed analytics come with the Premium and Elite plans. Upgrade your plan to see your progress charts.' },
   EMAIL_NOT_CONFIRMED: { status: 403, message: 'Please check your email and confirm your account' },
+  /** A staff page or operation, asked by a staff member who has not set up two-factor sign-in: the web app sends them to set it up. */
+  TWO_FACTOR_REQUIRED: { status: 403, message: 'Staff pages need two-factor sign-in. Set it up to continue.' },
   // 404
   NOT_FOUND: { status: 404, message: 'Not found' },
   // 409

@@ -42,3 +42,6 @@ export const OpsSnapshotSchema = z.object({
   textsRefused: z.array(z.object({ code: z.number().int(), count: z.number().int() })),
 })
 export type OpsSnapshot = z.infer<typeof OpsSnapshotSchema>
+
+export const RetryParkedEventParamsSchema = z.object({ id: z.coerce.number().int().positive().max(2 ** 53 - 1) })
+export const RetryParkedEventResponseSchema = z.object({ retried: z.literal(true) })

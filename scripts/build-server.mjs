@@ -14,7 +14,7 @@ import { build } from 'esbuild'
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** The programs dist/ holds, by source path (each is built to dist/<same path>.js). */
-export const ENTRIES = ['server/index.ts', 'worker/index.ts', 'server/db/migrate-cli.ts', 'scripts/db-seed.ts', 'scripts/stripe-setup.ts', 'scripts/vapi-setup.ts', 'scripts/calls-status.ts']
+export const ENTRIES = ['server/index.ts', 'worker/index.ts', 'server/db/migrate-cli.ts', 'scripts/db-seed.ts', 'scripts/stripe-setup.ts', 'scripts/vapi-setup.ts', 'scripts/calls-status.ts', 'scripts/staff.ts']
 
 /**
  * The packages that stay in node_modules (docs/decisions/066-compiled-server.md): native addons

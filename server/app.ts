@@ -47,7 +47,9 @@ import stripeWebhookRoutes from './routes/webhooks-stripe'
 import smsWebhookRoutes from './routes/webhooks-sms'
 import vapiWebhookRoutes from './routes/webhooks-vapi'
 import callNowRoutes from './routes/call-now'
+import opsRoutes from './routes/ops'
 import accountDataRoutes from './routes/account-data'
+import staffRoutes from './routes/staff'
 
 const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
@@ -239,6 +241,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(progressRoutes)
   await app.register(coursesRoutes)
   await app.register(chatRoutes)
+  await app.register(opsRoutes)
+  await app.register(staffRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

@@ -24,6 +24,7 @@ import { createMetrics, type Metrics } from './observability/metrics'
 import type { AppJobQueue } from './jobs/contracts'
 import { createAccounts, type Accounts, type SessionsEnded } from '#server/services/accounts'
 import { createAccountData } from '#server/services/account-data'
+import { createAudit } from '#server/services/audit'
 import { createBilling, type Billing } from '#server/services/billing'
 import { callLines, createCalls, WEB_CALL_FIRST_MESSAGE, type Calls, type FinalCall } from '#server/services/calls'
 import { createChat, defaultChatSettings } from '#server/services/chat'
@@ -37,6 +38,7 @@ import { createMaintenance } from '#server/services/maintenance'
 import { createOps } from '#server/services/ops'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
+import { createStaff } from '#server/services/staff'
 import { createTexts, type Texts } from '#server/services/texts'
 import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
@@ -271,6 +273,10 @@ export function createServices(config: Config, deps: ServiceDeps) {
     accounts,
     /** The person's own data: "Export my data" and "Delete my account". */
     accountData,
+    /** The audit log: who did what to whose account (docs/decisions/072); the account page's list. */
+    audit: createAudit({ db }),
+    /** Staff accounts and their roles (docs/decisions/072): the staff guard asks it. */
+    staff: createStaff({ db, clock, mailer, appUrl: config.appUrl }),
     billing,
     goals: createGoals({ db, clock }),
     calls,

@@ -1,8 +1,9 @@
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, sql } from 'drizzle-orm'
+import { TWO_FACTOR_STEP_MINUTES } from '#common/two-factor'
 import type { Config } from '../config'
 import type { Db, DbExecutor } from '../db/client'
 import { prepared } from '../db/prepared'
-import { profiles, sessions, subscribers, users, type User } from '../db/schema'
+import { profiles, sessions, subscribers, twoFactorCredentials, users, type User } from '../db/schema'
 import type { Clock } from '../lib/clock'
 import { sessionProfileColumns, type SessionProfileRow } from '../db/access'
 import { recordActivity } from '../db/activity'
@@ -20,6 +21,15 @@ const SESSION_MAX_AGE_MS = 30 * DAY_MS
 const SESSION_RENEWAL_MS = 60 * 60 * 1000
 /** `last_seen_at` (the account page's "last seen") is written at most this often per session. */
 export const SESSION_SEEN_MS = 5 * 60 * 1000
+/** A session waiting for its two-factor code ends this long after the password (docs/decisions/072). */
+const TWO_FACTOR_STEP_MS = TWO_FACTOR_STEP_MINUTES * 60 * 1000
+
+/**
+ * Where a session stands with two-factor sign-in (docs/decisions/072): `off` (its user has not
+ * turned it on), `pending` (on, and the session has passed the password but not the code: only
+ * the code step works), `verified` (on, and the code was given).
+ */
+export type SessionTwoFactor = 'off' | 'pending' | 'verified'
 
 export type ValidSession = {
   id: string
@@ -29,6 +39,7 @@ export type ValidSession = {
    * session: the paid guard and /api/me decide from it without another query.
    */
   profile: SessionProfileRow | null
+  twoFactor: SessionTwoFactor
   createdAt: Date
   lastVerifiedAt: Date
   expiresAt: Date
@@ -52,12 +63,16 @@ export function sessionCookieOptions(config: Config, session: { lastVerifiedAt: 
   }
 }
 
+/**
+ * A new session (at the password: `twoFactorVerified` stays false, and a user with two-factor
+ * sign-in on must then give the code; docs/decisions/072).
+ */
 export async function createSession(
-  db: Db,
+  db: DbExecutor,
   clock: Clock,
   userId: string,
-  meta: { userAgent?: string | undefined; ip?: string | undefined } = {},
-): Promise<{ token: string; lastVerifiedAt: Date; expiresAt: Date }> {
+  meta: { userAgent?: string | undefined; ip?: string | undefined; twoFactorVerified?: boolean } = {},
+): Promise<{ token: string; id: string; lastVerifiedAt: Date; expiresAt: Date }> {
   const id = randomToken(20)
   const secret = randomToken(32)
   const now = clock.now()
@@ -72,22 +87,24 @@ export async function createSession(
     expiresAt,
     userAgent: meta.userAgent?.slice(0, 300),
     ip: meta.ip,
+    twoFactorVerified: meta.twoFactorVerified ?? false,
   })
-  return { token: `${id}.${secret}`, lastVerifiedAt: now, expiresAt }
+  return { token: `${id}.${secret}`, id, lastVerifiedAt: now, expiresAt }
 }
 
 /**
- * Every authenticated request runs this: the session, its user and the user's access row in one
- * statement, prepared once per database handle.
+ * Every authenticated request runs this: the session, its user, the user's access row and whether
+ * two-factor sign-in is on, in one statement, prepared once per database handle.
  */
 const sessionById = (db: DbExecutor) =>
   prepared(db, 'session_by_id', (db) =>
     db
-      .select({ session: sessions, user: users, profile: sessionProfileColumns })
+      .select({ session: sessions, user: users, profile: sessionProfileColumns, twoFactorOn: twoFactorCredentials.enabledAt })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .leftJoin(profiles, eq(profiles.id, sessions.userId))
       .leftJoin(subscribers, eq(subscribers.userId, profiles.id))
+      .leftJoin(twoFactorCredentials, and(eq(twoFactorCredentials.userId, sessions.userId), isNotNull(twoFactorCredentials.enabledAt)))
       .where(eq(sessions.id, sql.placeholder('id')))
       .limit(1)
       .prepare('session_by_id'),
@@ -106,7 +123,10 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
 
   const now = clock.now()
   const idleFor = now.getTime() - row.session.lastVerifiedAt.getTime()
-  if (idleFor >= SESSION_IDLE_MS || now.getTime() >= row.session.expiresAt.getTime()) {
+  const twoFactor: SessionTwoFactor = row.twoFactorOn === null ? 'off' : row.session.twoFactorVerified ? 'verified' : 'pending'
+  // A session waiting for its code waits only so long: then the password must be given again.
+  const abandoned = twoFactor === 'pending' && now.getTime() - row.session.createdAt.getTime() >= TWO_FACTOR_STEP_MS
+  if (abandoned || idleFor >= SESSION_IDLE_MS || now.getTime() >= row.session.expiresAt.getTime()) {
     await db.delete(sessions).where(eq(sessions.id, id))
     return null
   }
@@ -117,7 +137,7 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
     renewed = true
     await db.update(sessions).set({ lastVerifiedAt: now, lastSeenAt: now }).where(eq(sessions.id, id))
     // Coming back to a live session on a new day counts as signing in that day (Days Active).
-    if (row.session.lastVerifiedAt.toISOString().slice(0, 10) !== now.toISOString().slice(0, 10)) {
+    if (twoFactor !== 'pending' && row.session.lastVerifiedAt.toISOString().slice(0, 10) !== now.toISOString().slice(0, 10)) {
       await recordActivity(db, row.user.id, 'sign_in', now)
     }
   } else if (now.getTime() - row.session.lastSeenAt.getTime() >= SESSION_SEEN_MS) {
@@ -128,6 +148,7 @@ export async function validateSessionToken(db: Db, clock: Clock, token: string):
     id,
     user: row.user,
     profile: row.profile,
+    twoFactor,
     createdAt: row.session.createdAt,
     lastVerifiedAt,
     expiresAt: row.session.expiresAt,
@@ -151,6 +172,11 @@ export async function invalidateSession(db: DbExecutor, id: string): Promise<voi
 
 export async function invalidateUserSessions(db: DbExecutor, userId: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.userId, userId))
+}
+
+/** The session passed the code of two-factor sign-in (docs/decisions/072). */
+export async function markSessionTwoFactorVerified(db: DbExecutor, id: string): Promise<void> {
+  await db.update(sessions).set({ twoFactorVerified: true }).where(eq(sessions.id, id))
 }
 
 export type NewSessionCookie = { token: string; lastVerifiedAt: Date; expiresAt: Date }

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -67,9 +67,95 @@ type OpenDatabaseOptions =
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if ('databaseUrl' in options) return openPostgres(options.databaseUrl, options.maxConnections ?? 10)
-  const dir = 'dataDir' in options ? join(options.dataDir, 'pglite') : undefined
-  if (dir) mkdirSync(dir, { recursive: true })
-  return openPglite(dir)
+  if (!('dataDir' in options)) return openPglite(undefined)
+  const dir = join(options.dataDir, 'pglite')
+  mkdirSync(dir, { recursive: true })
+  const release = lockDataDir(options.dataDir)
+  try {
+    const database = await openPglite(dir)
+    return {
+      ...database,
+      async close() {
+        try {
+          await database.close()
+        } finally {
+          release()
+        }
+      },
+    }
+  } catch (error) {
+    release()
+    throw error
+  }
+}
+
+/** The embedded database's directory is held by another process (PGlite itself does not lock it). */
+export class DataDirInUseError extends Error {
+  readonly dataDir: string
+  readonly pid: number
+  constructor(dataDir: string, pid: number) {
+    super(
+      `The embedded database in ${dataDir} is in use by another process (pid ${pid}), most likely the server (npm start). ` +
+        'Only one process at a time may open it: stop that process first, then run this again (or use DATABASE_URL).',
+    )
+    this.name = 'DataDirInUseError'
+    this.dataDir = dataDir
+    this.pid = pid
+  }
+}
+
+/** The data directories this process holds open. */
+const heldDataDirs = new Set<string>()
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists, and belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Takes `<dataDir>/pglite.pid` for this process, or throws DataDirInUseError while another live
+ * process holds it. PGlite (one PostgreSQL in this process's memory) never notices another process
+ * writing the same files, and two at once lose or corrupt data; so the server, the worker and the
+ * commands (`npm run staff:add`, `db:migrate`, `db:seed`) each take the directory for as long as
+ * they have it open. A file left by a process that has died (a crash, a kill) is taken over: its
+ * pid is not alive, or is this process's own (a container restarted with the same pid).
+ */
+function lockDataDir(dataDir: string): () => void {
+  const key = resolve(dataDir)
+  if (heldDataDirs.has(key)) throw new DataDirInUseError(dataDir, process.pid)
+  const path = join(dataDir, 'pglite.pid')
+  for (let attempt = 0; ; attempt++) {
+    // Written beside it, then linked into place: the file appears with its pid in it, or not at all.
+    const mine = `${path}.${process.pid}`
+    writeFileSync(mine, `${process.pid}\n`)
+    try {
+      linkSync(mine, path)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const holder = Number.parseInt(readFileSync(path, 'utf8'), 10)
+      const live = Number.isInteger(holder) && holder > 0 && holder !== process.pid && processIsAlive(holder)
+      // Taken over once; taken by someone else meanwhile, it is theirs.
+      if (live || attempt > 0) throw new DataDirInUseError(dataDir, holder)
+      rmSync(path, { force: true })
+    } finally {
+      rmSync(mine, { force: true })
+    }
+  }
+  heldDataDirs.add(key)
+  return () => {
+    heldDataDirs.delete(key)
+    try {
+      if (Number.parseInt(readFileSync(path, 'utf8'), 10) === process.pid) rmSync(path, { force: true })
+    } catch {
+      // gone already
+    }
+  }
 }
 
 function openPostgres(url: string, max: number): Database {

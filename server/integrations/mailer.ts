@@ -12,6 +12,7 @@ export type EmailKind =
   | 'password_changed'
   | 'trial_ending'
   | 'weekly_report'
+  | 'staff_invitation'
 
 export type OutgoingMail = {
   kind: EmailKind

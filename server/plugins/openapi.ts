@@ -1,13 +1,13 @@
 import swagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod'
-import type { RouteAuth } from './auth'
+import type { RouteAuth, RouteRole } from './auth'
 
 /** Every operation carries one of these tags (redocly.yaml makes an undeclared tag an error). */
 const TAGS = [
   { name: 'operations', description: 'The state of the server and what it depends on.' },
-  { name: 'auth', description: 'Sign-up, sign-in and sign-out, email confirmation and password reset.' },
-  { name: 'account', description: "The signed-in person's profile, email, phone, password, sessions and plan usage; exporting their data and deleting the account." },
+  { name: 'auth', description: 'Sign-up, sign-in (with its two-factor code step) and sign-out, email confirmation and password reset.' },
+  { name: 'account', description: "The signed-in person's profile, email, phone, password, two-factor sign-in, sessions, account activity and plan usage; exporting their data and deleting the account." },
   { name: 'billing', description: 'The plans, the subscription, Stripe Checkout and the customer portal, and payment testing mode.' },
   { name: 'opt-in', description: 'The text (SMS) opt-in page: its instructions, recording the opt-in, and the events while it is open.' },
   { name: 'consent', description: 'Where calls, texts and report emails stand for the person, and the consent ledger.' },
@@ -18,6 +18,11 @@ const TAGS = [
   { name: 'conversations', description: 'Text chat with the coach: conversations and their messages.' },
   { name: 'courses', description: 'Courses, their lessons and quizzes, enrollment and progress.' },
   { name: 'reports', description: 'Weekly progress reports, progress over the weeks, and unsubscribing from report emails.' },
+  {
+    name: 'staff',
+    description:
+      "Staff accounts' operations. Each names the staff roles it accepts (x-staff-roles) and needs two-factor sign-in: to anyone who is not staff it answers 404, as for a route that does not exist.",
+  },
   { name: 'webhooks', description: 'Calls from Stripe, Vapi and Twilio, each authenticated by its signature or secret rather than a session.' },
 ]
 
@@ -47,9 +52,12 @@ export default fp(
       },
       transform: (input) => {
         const transformed = jsonSchemaTransform(input)
-        const auth = (input.route.config as { auth?: RouteAuth } | undefined)?.auth ?? 'none'
+        const config = input.route.config as { auth?: RouteAuth; role?: RouteRole } | undefined
+        const auth = config?.auth ?? 'none'
         const schema = (transformed.schema ?? {}) as Record<string, unknown>
-        if (auth === 'session' || auth === 'paid') schema.security = [{ session: [] }]
+        if (auth === 'session' || auth === 'paid' || auth === 'two-factor' || auth === 'staff') schema.security = [{ session: [] }]
+        // The roles a staff operation accepts (any one of them).
+        if (auth === 'staff' && config?.role) schema['x-staff-roles'] = [config.role].flat()
         if (auth === 'optional') schema.security = [{}, { session: [] }]
         if (auth === 'none' || auth === 'webhook' || auth === 'token') schema.security = []
         return { ...transformed, schema }

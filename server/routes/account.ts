@@ -13,7 +13,17 @@ import {
   SignedOutResponseSchema,
   UpdateProfileBodySchema,
 } from '#common/account'
+import { AccountActivityResponseSchema } from '#common/audit'
 import { ErrorBodySchema } from '#common/errors'
+import {
+  RecoveryCodesBodySchema,
+  RecoveryCodesResponseSchema,
+  TwoFactorDisableBodySchema,
+  TwoFactorEnableBodySchema,
+  TwoFactorSetupBodySchema,
+  TwoFactorSetupResponseSchema,
+  TwoFactorStatusResponseSchema,
+} from '#common/two-factor'
 import { AccountUsageResponseSchema } from '#common/usage'
 import { perUserLimit } from '../lib/route-hooks'
 import { AUTH_POST_LIMIT } from './auth'
@@ -29,6 +39,8 @@ const WRITE_LIMIT = perUserLimit('account-write', 20)
 const PASSWORD_LIMIT = perUserLimit('account-password', 5, 'preHandler')
 /** The code of a new phone number: 10 tries a minute per person (and 5 per code). */
 const CODE_LIMIT = perUserLimit('account-code', 10, 'preHandler')
+/** Two-factor codes on the account page: 10 a minute per person, on top of the per-person count of wrong codes. */
+const TWO_FACTOR_LIMIT = perUserLimit('account-two-factor', 10, 'preHandler')
 
 /**
  * /api/account: the account page (issue 16, docs/decisions/050). Every operation needs the session
@@ -214,6 +226,96 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'session', cache: 'no-store', rateLimit: PASSWORD_LIMIT },
     },
     async (request) => accounts.changePassword(request.user, request.sessionId, request.body),
+  )
+
+  app.get(
+    '/api/account/two-factor',
+    {
+      schema: {
+        operationId: 'getTwoFactor',
+        tags: ['account'],
+        summary: 'Two-factor sign-in: whether it is on, since when, and how many recovery codes are left',
+        response: { 200: TwoFactorStatusResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
+      },
+      config: { auth: 'session', cache: 'no-store' },
+    },
+    async (request) => accounts.twoFactorStatus(request.user.id),
+  )
+
+  app.post(
+    '/api/account/two-factor/setup',
+    {
+      schema: {
+        operationId: 'beginTwoFactorSetup',
+        tags: ['account'],
+        summary:
+          'Start turning on two-factor sign-in (current password required): a new key for an authenticator app, as a QR code and as text. It is not on until a code from the app confirms it; asking again replaces a key not confirmed yet',
+        body: TwoFactorSetupBodySchema,
+        response: { 200: TwoFactorSetupResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: PASSWORD_LIMIT },
+    },
+    async (request) => accounts.beginTwoFactorSetup(request.user, request.body.currentPassword),
+  )
+
+  app.post(
+    '/api/account/two-factor',
+    {
+      schema: {
+        operationId: 'enableTwoFactor',
+        tags: ['account'],
+        summary:
+          'Turn on two-factor sign-in with a code from the app holding the new key: every other session is signed out, and 10 single-use recovery codes are returned, shown this once',
+        body: TwoFactorEnableBodySchema,
+        response: { 200: RecoveryCodesResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: TWO_FACTOR_LIMIT },
+    },
+    async (request) => accounts.enableTwoFactor(request.user, request.sessionId, request.body.code),
+  )
+
+  app.post(
+    '/api/account/two-factor/disable',
+    {
+      schema: {
+        operationId: 'disableTwoFactor',
+        tags: ['account'],
+        summary: 'Turn off two-factor sign-in: the current password and a code (from the app, or a recovery code); the key and the recovery codes are deleted',
+        body: TwoFactorDisableBodySchema,
+        response: { 200: TwoFactorStatusResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: PASSWORD_LIMIT },
+    },
+    async (request) => accounts.disableTwoFactor(request.user, request.sessionId, request.body),
+  )
+
+  app.post(
+    '/api/account/two-factor/recovery-codes',
+    {
+      schema: {
+        operationId: 'regenerateRecoveryCodes',
+        tags: ['account'],
+        summary: 'New recovery codes for a code (from the app, or a recovery code): the earlier ones stop working; the 10 new ones are shown this once',
+        body: RecoveryCodesBodySchema,
+        response: { 200: RecoveryCodesResponseSchema, ...errors },
+      },
+      config: { auth: 'session', cache: 'no-store', rateLimit: TWO_FACTOR_LIMIT },
+    },
+    async (request) => accounts.regenerateRecoveryCodes(request.user.id, request.body.code),
+  )
+
+  app.get(
+    '/api/account/activity',
+    {
+      schema: {
+        operationId: 'getAccountActivity',
+        tags: ['account'],
+        summary: "The audit log's events about the person's account, newest first (at most 100): who did what (staff named with their roles) and when",
+        response: { 200: AccountActivityResponseSchema, 401: ErrorBodySchema, 429: ErrorBodySchema },
+      },
+      config: { auth: 'session', cache: 'no-store' },
+    },
+    async (request) => ({ events: await app.services.audit.aboutPerson(request.user.id) }),
   )
 
   app.get(

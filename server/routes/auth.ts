@@ -9,9 +9,11 @@ import {
   MessageResponseSchema,
   ResetPasswordBodySchema,
   SessionUserResponseSchema,
+  SignInResponseSchema,
   SignupBodySchema,
 } from '#common/auth'
 import { ErrorBodySchema } from '#common/errors'
+import { TwoFactorSignInBodySchema } from '#common/two-factor'
 import { sessionUserFrom, type RequestMeta } from '#server/services/accounts'
 
 /** Auth POSTs: 10 per minute per IP, shared by every auth endpoint (Redis-backed when configured). */
@@ -50,15 +52,36 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'signIn',
         tags: ['auth'],
-        summary: 'Sign in with email and password (always a new session)',
+        summary:
+          'Sign in with email and password (always a new session). With two-factor sign-in on, the answer is { twoFactorRequired: true } and the session waits for the code (POST /api/auth/two-factor)',
         body: LoginBodySchema,
-        response: { 200: SessionUserResponseSchema, ...errors },
+        response: { 200: SignInResponseSchema, ...errors },
       },
       config: { auth: 'none', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
-      const { user, session } = await accounts.logIn(request.body, meta(request))
+      const { user, session, twoFactorRequired } = await accounts.logIn(request.body, meta(request))
       app.setSessionCookie(reply, session)
+      if (twoFactorRequired) return { twoFactorRequired: true as const }
+      return { user: await accounts.toSessionUser(user) }
+    },
+  )
+
+  app.post(
+    '/api/auth/two-factor',
+    {
+      schema: {
+        operationId: 'completeTwoFactorSignIn',
+        tags: ['auth'],
+        summary:
+          "Sign-in's second step: the 6-digit code from the authenticator app, or a recovery code (single use), for a session waiting for it (valid 15 minutes after the password; wrong codes are limited per person)",
+        body: TwoFactorSignInBodySchema,
+        response: { 200: SessionUserResponseSchema, ...errors },
+      },
+      config: { auth: 'two-factor', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
+    },
+    async (request) => {
+      const user = await accounts.completeTwoFactorSignIn(request.session!, request.body.code)
       return { user: await accounts.toSessionUser(user) }
     },
   )
@@ -70,7 +93,9 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: 'optional' },
     },
     async (request, reply) => {
-      if (request.session) await accounts.logOut(request.session.id)
+      // A session still waiting for its two-factor code ends too.
+      const session = request.session ?? request.pendingSession
+      if (session) await accounts.logOut(session.id)
       app.clearSessionCookie(reply)
       return reply.code(204).send()
     },
@@ -159,15 +184,17 @@ const authRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'resetPassword',
         tags: ['auth'],
-        summary: 'Set a new password with the emailed token (single use, valid 1 h); signs out every other session',
+        summary:
+          'Set a new password with the emailed token (a reset link: single use, valid 1 h; a staff invitation: valid 7 days); signs out every other session. With two-factor sign-in on, the new session waits for the code ({ twoFactorRequired: true })',
         body: ResetPasswordBodySchema,
-        response: { 200: SessionUserResponseSchema, ...errors },
+        response: { 200: SignInResponseSchema, ...errors },
       },
       config: { auth: 'none', cache: 'no-store', rateLimit: AUTH_POST_LIMIT },
     },
     async (request, reply) => {
-      const { user, session } = await accounts.resetPassword(request.body.token, request.body.password, meta(request))
+      const { user, session, twoFactorRequired } = await accounts.resetPassword(request.body.token, request.body.password, meta(request))
       app.setSessionCookie(reply, session)
+      if (twoFactorRequired) return { twoFactorRequired: true as const }
       return { user: await accounts.toSessionUser(user) }
     },
   )

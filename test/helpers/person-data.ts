@@ -12,6 +12,7 @@ import { hashSecret } from '#server/auth/tokens'
 import type { Db } from '#server/db/client'
 import {
   accountDataExports,
+  auditEvents,
   coachingCallEvents,
   coachingCalls,
   commitments,
@@ -27,9 +28,12 @@ import {
   phoneProofs,
   quizAttempts,
   quizzes,
+  staffRoles,
   subscribers,
   textMessages,
   textSuppressions,
+  twoFactorCredentials,
+  twoFactorRecoveryCodes,
   usageDays,
   usageVoiceCalls,
   userActivity,
@@ -251,6 +255,25 @@ export const SEEDERS: readonly Seeder[] = [
         .insert(phoneProofs)
         .values({ userId: user.id, phoneNumber: user.phoneNumber, method: 'code', provenAt: clock.now() })
         .onConflictDoUpdate({ target: phoneProofs.userId, set: { method: 'code', provenAt: clock.now() } })
+    },
+  },
+  {
+    tables: ['two_factor_credentials', 'two_factor_recovery_codes'],
+    async seed({ db, user, clock }) {
+      // Two-factor sign-in turned on, with one recovery code (docs/decisions/072).
+      const now = clock.now()
+      await db.insert(twoFactorCredentials).values({ userId: user.id, secret: new Uint8Array(randomBytes(20)), enabledAt: now, lastUsedStep: null, createdAt: now })
+      await db.insert(twoFactorRecoveryCodes).values({ userId: user.id, codeHash: hashSecret(randomBytes(8).toString('hex')), position: 1, createdAt: now })
+    },
+  },
+  {
+    tables: ['staff_roles', 'audit_events'],
+    async seed({ db, user, clock }) {
+      // A staff role the person (an administrator) granted themselves, and the audit log's row of
+      // their own change to their account.
+      const now = clock.now()
+      await db.insert(staffRoles).values({ userId: user.id, role: 'coach', grantedAt: now, grantedBy: user.id })
+      await db.insert(auditEvents).values({ at: now, actorKind: 'user', actorUserId: user.id, action: 'two_factor_enabled', subjectUserId: user.id, targetType: 'two_factor' })
     },
   },
 ]

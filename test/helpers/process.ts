@@ -23,13 +23,13 @@ export type Spawned = {
 }
 
 /** Runs `node --import tsx <entry> [args]` from the repository root with only the given environment. */
-export function spawnEntry(entry: string, env: Record<string, string>, args: string[] = []): Spawned {
+export function spawnEntry(entry: string, env: Record<string, string>, args: readonly string[] = []): Spawned {
   return spawnNode(['--import', 'tsx', entry, ...args], env)
 }
 
-/** Runs a compiled entry with plain `node <entry>` (no tsx), as spawnEntry runs a source one. */
-export function spawnCompiled(entry: string, env: Record<string, string>): Spawned {
-  return spawnNode([entry], env)
+/** Runs a compiled entry with plain `node <entry> [args]` (no tsx), as spawnEntry runs a source one. */
+export function spawnCompiled(entry: string, env: Record<string, string>, args: readonly string[] = []): Spawned {
+  return spawnNode([entry, ...args], env)
 }
 
 function spawnNode(args: string[], env: Record<string, string>): Spawned {

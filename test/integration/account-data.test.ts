@@ -75,7 +75,8 @@ async function person(options: { seed?: boolean } = {}): Promise<Person> {
   const marker = randomBytes(6).toString('hex')
   const user = await insertUser(app.db, { phoneNumber: `555${String(7_000_000 + ++phoneCounter).padStart(7, '0')}`, passwordHash, emailConfirmedAt: clock.now() })
   if (options.seed !== false) await seedPersonData({ db: app.db, clock, user, marker })
-  const session = await createSession(app.db, clock, user.id)
+  // Verified for two-factor sign-in: the seeded data turns it on for the person (docs/decisions/072).
+  const session = await createSession(app.db, clock, user.id, { twoFactorVerified: true })
   return { user, cookie: `session=${session.token}`, marker }
 }
 
@@ -191,7 +192,7 @@ describe('POST /api/account/export', () => {
     expect(everything).not.toContain(bob.marker)
     expect(everything).not.toContain(passwordHash)
     expect(everything).not.toContain(alice.cookie.split('=')[1]!.split('.')[1]!)
-    expect(everything).not.toMatch(/"(password_hash|secret_hash|token_hash|unsubscribe_token_hash|payload|previous_chat_id)"/)
+    expect(everything).not.toMatch(/"(password_hash|secret_hash|token_hash|unsubscribe_token_hash|payload|previous_chat_id|secret|code_hash)"/)
     const seeded = json.get('sessions.json')!.sessions!.find((row) => row.user_agent === 'Mozilla/5.0 (seeded)')
     expect(seeded).toMatchObject({ ip: '203.0.113.9', user_id: alice.user.id })
     expect(seeded).not.toHaveProperty('id')
@@ -301,7 +302,7 @@ describe('POST /api/account/delete', () => {
     const customer = stripe.subscriptions.get(subscriptionId)!.customer as string
     expect(stripe.paymentMethodsOf(customer)).toHaveLength(1) // the card she paid with
     await seedPersonData({ db: app.db, clock, user: grace.user, marker: grace.marker })
-    const secondSession = `session=${(await createSession(app.db, clock, grace.user.id)).token}`
+    const secondSession = `session=${(await createSession(app.db, clock, grace.user.id, { twoFactorVerified: true })).token}`
     const henry = await person()
     const henryColumns: Array<[PersonColumn, number]> = []
     for (const column of await personColumns(app.db)) henryColumns.push([column, await countNaming(app.db, column, henry.user)])

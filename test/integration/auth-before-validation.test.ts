@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { signedInUser } from '../helpers/users'
+import { signedInStaff } from '../helpers/staff'
+import { STAFF_ROLES, type StaffRole } from '#common/staff'
 
 /**
  * Authentication runs before validation: every operation the OpenAPI document marks as needing a
- * session answers an anonymous caller 401, whatever parameters and body it sends, so the caller
- * learns nothing of the route's rules. The same request with a session gets past the guard (and is
- * then refused by validation), which proves the parameters really were invalid.
+ * session answers an anonymous caller 401 (a staff operation, `x-staff-roles`: 404, as if it did
+ * not exist), whatever parameters and body it sends, so the caller learns nothing of the route's
+ * rules. The same request with a session (for a staff operation, staff with its roles and
+ * two-factor sign-in) gets past the guard (and is then refused by validation), which proves the
+ * parameters really were invalid.
  */
 let database: TestDatabase
 let app: FastifyInstance
@@ -24,7 +28,7 @@ afterAll(async () => {
 })
 
 type Parameter = { in: 'path' | 'query' | 'header' | 'cookie'; name: string }
-type Operation = { security?: Array<Record<string, unknown>>; parameters?: Parameter[]; requestBody?: unknown }
+type Operation = { security?: Array<Record<string, unknown>>; parameters?: Parameter[]; requestBody?: unknown; 'x-staff-roles'?: StaffRole[] }
 type Document = { paths: Record<string, Record<string, Operation>> }
 
 /** A value no schema of ours accepts: a NUL byte, a lone surrogate and far too long. */
@@ -50,29 +54,28 @@ function invalidRequest(path: string, method: string, operation: Operation): Inj
 describe('secured operations, called anonymously with invalid parameters', () => {
   it('answer 401 before any validation, for every operation the document secures', async () => {
     const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Document
-    const secured: Array<{ name: string; request: InjectOptions; hasInput: boolean }> = []
+    const secured: Array<{ name: string; request: InjectOptions; hasInput: boolean; staff: boolean }> = []
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const requiresSession = operation.security?.some((s) => 'session' in s) && !operation.security.some((s) => Object.keys(s).length === 0)
         if (!requiresSession) continue
         const hasInput = (operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined
-        secured.push({ name: `${method.toUpperCase()} ${path}`, request: invalidRequest(path, method, operation), hasInput })
+        secured.push({ name: `${method.toUpperCase()} ${path}`, request: invalidRequest(path, method, operation), hasInput, staff: operation['x-staff-roles'] !== undefined })
       }
     }
     // The document secures the app's personal routes; an empty walk would prove nothing.
     expect(secured.length).toBeGreaterThan(15)
     expect(secured.map((s) => s.name)).toContain('GET /api/billing/checkout-session/{sessionId}')
+    expect(secured.filter((s) => s.staff).map((s) => s.name)).toContain('GET /api/staff/me')
 
     const member = await signedInUser(app, { paid: 'premium' })
-    for (const { name, request, hasInput } of secured) {
+    const staff = await signedInStaff(app, [...STAFF_ROLES])
+    for (const { name, request, hasInput, staff: staffOnly } of secured) {
       const anonymous = await app.inject({ ...request, headers: { origin: app.config.appOrigin } })
-      expect({ name, status: anonymous.statusCode, code: anonymous.json<{ error?: { code?: string } }>().error?.code }).toEqual({
-        name,
-        status: 401,
-        code: 'UNAUTHENTICATED',
-      })
+      const refusal = staffOnly ? { status: 404, code: 'NOT_FOUND' } : { status: 401, code: 'UNAUTHENTICATED' }
+      expect({ name, status: anonymous.statusCode, code: anonymous.json<{ error?: { code?: string } }>().error?.code }).toEqual({ name, ...refusal })
       if (!hasInput) continue
-      const signedIn = await app.inject({ ...request, headers: member.headers })
+      const signedIn = await app.inject({ ...request, headers: (staffOnly ? staff : member).headers })
       expect({ name, status: signedIn.statusCode }).toEqual({ name, status: 400 })
     }
   })

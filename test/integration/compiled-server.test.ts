@@ -63,7 +63,7 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
   afterAll(() => rmSync(OUT, { recursive: true, force: true }))
 
   it('holds the entries `npm start`, `npm run worker` and the database commands run, and no TypeScript', () => {
-    for (const entry of ['server/index.js', 'worker/index.js', 'server/db/migrate-cli.js', 'scripts/db-seed.js']) {
+    for (const entry of ['server/index.js', 'worker/index.js', 'server/db/migrate-cli.js', 'scripts/db-seed.js', 'scripts/staff.js']) {
       expect(existsSync(join(OUT, entry)), entry).toBe(true)
     }
     const files = readdirSync(OUT, { recursive: true, encoding: 'utf8' })

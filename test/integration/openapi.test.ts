@@ -40,11 +40,14 @@ describe('GET /api/openapi.json', () => {
       const path = route.url.replace(/:(\w+)/g, '{$1}')
       const operation = document.paths[path]?.[route.method.toLowerCase()]
       expect(operation, `${route.method} ${route.url}`).toBeDefined()
-      const expected = route.auth === 'session' || route.auth === 'paid' ? [{ session: [] }] : route.auth === 'optional' ? [{}, { session: [] }] : []
+      const signedIn = route.auth === 'session' || route.auth === 'paid' || route.auth === 'two-factor' || route.auth === 'staff'
+      const expected = signedIn ? [{ session: [] }] : route.auth === 'optional' ? [{}, { session: [] }] : []
       expect({ route: `${route.method} ${route.url}`, security: operation!.security }).toEqual({ route: `${route.method} ${route.url}`, security: expected })
+      // A staff operation names the roles it accepts.
+      expect({ route: `${route.method} ${route.url}`, roles: operation!['x-staff-roles'] }).toEqual({ route: `${route.method} ${route.url}`, roles: route.roles })
     }
   })
 })
 
-type Document = { paths: Record<string, Record<string, { security?: unknown } | undefined> | undefined> }
+type Document = { paths: Record<string, Record<string, { security?: unknown; 'x-staff-roles'?: unknown } | undefined> | undefined> }
 const response = (reply: { json(): unknown }) => reply.json() as Document

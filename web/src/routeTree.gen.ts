@@ -16,7 +16,9 @@ import { Route as SplashRouteImport } from './routes/splash'
 import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
+import { Route as AuthenticatedOpsRouteImport } from './routes/_authenticated/ops'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
+import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/staff'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
 import { Route as DebugEdgeFunctionsRouteImport } from './routes/debug.edge-functions'
 import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticated/_paid/chat'
@@ -64,9 +66,19 @@ const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
   path: '/account',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedOpsRoute = AuthenticatedOpsRouteImport.update({
+  id: '/ops',
+  path: '/ops',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
 const AuthenticatedPaymentRoute = AuthenticatedPaymentRouteImport.update({
   id: '/payment',
   path: '/payment',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
+  id: '/staff',
+  path: '/staff',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const CoursesIndexRoute = CoursesIndexRouteImport.update({
@@ -149,7 +161,9 @@ export interface FileRoutesByFullPath {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
+  '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
+  '/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -170,7 +184,9 @@ export interface FileRoutesByTo {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
+  '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
+  '/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -194,7 +210,9 @@ export interface FileRoutesById {
   '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
+  '/_authenticated/ops': typeof AuthenticatedOpsRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
+  '/_authenticated/staff': typeof AuthenticatedStaffRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/_authenticated/_paid/chat': typeof AuthenticatedPaidChatRoute
@@ -217,7 +235,9 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/account'
+    | '/ops'
     | '/payment'
+    | '/staff'
     | '/debug/edge-functions'
     | '/courses/'
     | '/chat'
@@ -238,7 +258,9 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/account'
+    | '/ops'
     | '/payment'
+    | '/staff'
     | '/debug/edge-functions'
     | '/courses'
     | '/chat'
@@ -261,7 +283,9 @@ export interface FileRouteTypes {
     | '/unsubscribe'
     | '/_authenticated/_paid'
     | '/_authenticated/account'
+    | '/_authenticated/ops'
     | '/_authenticated/payment'
+    | '/_authenticated/staff'
     | '/debug/edge-functions'
     | '/courses/'
     | '/_authenticated/_paid/chat'
@@ -338,11 +362,25 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedAccountRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/ops': {
+      id: '/_authenticated/ops'
+      path: '/ops'
+      fullPath: '/ops'
+      preLoaderRoute: typeof AuthenticatedOpsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/payment': {
       id: '/_authenticated/payment'
       path: '/payment'
       fullPath: '/payment'
       preLoaderRoute: typeof AuthenticatedPaymentRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/staff': {
+      id: '/_authenticated/staff'
+      path: '/staff'
+      fullPath: '/staff'
+      preLoaderRoute: typeof AuthenticatedStaffRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/courses/': {
@@ -471,14 +509,18 @@ const AuthenticatedPaidRouteWithChildren =
 interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
+  AuthenticatedOpsRoute: typeof AuthenticatedOpsRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
+  AuthenticatedStaffRoute: typeof AuthenticatedStaffRoute
   AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
+  AuthenticatedOpsRoute: AuthenticatedOpsRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
+  AuthenticatedStaffRoute: AuthenticatedStaffRoute,
   AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, customType, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, customType, index, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { inList } from './helpers'
 
 export const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -66,11 +66,18 @@ export const sessions = pgTable(
     /** The browser's User-Agent at sign-in (at most 300 characters): the account page names the browser and OS from it. */
     userAgent: text(),
     ip: text(),
+    /**
+     * Whether the session passed the code of two-factor sign-in (docs/decisions/072). A session
+     * begins at the password; while its user has two-factor sign-in on and this is false, only the
+     * code step works.
+     */
+    twoFactorVerified: boolean().notNull().default(false),
   },
   (t) => [index('sessions_user_id_idx').on(t.userId), index('sessions_expires_at_idx').on(t.expiresAt)],
 )
 
-export const EMAIL_TOKEN_PURPOSES = ['confirm_email', 'reset_password'] as const
+/** invitation: a staff account's first password (`npm run staff:add`), set as a reset's is. */
+export const EMAIL_TOKEN_PURPOSES = ['confirm_email', 'reset_password', 'invitation'] as const
 
 /** Single-use tokens sent by email; only their hash is stored. */
 export const emailTokens = pgTable(

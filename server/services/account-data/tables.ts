@@ -10,6 +10,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core'
 import type { ProcessorIdKind } from './processors'
 import {
   accountDataExports,
+  auditEvents,
   coachingCallEvents,
   contactChanges,
   coachingCalls,
@@ -30,9 +31,12 @@ import {
   quizAttempts,
   quizzes,
   sessions,
+  staffRoles,
   subscribers,
   textMessages,
   textSuppressions,
+  twoFactorCredentials,
+  twoFactorRecoveryCodes,
   usageDays,
   usageVoiceCalls,
   userActivity,
@@ -57,9 +61,11 @@ export type UserDataPart = {
   orderBy: readonly PgColumn[]
   /**
    * How the rows go when the account is deleted: with the person's users row (its foreign key
-   * cascades), or by a statement of their own before it (`explicit`: `rowsOf`).
+   * cascades), by a statement of their own before it (`explicit`: `rowsOf`), or not at all
+   * (`detach`: the rows stay, and the foreign keys set the person's id in them to null, so nothing
+   * names the person any more: the audit log, docs/decisions/072).
    */
-  deletion: 'cascade' | 'explicit'
+  deletion: 'cascade' | 'explicit' | 'detach'
   /** The rows an explicit deletion takes, when not all of `rowsOf` (what others share stays). */
   deleteRows?(userId: string): SQL
   /**
@@ -275,10 +281,28 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'sessions.json',
     title: 'Your sign-ins',
-    about: 'Where you are signed in (each session: when it began, was last used and will end, the browser and address it began from), the email links we sent you (to confirm your email or reset your password: when, until when, and whether used), and an email or phone change waiting for its confirmation. Session keys, link tokens and codes are never included.',
+    about: 'Where you are signed in (each session: when it began, was last used and will end, the browser and address it began from, and whether it passed two-factor sign-in), the email links we sent you (to confirm your email, reset your password or accept a staff invitation: when, until when, and whether used), your two-factor sign-in and its recovery codes, and an email or phone change waiting for its confirmation. Session keys, link tokens, two-factor keys and codes are never included.',
     parts: [
       { key: 'sessions', description: 'Your sessions.', table: sessions, rowsOf: userIs(sessions.userId), omit: ['id', 'secretHash'], orderBy: [sessions.createdAt, sessions.id], deletion: 'cascade' },
       { key: 'emailLinks', description: 'The confirmation and password reset links sent to you.', table: emailTokens, rowsOf: userIs(emailTokens.userId), omit: ['tokenHash'], orderBy: [emailTokens.createdAt, emailTokens.id], deletion: 'cascade' },
+      {
+        key: 'twoFactor',
+        description: 'Your two-factor sign-in: when you set it up and turned it on, and the time step of the last code used (the key itself is never included).',
+        table: twoFactorCredentials,
+        rowsOf: userIs(twoFactorCredentials.userId),
+        omit: ['secret'],
+        orderBy: [twoFactorCredentials.userId],
+        deletion: 'cascade',
+      },
+      {
+        key: 'recoveryCodes',
+        description: 'Your recovery codes for two-factor sign-in: when each was made and used (the codes themselves are never included).',
+        table: twoFactorRecoveryCodes,
+        rowsOf: userIs(twoFactorRecoveryCodes.userId),
+        omit: ['codeHash'],
+        orderBy: [twoFactorRecoveryCodes.position, twoFactorRecoveryCodes.id],
+        deletion: 'cascade',
+      },
       {
         key: 'pendingChanges',
         description: 'An email or phone number change waiting for its confirmation: the new address or number, until when, and the wrong codes entered.',
@@ -286,6 +310,30 @@ export const EXPORT_FILES: readonly ExportFile[] = [
         rowsOf: userIs(contactChanges.userId),
         omit: ['secretHash'],
         orderBy: [contactChanges.createdAt, contactChanges.id],
+        deletion: 'cascade',
+      },
+    ],
+  },
+  {
+    name: 'activity.json',
+    title: 'Your account activity and staff roles',
+    about:
+      "The audit log's events about your account (the account page lists them): who did what (you, a staff member by their account id, the server's command line) and when; and your staff roles, if you have any, with when and by whom each was granted. Events where you are only the one who acted, as staff, on someone else's account are records of that account, not yours, and are not included.",
+    parts: [
+      {
+        key: 'events',
+        description: 'Each event about your account, oldest first: the action, who acted, what it concerned and its details (ids and counts, never a secret).',
+        table: auditEvents,
+        rowsOf: userIs(auditEvents.subjectUserId),
+        orderBy: [auditEvents.id],
+        deletion: 'detach',
+      },
+      {
+        key: 'staffRoles',
+        description: 'Your staff roles (coach, support, operator, admin): when each was granted, and by whom (an account id; none for the command line).',
+        table: staffRoles,
+        rowsOf: userIs(staffRoles.userId),
+        orderBy: [staffRoles.role],
         deletion: 'cascade',
       },
     ],

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNotNull, isNull } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { EMAIL_CHANGE_TTL_HOURS } from '#common/account'
 import { CONSENT_TEXT, CONSENT_TEXT_VERSION } from '#common/auth'
@@ -10,7 +10,7 @@ import { hashSecret, randomToken } from '#server/auth/tokens'
 import type { Config } from '#server/config'
 import { recordActivity } from '#server/db/activity'
 import type { Db, DbExecutor } from '#server/db/client'
-import { contactChanges, emailTokens, profiles, users, type User } from '#server/db/schema'
+import { contactChanges, emailTokens, profiles, twoFactorCredentials, users, type User } from '#server/db/schema'
 import { composeEmail, type Mailer } from '#server/integrations/mailer'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
@@ -133,44 +133,85 @@ export async function signUp(deps: AccountDeps, input: SignupInput, meta: Reques
   return { user, session }
 }
 
-/** The wait that follows the n-th failed login in a row: 1 s, 2 s, 4 s ... up to 5 minutes, once the free ones are spent. */
-const loginWaitMs = (failure: number) => Math.min(1000 * 2 ** Math.max(0, failure - LOGIN_FREE_FAILURES), 5 * MINUTE)
+/** The wait that follows the n-th failed attempt in a row: 1 s, 2 s, 4 s ... up to 5 minutes, once the free ones are spent. */
+const attemptWaitMs = (failure: number) => Math.min(1000 * 2 ** Math.max(0, failure - LOGIN_FREE_FAILURES), 5 * MINUTE)
 
-const loginKeys = (email: string) => ({
-  /** Every attempt since the last success, counted before the password is verified. */
-  attempts: `login-attempt:${email}`,
-  /** Verified failures in the hour: the hourly cap and the length of the waits. */
-  failures: `login-fail:${email}`,
-  /** Held by the one attempt allowed through once the free ones are spent, and then for the wait. */
-  lock: `login-lock:${email}`,
+/**
+ * A secret guessed at one try after another (an account's password, a person's two-factor code):
+ * its counters in the shared store, how many verified failures an hour it takes, and the words.
+ */
+type AttemptLimit = {
+  keys: {
+    /** Every attempt since the last success, counted before the secret is verified. */
+    attempts: string
+    /** Verified failures in the hour: the hourly cap and the length of the waits. */
+    failures: string
+    /** Held by the one attempt allowed through once the free ones are spent, and then for the wait. */
+    lock: string
+  }
+  failuresPerHour: number
+  capMessage: string
+  waitMessage: string
+}
+
+const loginLimit = (email: string): AttemptLimit => ({
+  keys: { attempts: `login-attempt:${email}`, failures: `login-fail:${email}`, lock: `login-lock:${email}` },
+  failuresPerHour: LOGIN_FAILURES_PER_HOUR,
+  capMessage: 'Too many failed login attempts. Please try again later or reset your password.',
+  waitMessage: 'Too many failed login attempts. Please wait a moment and try again.',
+})
+
+/** Wrong two-factor codes an hour per person, once the waits are counted in (docs/decisions/072). */
+export const TWO_FACTOR_FAILURES_PER_HOUR = 20
+
+/** The two-factor codes of one person (a TOTP is 6 digits: the cap keeps guessing hopeless). */
+export const twoFactorLimit = (userId: string): AttemptLimit => ({
+  keys: { attempts: `2fa-attempt:${userId}`, failures: `2fa-fail:${userId}`, lock: `2fa-lock:${userId}` },
+  failuresPerHour: TWO_FACTOR_FAILURES_PER_HOUR,
+  capMessage: 'Too many wrong codes. Please try again in an hour, or use a recovery code later.',
+  waitMessage: 'Too many wrong codes. Please wait a moment and try again.',
 })
 
 /**
- * Each attempt is counted (atomically, in the shared counters) before the password is verified, so
+ * Each attempt is counted (atomically, in the shared counters) before the secret is verified, so
  * parallel attempts cannot all pass a check made before any of them failed. The first few attempts
- * go straight to the verification; from the last free one on, an attempt must take the account's
- * lock, which only one holder can have at a time and which lasts for the wait its failure asks for.
+ * go straight to the verification; from the last free one on, an attempt must take the lock, which
+ * only one holder can have at a time and which lasts for the wait its failure asks for. A success
+ * clears the counters.
  */
-export async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
+export async function checkAttemptLimited<T>(deps: AccountDeps, limit: AttemptLimit, check: () => Promise<T | false>, refusal: () => AppError): Promise<T> {
   const now = deps.clock.now().getTime()
-  const keys = loginKeys(email)
+  const { keys } = limit
   const failures = await deps.counters.get(keys.failures)
-  if (failures && failures.count >= LOGIN_FAILURES_PER_HOUR) {
-    throw tooMany(failures.resetAt, now, 'Too many failed login attempts. Please try again later or reset your password.')
-  }
+  if (failures && failures.count >= limit.failuresPerHour) throw tooMany(failures.resetAt, now, limit.capMessage)
   const attempt = await deps.counters.hit(keys.attempts, HOUR)
   if (attempt.count >= LOGIN_FREE_FAILURES) {
-    const lock = await deps.counters.hit(keys.lock, loginWaitMs((failures?.count ?? 0) + 1))
-    if (lock.count > 1) throw tooMany(lock.resetAt, now, 'Too many failed login attempts. Please wait a moment and try again.')
+    const lock = await deps.counters.hit(keys.lock, attemptWaitMs((failures?.count ?? 0) + 1))
+    if (lock.count > 1) throw tooMany(lock.resetAt, now, limit.waitMessage)
   }
-  if (!(await check())) {
+  const result = await check()
+  if (result === false) {
     await deps.counters.hit(keys.failures, HOUR)
     throw refusal()
   }
-  await clearLoginCounters(deps, email)
+  await clearAttemptCounters(deps, limit)
+  return result
 }
 
-export async function logIn(deps: AccountDeps, input: { email: string; password: string }, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+/** An account's password, under the login's limits (per email address). */
+async function checkPasswordLimited(deps: AccountDeps, email: string, check: () => Promise<boolean>, refusal: () => AppError): Promise<void> {
+  await checkAttemptLimited(deps, loginLimit(email), async () => (await check()) || false, refusal)
+}
+
+/**
+ * Email and password: a new session. With two-factor sign-in on, the session waits for the code
+ * (`twoFactorRequired`; docs/decisions/072): nothing but the code step works with it until then.
+ */
+export async function logIn(
+  deps: AccountDeps,
+  input: { email: string; password: string },
+  meta: RequestMeta,
+): Promise<{ user: User; session: NewSession; twoFactorRequired: boolean }> {
   let user: User | undefined
   await checkPasswordLimited(
     deps,
@@ -183,8 +224,35 @@ export async function logIn(deps: AccountDeps, input: { email: string; password:
     INVALID_CREDENTIALS,
   )
   const session = await createSession(deps.db, deps.clock, user!.id, meta)
-  await recordActivity(deps.db, user!.id, 'sign_in', deps.clock.now())
-  return { user: user!, session }
+  const twoFactorRequired = await twoFactorIsOn(deps.db, user!.id)
+  // Signing in counts for Days Active once it is complete (with the code, when one is asked).
+  if (!twoFactorRequired) await recordActivity(deps.db, user!.id, 'sign_in', deps.clock.now())
+  return { user: user!, session, twoFactorRequired }
+}
+
+/** Whether the person has two-factor sign-in on (a confirmed key). */
+async function twoFactorIsOn(db: DbExecutor, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ userId: twoFactorCredentials.userId })
+    .from(twoFactorCredentials)
+    .where(and(eq(twoFactorCredentials.userId, userId), isNotNull(twoFactorCredentials.enabledAt)))
+    .limit(1)
+  return row !== undefined
+}
+
+/**
+ * The current password, before a change that could lock the person out (the password, the email):
+ * under the same per-account limits as a login (each try counted before it is verified; after a
+ * few wrong ones, each waits longer), so this is no faster way to guess a password. A wrong one is
+ * 400 WRONG_PASSWORD naming `currentPassword` (a 401 would read as signed out).
+ */
+export async function assertCurrentPassword(deps: AccountDeps, user: User, password: string): Promise<void> {
+  await checkPasswordLimited(
+    deps,
+    user.email,
+    () => verifyPassword(user.passwordHash, password),
+    () => new AppError('WRONG_PASSWORD', undefined, { field: 'currentPassword' }),
+  )
 }
 
 /**
@@ -205,10 +273,12 @@ export async function reauthenticate(deps: AccountDeps, userId: string, password
   return user
 }
 
-async function clearLoginCounters(deps: AccountDeps, email: string): Promise<void> {
-  const keys = loginKeys(email)
+async function clearAttemptCounters(deps: AccountDeps, limit: AttemptLimit): Promise<void> {
+  const { keys } = limit
   await Promise.all([deps.counters.reset(keys.attempts), deps.counters.reset(keys.failures), deps.counters.reset(keys.lock)])
 }
+
+const clearLoginCounters = (deps: AccountDeps, email: string) => clearAttemptCounters(deps, loginLimit(email))
 
 async function issueToken(deps: AccountDeps, userId: string, purpose: 'confirm_email' | 'reset_password', ttlMs: number): Promise<string> {
   const token = randomToken(32)
@@ -244,13 +314,16 @@ export async function sendConfirmationEmail(deps: AccountDeps, user: User): Prom
   await deps.jobs.enqueue(SEND_EMAIL_JOB, { kind: 'confirm-email', userId: user.id } satisfies AccountEmail)
 }
 
-/** Marks a token used and returns its user, or throws: a used, expired or unknown token is refused. */
-async function consumeToken(deps: AccountDeps, token: string, purpose: 'confirm_email' | 'reset_password', tx: DbExecutor): Promise<string> {
+/**
+ * Marks a token used and returns its user, or throws: a used, expired or unknown token is refused.
+ * A staff invitation sets the first password as a reset link does (docs/decisions/072).
+ */
+async function consumeToken(deps: AccountDeps, token: string, purposes: ReadonlyArray<'confirm_email' | 'reset_password' | 'invitation'>, tx: DbExecutor): Promise<string> {
   const now = deps.clock.now()
   const [row] = await tx
     .update(emailTokens)
     .set({ usedAt: now })
-    .where(and(eq(emailTokens.tokenHash, hashSecret(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .where(and(eq(emailTokens.tokenHash, hashSecret(token)), inArray(emailTokens.purpose, [...purposes]), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
     .returning({ userId: emailTokens.userId })
   if (!row) throw new AppError('INVALID_TOKEN', undefined, { field: 'token' })
   return row.userId
@@ -258,7 +331,7 @@ async function consumeToken(deps: AccountDeps, token: string, purpose: 'confirm_
 
 export async function confirmEmail(deps: AccountDeps, token: string): Promise<User> {
   return deps.db.transaction(async (tx) => {
-    const userId = await consumeToken(deps, token, 'confirm_email', tx)
+    const userId = await consumeToken(deps, token, ['confirm_email'], tx)
     const now = deps.clock.now()
     const [user] = await tx.select().from(users).where(eq(users.id, userId)).limit(1)
     if (user!.emailConfirmedAt) return user!
@@ -353,19 +426,25 @@ export async function deliverAccountEmail(deps: AccountDeps, email: AccountEmail
  * Sets a new password, signs out every session of the user, and starts a fresh one. In one
  * transaction: the token is checked and taken first (its row stays locked, so the same link used
  * twice at once lets one through), and only then is the new password checked and hashed; the
- * person's other unused reset links are retired, and the email counts as confirmed, as the link
- * reached it. A refused password rolls everything back, so the link can be used again.
+ * person's other unused reset and invitation links are retired, and the email counts as confirmed,
+ * as the link reached it. A refused password rolls everything back, so the link can be used again.
+ * With two-factor sign-in on, the fresh session still waits for the code (`twoFactorRequired`).
  */
-export async function resetPassword(deps: AccountDeps, token: string, password: string, meta: RequestMeta): Promise<{ user: User; session: NewSession }> {
+export async function resetPassword(
+  deps: AccountDeps,
+  token: string,
+  password: string,
+  meta: RequestMeta,
+): Promise<{ user: User; session: NewSession; twoFactorRequired: boolean }> {
   const user = await deps.db.transaction(async (tx) => {
-    const userId = await consumeToken(deps, token, 'reset_password', tx)
+    const userId = await consumeToken(deps, token, ['reset_password', 'invitation'], tx)
     await assertNotCommonPassword(password)
     const passwordHash = await hashPassword(password)
     const now = deps.clock.now()
     await tx
       .update(emailTokens)
       .set({ usedAt: now })
-      .where(and(eq(emailTokens.userId, userId), eq(emailTokens.purpose, 'reset_password'), isNull(emailTokens.usedAt)))
+      .where(and(eq(emailTokens.userId, userId), inArray(emailTokens.purpose, ['reset_password', 'invitation']), isNull(emailTokens.usedAt)))
     const [current] = await tx.select({ emailConfirmedAt: users.emailConfirmedAt }).from(users).where(eq(users.id, userId)).limit(1)
     const [updated] = await tx
       .update(users)
@@ -380,7 +459,7 @@ export async function resetPassword(deps: AccountDeps, token: string, password: 
   deps.onSessionsEnded?.({ userId: user.id })
   await clearLoginCounters(deps, user.email)
   const session = await createSession(deps.db, deps.clock, user.id, meta)
-  return { user, session }
+  return { user, session, twoFactorRequired: await twoFactorIsOn(deps.db, user.id) }
 }
 
 /** The link to the account page that confirms a new address: a mode of /auth, the token in the fragment (ADRs 013, 029, 050). */

@@ -23,6 +23,14 @@ import { getOptIn, recordOptIn } from './opt-in'
 import { changePassword, listSessions, signOutOtherSessions, signOutSession } from './security'
 import { postLoginDestination, toSessionUser } from './session-user'
 import {
+  beginTwoFactorSetup,
+  completeTwoFactorSignIn,
+  disableTwoFactor,
+  enableTwoFactor,
+  regenerateRecoveryCodes,
+  twoFactorStatus,
+} from './two-factor'
+import {
   accountView,
   cancelChange,
   confirmEmailChange,
@@ -39,6 +47,7 @@ import {
 export {
   LOGIN_FREE_FAILURES,
   SIGNUPS_PER_IP_PER_HOUR,
+  TWO_FACTOR_FAILURES_PER_HOUR,
   type RequestMeta,
   type SessionsEnded,
 } from './accounts'
@@ -85,7 +94,7 @@ export function createAccounts(deps: SettingsDeps) {
     /** The profile, with the email and phone changes waiting for their confirmation. */
     account: (userId: string) => accountView(deps, userId),
     updateName: (userId: string, fullName: string) => updateName(deps, userId, fullName),
-    requestEmailChange: (user: User, input: { newEmail: string; currentPassword: string }) => requestEmailChange(deps, user, input),
+    requestEmailChange: (user: User, input: { newEmail: string; currentPassword: string; twoFactorCode?: string | undefined }) => requestEmailChange(deps, user, input),
     /** The link emailed to the new address (no session needed); the person and the address it made theirs. */
     confirmEmailChange: (token: string) => confirmEmailChange(deps, token),
     requestPhoneChange: (user: User, input: { phoneNumber: string; currentPassword: string }) => requestPhoneChange(deps, user, input),
@@ -96,9 +105,23 @@ export function createAccounts(deps: SettingsDeps) {
     requestPhoneProof: (user: User) => requestPhoneProof(deps, user),
     confirmPhoneProof: (userId: string, code: string) => confirmPhoneProof(deps, userId, code),
     cancelChange: (userId: string, kind: 'email' | 'phone') => cancelChange(deps, userId, kind),
-    changePassword: (user: User, sessionId: string, input: { currentPassword: string; newPassword: string }) => changePassword(deps, user, sessionId, input),
+    changePassword: (user: User, sessionId: string, input: { currentPassword: string; newPassword: string; twoFactorCode?: string | undefined }) =>
+      changePassword(deps, user, sessionId, input),
     listSessions: (userId: string, currentSessionId: string) => listSessions(deps, userId, currentSessionId),
     signOutSession: (userId: string, sessionId: string) => signOutSession(deps, userId, sessionId),
     signOutOtherSessions: (userId: string, currentSessionId: string) => signOutOtherSessions(deps, userId, currentSessionId),
+
+    // Two-factor sign-in (docs/decisions/072): always the signed-in user's own.
+    /** Whether it is on, since when, and the recovery codes left. */
+    twoFactorStatus: (userId: string) => twoFactorStatus(deps, userId),
+    /** The current password, then a new key to scan (not on until a code from it is confirmed). */
+    beginTwoFactorSetup: (user: User, currentPassword: string) => beginTwoFactorSetup(deps, user, currentPassword),
+    /** A code from the app turns it on: this session verified, the others signed out, 10 recovery codes returned once. */
+    enableTwoFactor: (user: User, sessionId: string, code: string) => enableTwoFactor(deps, user, sessionId, code),
+    /** The current password and a code turn it off. */
+    disableTwoFactor: (user: User, sessionId: string, input: { currentPassword: string; code: string }) => disableTwoFactor(deps, user, sessionId, input),
+    regenerateRecoveryCodes: (userId: string, code: string) => regenerateRecoveryCodes(deps, userId, code),
+    /** The sign-in's second step, for a session waiting for its code. */
+    completeTwoFactorSignIn: (session: { id: string; user: User; twoFactor: 'off' | 'pending' | 'verified' }, code: string) => completeTwoFactorSignIn(deps, session, code),
   }
 }

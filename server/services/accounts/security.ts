@@ -5,16 +5,16 @@
  * is by the signed-in user's id; another person's session is "not found".
  */
 import Bowser from 'bowser'
-import { and, desc, eq, isNull, ne } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNull, ne } from 'drizzle-orm'
 import type { AccountSession } from '#common/account'
 import { assertNotCommonPassword, hashPassword } from '#server/auth/password'
 import { SESSION_IDLE_MS } from '#server/auth/session'
 import type { DbExecutor } from '#server/db/client'
 import { emailTokens, sessions, users, type User } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
-import { type AccountDeps } from './accounts'
+import { assertCurrentPassword, type AccountDeps } from './accounts'
 import { SEND_EMAIL_JOB, type AccountEmail } from './jobs'
-import { assertCurrentPassword } from './settings'
+import { assertSecondFactor } from './two-factor'
 
 /** Browser and OS of a user agent, as the session list shows them ("Chrome 131", "iOS 17.5"); no place. */
 function describeUserAgent(userAgent: string | null): Pick<AccountSession, 'browser' | 'os' | 'device'> {
@@ -83,10 +83,12 @@ export async function changePassword(
   deps: AccountDeps,
   user: User,
   currentSessionId: string,
-  input: { currentPassword: string; newPassword: string },
+  input: { currentPassword: string; newPassword: string; twoFactorCode?: string | undefined },
 ): Promise<{ signedOut: number }> {
   await assertCurrentPassword(deps, user, input.currentPassword)
   await assertNotCommonPassword(input.newPassword, 'newPassword')
+  // With two-factor sign-in on, its code too (docs/decisions/072).
+  await assertSecondFactor(deps, user.id, input.twoFactorCode, 'password_change')
   const passwordHash = await hashPassword(input.newPassword)
   const now = deps.clock.now()
   const ended = await deps.db.transaction(async (tx) => {
@@ -94,7 +96,7 @@ export async function changePassword(
     await tx
       .update(emailTokens)
       .set({ usedAt: now })
-      .where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, 'reset_password'), isNull(emailTokens.usedAt)))
+      .where(and(eq(emailTokens.userId, user.id), inArray(emailTokens.purpose, ['reset_password', 'invitation']), isNull(emailTokens.usedAt)))
     return deleteOtherSessions(tx, user.id, currentSessionId)
   })
   for (const { id } of ended) deps.onSessionsEnded?.({ sessionId: id })

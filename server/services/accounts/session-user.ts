@@ -2,7 +2,7 @@ import { count, eq } from 'drizzle-orm'
 import type { SessionUser } from '#common/auth'
 import { sessionProfileColumns, type SessionProfileRow } from '#server/db/access'
 import type { Db } from '#server/db/client'
-import { goals, profiles, subscribers, type User } from '#server/db/schema'
+import { goals, profiles, staffRoles, subscribers, type User } from '#server/db/schema'
 import { decideAccess, getAccess } from '#server/services/billing'
 
 /** The session user from a profile row already read (the session query reads it with the session). */
@@ -34,11 +34,12 @@ export async function toSessionUser(db: Db, user: User, now: Date): Promise<Sess
   return sessionUserFrom(user, row ?? null, now)
 }
 
-type PostLoginPath = '/dashboard' | '/goal-intake' | '/payment'
+type PostLoginPath = '/dashboard' | '/goal-intake' | '/payment' | '/staff'
 
 /**
  * Post-login routing, from the profile, the goals and payment. In the goals-and-paid
- * case it also records `onboarding_completed`. If the check itself fails: /goal-intake.
+ * case it also records `onboarding_completed`. A staff account without a plan of its own goes to
+ * /staff (docs/decisions/072). If the check itself fails: /goal-intake.
  */
 export async function postLoginDestination(db: Db, userId: string, now: Date): Promise<PostLoginPath> {
   try {
@@ -59,6 +60,8 @@ export async function postLoginDestination(db: Db, userId: string, now: Date): P
       return '/dashboard'
     }
     if (paid) return '/goal-intake'
+    const [staff] = await db.select({ role: staffRoles.role }).from(staffRoles).where(eq(staffRoles.userId, userId)).limit(1)
+    if (staff) return '/staff'
     if (hasGoals) return '/payment'
     return '/goal-intake'
   } catch {

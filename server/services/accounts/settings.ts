@@ -14,7 +14,6 @@ import {
   type AccountResponse,
 } from '#common/account'
 import { displayPhoneNumber } from '#common/opt-in'
-import { verifyPassword } from '#server/auth/password'
 import { hashSecret, secretMatches } from '#server/auth/tokens'
 import type { DbExecutor } from '#server/db/client'
 import { contactChanges, emailTokens, profiles, users, type ContactChangeKind, type User } from '#server/db/schema'
@@ -24,13 +23,14 @@ import { admitCode, isStopped, proofOf, recordProof, stopNumber, stoppedMessage 
 import {
   HOUR,
   MINUTE,
-  checkPasswordLimited,
+  assertCurrentPassword,
   isUniqueViolation,
   mailAllowance,
   tooMany,
   type AccountDeps,
 } from './accounts'
 import { SEND_EMAIL_JOB, type AccountEmail } from './jobs'
+import { assertSecondFactor } from './two-factor'
 
 /**
  * Where a code goes: the texts service (Twilio, or the log without it). `canSend`: false where a code
@@ -43,21 +43,6 @@ export type PhoneCodeSender = {
 }
 
 export type SettingsDeps = AccountDeps & { phoneCodes: PhoneCodeSender }
-
-/**
- * The current password, before a change that could lock the person out (the password, the email):
- * under the same per-account limits as a login (each try counted before it is verified; after a
- * few wrong ones, each waits longer), so this is no faster way to guess a password. A wrong one is
- * 400 WRONG_PASSWORD naming `currentPassword` (a 401 would read as signed out).
- */
-export async function assertCurrentPassword(deps: AccountDeps, user: User, password: string): Promise<void> {
-  await checkPasswordLimited(
-    deps,
-    user.email,
-    () => verifyPassword(user.passwordHash, password),
-    () => new AppError('WRONG_PASSWORD', undefined, { field: 'currentPassword' }),
-  )
-}
 
 async function pendingChanges(deps: AccountDeps, userId: string): Promise<Map<ContactChangeKind, { newValue: string; expiresAt: Date }>> {
   const rows = await deps.db
@@ -114,11 +99,17 @@ async function savePending(deps: AccountDeps, userId: string, kind: ContactChang
  * send-email job makes it), and a word to the current one when it is confirmed. Nothing changes
  * until the link is followed. At most one request a minute and five an hour.
  */
-export async function requestEmailChange(deps: SettingsDeps, user: User, input: { newEmail: string; currentPassword: string }): Promise<AccountResponse> {
+export async function requestEmailChange(
+  deps: SettingsDeps,
+  user: User,
+  input: { newEmail: string; currentPassword: string; twoFactorCode?: string | undefined },
+): Promise<AccountResponse> {
   if (input.newEmail === user.email) {
     throw new AppError('VALIDATION_FAILED', 'This is already your email address.', { field: 'newEmail' })
   }
   await assertCurrentPassword(deps, user, input.currentPassword)
+  // With two-factor sign-in on, its code too (docs/decisions/072).
+  await assertSecondFactor(deps, user.id, input.twoFactorCode, 'email_change')
   const [taken] = await deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.newEmail)).limit(1)
   if (taken) throw new AppError('EMAIL_TAKEN', undefined, { field: 'newEmail' })
   const allowance = await mailAllowance(deps, user.id, 'change-email')

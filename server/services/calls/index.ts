@@ -7,7 +7,7 @@
 import type { Logger } from 'pino'
 import { VAPI_WEBHOOK_PATH } from '#common/webhooks'
 import type { UpdateCallSchedule } from '#common/calls'
-import type { Db } from '#server/db/client'
+import type { Db, DbExecutor } from '#server/db/client'
 import type { User } from '#server/db/schema'
 import type { VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
@@ -183,8 +183,14 @@ export function createCalls(deps: CallsDeps) {
      * An operator puts a parked webhook message back: applied now by a job (the sweep applies it
      * too if the enqueue is lost). False when no such message is parked.
      */
-    async retryParkedEvent(id: number): Promise<boolean> {
-      if (!(await unparkEvent(db, id))) return false
+    async retryParkedEvent(id: number, record?: (tx: DbExecutor) => Promise<void>): Promise<boolean> {
+      const unparked = await db.transaction(async (tx) => {
+        if (!(await unparkEvent(tx, id))) return false
+        // What the operator did is written with it (the audit log), or neither is.
+        await record?.(tx)
+        return true
+      })
+      if (!unparked) return false
       await deps.jobs.enqueue(VAPI_EVENT_JOB, { id }, { jobId: `vapi-event-${id}-retry-${clock.now().getTime()}` }).catch((error: unknown) => log.warn({ err: error, eventId: id }, 'calls: could not enqueue a retried webhook message; the sweep will apply it'))
       return true
     },

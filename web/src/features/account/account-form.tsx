@@ -46,7 +46,8 @@ export function useAccountForm<V extends FieldValues, T>(resolver: LazyResolver<
 type FormFieldProps<V extends FieldValues, T> = Omit<ComponentProps<'input'>, 'id' | 'name' | 'type' | 'form' | 'onChange' | 'onBlur'> & {
   form: UseFormReturn<V, unknown, T>
   id: string
-  name: FieldPathByValue<V, string>
+  /** A text field of the form (an optional one too: the code asked only with two-factor sign-in on). */
+  name: FieldPathByValue<V, string | undefined>
   label: ReactNode
   type?: 'text' | 'email' | 'tel' | 'password'
   hint?: ReactNode

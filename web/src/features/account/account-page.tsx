@@ -1,12 +1,14 @@
 /**
  * /account (issue 16, docs/decisions/050): everything a person can do about their account without
  * asking support, for anyone signed in, paid or not. In order: the profile (name, email, phone),
- * the password and where they are signed in, the call schedule and the channels with the consent
+ * the password, two-factor sign-in, where they are signed in and the account's activity (the audit
+ * log's events about them, docs/decisions/072), the call schedule and the channels with the consent
  * history (paid members: the call schedule page's own sections), what is left this month of the
  * plan's voice minutes and messages in the app (paid members), billing, and last the data rights
  * (export, deletion).
  */
 import { useQuery } from '@tanstack/react-query'
+import { useLocation } from '@tanstack/react-router'
 import { RefreshCwIcon } from 'lucide-react'
 import { Button } from '#web/components/ui/button'
 import { Spinner } from '#web/components/ui/spinner'
@@ -20,10 +22,23 @@ import { accountQueryOptions } from './api'
 import { BillingSection } from './billing-section'
 import { AccountDataSection } from './data-section'
 import { ProfileSection } from './profile-section'
+import { ActivitySection } from './activity-section'
 import { PasswordSection, SessionsSection } from './security-section'
+import { TwoFactorSection } from './two-factor-section'
 import { UsageSection } from './usage-section'
 
+/**
+ * `?setup=two-factor` opens the two-factor sign-in set-up (the staff pages send staff without it
+ * here: docs/decisions/072), and `returnTo` is where its end leads (checked where it is followed).
+ */
+function useTwoFactorSetupSearch(): { setup: boolean; returnTo: string | undefined } {
+  const search = useLocation({ select: (location) => location.search as Record<string, unknown> })
+  const returnTo = typeof search.returnTo === 'string' && search.returnTo.length <= 2048 ? search.returnTo : undefined
+  return { setup: search.setup === 'two-factor', returnTo }
+}
+
 export function AccountPage() {
+  const twoFactorSetup = useTwoFactorSetupSearch()
   useDocumentTitle('Account')
   // The guard loaded the session; this observes it (the name in the navigation follows changes).
   const user = useQuery({ ...meQueryOptions(), enabled: false }).data
@@ -55,7 +70,9 @@ export function AccountPage() {
         )}
 
         <PasswordSection />
+        <TwoFactorSection setup={twoFactorSetup.setup} returnTo={twoFactorSetup.returnTo} />
         <SessionsSection />
+        <ActivitySection />
 
         {/* The call schedule and the channels apply once a plan is chosen (billing says so until then). */}
         {paid ? (

@@ -15,6 +15,16 @@ import {
   type ConfirmPhoneBody,
   type UpdateProfileBody,
 } from '#common/account'
+import { AccountActivityResponseSchema } from '#common/audit'
+import {
+  RecoveryCodesResponseSchema,
+  TwoFactorSetupResponseSchema,
+  TwoFactorStatusResponseSchema,
+  type RecoveryCodesBody,
+  type TwoFactorDisableBody,
+  type TwoFactorEnableBody,
+  type TwoFactorSetupBody,
+} from '#common/two-factor'
 import { AccountUsageResponseSchema } from '#common/usage'
 import { api } from '#web/lib/api-client'
 
@@ -23,6 +33,8 @@ export const accountKeys = {
   profile: ['account', 'profile'] as const,
   sessions: ['account', 'sessions'] as const,
   usage: ['account', 'usage'] as const,
+  twoFactor: ['account', 'two-factor'] as const,
+  activity: ['account', 'activity'] as const,
 }
 
 export const accountQueryOptions = () =>
@@ -46,6 +58,27 @@ export const usageQueryOptions = () =>
     queryFn: ({ signal }) => api.get('/api/account/usage', AccountUsageResponseSchema, { signal }),
     staleTime: 0,
   })
+
+/** Two-factor sign-in: on or off, since when, the recovery codes left (docs/decisions/072). */
+export const twoFactorQueryOptions = () =>
+  queryOptions({
+    queryKey: accountKeys.twoFactor,
+    queryFn: ({ signal }) => api.get('/api/account/two-factor', TwoFactorStatusResponseSchema, { signal }),
+    staleTime: 0,
+  })
+
+/** The audit log's events about the person, newest first. */
+export const activityQueryOptions = () =>
+  queryOptions({
+    queryKey: accountKeys.activity,
+    queryFn: async ({ signal }) => (await api.get('/api/account/activity', AccountActivityResponseSchema, { signal })).events,
+    staleTime: 0,
+  })
+
+export const beginTwoFactorSetup = (body: TwoFactorSetupBody) => api.post('/api/account/two-factor/setup', body, TwoFactorSetupResponseSchema)
+export const enableTwoFactor = (body: TwoFactorEnableBody) => api.post('/api/account/two-factor', body, RecoveryCodesResponseSchema)
+export const disableTwoFactor = (body: TwoFactorDisableBody) => api.post('/api/account/two-factor/disable', body, TwoFactorStatusResponseSchema)
+export const regenerateRecoveryCodes = (body: RecoveryCodesBody) => api.post('/api/account/two-factor/recovery-codes', body, RecoveryCodesResponseSchema)
 
 export const updateProfile = (body: UpdateProfileBody) => api.patch('/api/account/profile', body, AccountResponseSchema)
 export const requestEmailChange = (body: ChangeEmailBody) => api.post('/api/account/email', body, AccountResponseSchema)

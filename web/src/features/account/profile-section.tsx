@@ -4,7 +4,7 @@
  * (docs/decisions/060) and "Verify your number" while it is not, changed with the current password
  * and a code texted to the new number (calls and texts keep going to the current one until then).
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { MailIcon, PhoneIcon, UserIcon } from 'lucide-react'
 import { useId, type ComponentType, type ReactNode } from 'react'
 import { EMAIL_CHANGE_TTL_HOURS, PHONE_CODE_DIGITS, PHONE_CODE_TTL_MINUTES, type AccountResponse } from '#common/account'
@@ -25,10 +25,12 @@ import {
   requestEmailChange,
   requestPhoneChange,
   resendPhoneChangeCode,
+  twoFactorQueryOptions,
   updateProfile,
 } from './api'
 import { FormActions, FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError, useDisclosure } from './form-support'
+import { TWO_FACTOR_CODE_HINT, TWO_FACTOR_CODE_LABEL } from './two-factor-section'
 import { VerifyNumber, whereTheCodeWent } from './verify-number'
 
 const loadValidation = () => import('./validation')
@@ -167,6 +169,8 @@ function EmailSetting({ account }: { account: AccountResponse }) {
 
 function EmailChangeForm({ onDone, onCancel }: ChangeFormProps) {
   const { form, formRef, onSubmit, showServerError } = useAccountForm(emailChangeResolver)
+  // With two-factor sign-in on, its code too (docs/decisions/072).
+  const twoFactorOn = useQuery(twoFactorQueryOptions()).data?.enabled === true
   const change = useMutation({
     mutationFn: requestEmailChange,
     onSuccess: (answer) => {
@@ -177,7 +181,7 @@ function EmailChangeForm({ onDone, onCancel }: ChangeFormProps) {
       })
     },
     onError: (error) => {
-      const named = serverFieldError(error, ['newEmail', 'currentPassword'] as const)
+      const named = serverFieldError(error, ['newEmail', 'currentPassword', 'twoFactorCode'] as const)
       if (named) showServerError(named.field, named.message)
       failureToast('Your email was not changed', error)
     },
@@ -194,6 +198,9 @@ function EmailChangeForm({ onDone, onCancel }: ChangeFormProps) {
         form={form}
         hint="We'll send a link to the new address. Your current email keeps working until you follow it."
       />
+      {twoFactorOn ? (
+        <FormField form={form} name="twoFactorCode" id="account-email-code" label={TWO_FACTOR_CODE_LABEL} autoComplete="one-time-code" hint={TWO_FACTOR_CODE_HINT} />
+      ) : null}
       <FormActions pending={change.isPending} idle="Send confirmation link" busy="Sending..." onCancel={onCancel} />
     </form>
   )

@@ -14,9 +14,10 @@ import { Spinner } from '#web/components/ui/spinner'
 import { lazyResolver } from '#web/lib/forms'
 import { toast } from '#web/lib/toast'
 import { PendingLabel } from '#web/features/auth/components/pending-label'
-import { accountKeys, changePassword, sessionsQueryOptions, signOutOtherSessions, signOutSession } from './api'
+import { accountKeys, changePassword, sessionsQueryOptions, signOutOtherSessions, signOutSession, twoFactorQueryOptions } from './api'
 import { FormField, useAccountForm } from './account-form'
 import { failureToast, serverFieldError } from './form-support'
+import { TWO_FACTOR_CODE_HINT, TWO_FACTOR_CODE_LABEL } from './two-factor-section'
 import { formatDateTime } from '#web/lib/date-time'
 
 const loadValidation = () => import('./validation')
@@ -37,6 +38,8 @@ export function PasswordSection() {
 function PasswordForm({ onChanged }: { onChanged: () => void }) {
   const queryClient = useQueryClient()
   const { form, formRef, onSubmit, showServerError } = useAccountForm(passwordChangeResolver)
+  // With two-factor sign-in on, its code too (docs/decisions/072).
+  const twoFactorOn = useQuery(twoFactorQueryOptions()).data?.enabled === true
   const change = useMutation({
     mutationFn: changePassword,
     onSuccess: ({ signedOut }) => {
@@ -48,7 +51,7 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
       onChanged()
     },
     onError: (error) => {
-      const named = serverFieldError(error, ['currentPassword', 'newPassword', 'confirmPassword'] as const)
+      const named = serverFieldError(error, ['currentPassword', 'newPassword', 'confirmPassword', 'twoFactorCode'] as const)
       if (named) showServerError(named.field, named.message)
       failureToast('Your password was not changed', error)
     },
@@ -80,6 +83,9 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
         type="password"
         autoComplete="new-password"
       />
+      {twoFactorOn ? (
+        <FormField form={form} name="twoFactorCode" id="account-password-code" label={TWO_FACTOR_CODE_LABEL} autoComplete="one-time-code" hint={TWO_FACTOR_CODE_HINT} />
+      ) : null}
       <div>
         <Button type="submit" disabled={change.isPending}>
           <PendingLabel pending={change.isPending} idle="Change password" busy="Changing password..." />

@@ -3,10 +3,10 @@
  * loaded on first use through `loadAuthRequests()`.
  */
 import { z } from 'zod'
-import { DestinationResponseSchema, MessageResponseSchema, SessionUserResponseSchema, type SessionUser } from '#common/auth'
+import { DestinationResponseSchema, MessageResponseSchema, SessionUserResponseSchema, SignInResponseSchema, type SessionUser, type SignInResponse } from '#common/auth'
 import type { PostLoginPath } from '#common/auth-constants'
 import { api, isApiError } from '#web/lib/api-client'
-import type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SignupInput } from './api.types'
+import type { ForgotPasswordInput, LoginInput, ResetPasswordInput, SignInResult, SignupInput } from './api.types'
 
 /** GET /api/me; a 401 means signed out (null). */
 export async function fetchMe(signal?: AbortSignal): Promise<SessionUser | null> {
@@ -19,8 +19,16 @@ export async function fetchMe(signal?: AbortSignal): Promise<SessionUser | null>
   }
 }
 
-export async function logIn(body: LoginInput): Promise<SessionUser> {
-  const { user } = await api.post('/api/auth/login', body, SessionUserResponseSchema)
+const signInResult = (body: SignInResponse): SignInResult => ('user' in body ? { kind: 'signed-in', user: body.user } : { kind: 'two-factor' })
+
+/** Email and password: signed in, or (two-factor sign-in on) the session waits for the code. */
+export async function logIn(body: LoginInput): Promise<SignInResult> {
+  return signInResult(await api.post('/api/auth/login', body, SignInResponseSchema))
+}
+
+/** The sign-in's second step: the code from the authenticator app, or a recovery code. */
+export async function completeTwoFactor(code: string): Promise<SessionUser> {
+  const { user } = await api.post('/api/auth/two-factor', { code }, SessionUserResponseSchema)
   return user
 }
 
@@ -57,8 +65,10 @@ export async function requestPasswordReset(body: ForgotPasswordInput): Promise<s
   return message
 }
 
-/** Sets the new password; the server signs in with a fresh session (every other one is revoked). */
-export async function resetPassword(body: ResetPasswordInput): Promise<SessionUser> {
-  const { user } = await api.post('/api/auth/reset-password', body, SessionUserResponseSchema)
-  return user
+/**
+ * Sets the new password; the server signs in with a fresh session (every other one is revoked),
+ * which waits for the two-factor code when that is on.
+ */
+export async function resetPassword(body: ResetPasswordInput): Promise<SignInResult> {
+  return signInResult(await api.post('/api/auth/reset-password', body, SignInResponseSchema))
 }

@@ -8,35 +8,27 @@ import { useDocumentTitle } from '#web/components/use-document-title'
 import { AuthLayout, AuthProgress } from './components/auth-layout'
 import { LoginForm } from './components/login-form'
 import { SignupForm } from './components/signup-form'
-import { linkToken, partnerProgramOf, type AuthSearch, type AuthTab } from './search'
+import { partnerProgramOf, type AuthSearch, type AuthTab } from './search'
 import { meQueryOptions, type SessionUser } from './api'
 import { startSession } from './session'
 import { usePostLoginNavigate } from './use-post-login-navigate'
 
 // Loaded on demand, as none of them is part of the first paint of the two tabs: the reset request
-// (a dialog) and the screens of the emailed links.
+// (a dialog), and the sign-in's code step and the screens of the emailed links.
 const loadForgotPasswordDialog = () => import('./components/forgot-password-dialog')
 const ForgotPasswordDialog = lazy(loadForgotPasswordDialog)
-const ConfirmEmailView = lazy(() => import('./components/confirm-email-view').then((m) => ({ default: m.ConfirmEmailView })))
-const ResetPasswordView = lazy(() => import('./components/reset-password-view').then((m) => ({ default: m.ResetPasswordView })))
-const ConfirmEmailChangeView = lazy(() => import('#web/features/account/confirm-email-change-view').then((m) => ({ default: m.ConfirmEmailChangeView })))
+const AuthStepView = lazy(() => import('./components/auth-step-view'))
 
 /**
- * /auth: the login and sign-up tabs, or one of the emailed links (mode=confirm, mode=reset,
- * mode=change-email; the token in the fragment).
+ * /auth: the login and sign-up tabs, the sign-in's code step after the password when two-factor
+ * sign-in is on (mode=two-factor), or one of the emailed links (mode=confirm, mode=reset,
+ * mode=invite, mode=change-email; the token in the fragment).
  */
 export function AuthPage({ search, hash }: { search: AuthSearch; hash: string }) {
   if (search.mode) {
-    const token = linkToken(search, hash)
     return (
       <Suspense fallback={<PagePending />}>
-        {search.mode === 'confirm' ? (
-          <ConfirmEmailView token={token} />
-        ) : search.mode === 'reset' ? (
-          <ResetPasswordView token={token} />
-        ) : (
-          <ConfirmEmailChangeView token={token} />
-        )}
+        <AuthStepView mode={search.mode} search={search} hash={hash} />
       </Suspense>
     )
   }
@@ -108,6 +100,7 @@ function SignInView({ search }: { search: AuthSearch }) {
             <CardContent>
               <LoginForm
                 onLoggedIn={onLoggedIn}
+                onTwoFactorRequired={() => void navigate({ search: (previous) => ({ ...previous, mode: 'two-factor' }) })}
                 onForgotPassword={(email) => setForgot({ open: true, email })}
                 onForgotPasswordIntent={() => void loadForgotPasswordDialog().catch(() => undefined)}
                 forgotPasswordRef={forgotButtonRef}

@@ -8,7 +8,7 @@ import { PARTNER_PROGRAM_PATTERN } from '#common/domain'
 
 export const AUTH_TABS = ['login', 'signup'] as const
 export type AuthTab = (typeof AUTH_TABS)[number]
-const AUTH_MODES = ['confirm', 'reset', 'change-email'] as const
+const AUTH_MODES = ['two-factor', 'confirm', 'reset', 'invite', 'change-email'] as const
 export type AuthMode = (typeof AUTH_MODES)[number]
 
 export type AuthSearch = {
@@ -16,7 +16,10 @@ export type AuthSearch = {
   returnTo?: string
   /** Partner program label passed to sign-up. */
   partner?: string
-  /** The emailed links: confirm the email, choose a new password, or confirm a new address (the account page). */
+  /**
+   * The sign-in's code step (two-factor sign-in), or one of the emailed links: confirm the email,
+   * choose a new password (or a staff account's first one), or confirm a new address (the account page).
+   */
   mode?: AuthMode
   /** Links sent before the token moved to the fragment (`#token=…`, see `linkToken`). */
   token?: string

@@ -6,6 +6,7 @@
  */
 import { zodResolver } from '@hookform/resolvers/zod'
 import { ForgotPasswordBodySchema, LoginBodySchema, ResetPasswordBodySchema, SignupBodySchema } from '#common/auth'
+import { TwoFactorSignInBodySchema } from '#common/two-factor'
 
 export { fieldErrorOf, loginFailureMessage, signupFailureMessage } from './messages'
 
@@ -13,3 +14,4 @@ export const loginResolver = zodResolver(LoginBodySchema)
 export const signupResolver = zodResolver(SignupBodySchema)
 export const forgotPasswordResolver = zodResolver(ForgotPasswordBodySchema)
 export const resetPasswordResolver = zodResolver(ResetPasswordBodySchema)
+export const twoFactorSignInResolver = zodResolver(TwoFactorSignInBodySchema)

@@ -15,6 +15,8 @@ const resolver = lazyResolver<LoginValues, LoginInput>(() => loadAuthValidation(
 
 type LoginFormProps = {
   onLoggedIn: (user: SessionUser) => void
+  /** The password was right and two-factor sign-in is on: the code comes next (docs/decisions/072). */
+  onTwoFactorRequired: () => void
   /** Opens the reset request, with what the user typed as the email. */
   onForgotPassword: (email: string) => void
   /** Warms up the reset request's code (on hover or focus of its button). */
@@ -22,14 +24,15 @@ type LoginFormProps = {
   forgotPasswordRef?: Ref<HTMLButtonElement>
 }
 
-/** Login: email and password; toasts 'Success' or 'Login failed'. */
-export function LoginForm({ onLoggedIn, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
+/** Login: email and password; toasts 'Success' (or, with two-factor sign-in, hands over to the code step) or 'Login failed'. */
+export function LoginForm({ onLoggedIn, onTwoFactorRequired, onForgotPassword, onForgotPasswordIntent, forgotPasswordRef }: LoginFormProps) {
   const { form, submit, setServerError, formProps } = useAuthForm({ resolver })
   const login = useMutation({
     mutationFn: async (body: LoginInput) => (await loadAuthRequests()).logIn(body),
-    onSuccess: (user) => {
+    onSuccess: (result) => {
+      if (result.kind === 'two-factor') return onTwoFactorRequired()
       void toast({ title: 'Success', description: "You've been logged in successfully." })
-      onLoggedIn(user)
+      onLoggedIn(result.user)
     },
     onError: async (error) => {
       const { fieldErrorOf, loginFailureMessage } = await loadAuthValidation()

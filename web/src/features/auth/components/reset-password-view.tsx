@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { KeyRoundIcon } from 'lucide-react'
+import { useNavigate } from '@tanstack/react-router'
 import { Card, CardContent, CardDescription, CardHeader } from '#web/components/ui/card'
 import { useDocumentTitle } from '#web/components/use-document-title'
 import { isApiError } from '#web/lib/api-error'
@@ -21,23 +22,33 @@ type ResetPasswordValues = { token: string; password: string; confirmPassword: s
 
 const resolver = lazyResolver<ResetPasswordValues, ResetPasswordInput>(() => loadAuthValidation().then((module) => module.resetPasswordResolver))
 
-/** /auth?mode=reset&token=…: the emailed reset link. New password, then signed in and on into the app. */
-export function ResetPasswordView({ token }: { token: string | undefined }) {
-  useDocumentTitle('Choose a new password')
+/**
+ * /auth?mode=reset#token=…: the emailed reset link; /auth?mode=invite#token=…: a staff invitation
+ * (`npm run staff:add`, docs/decisions/072), which chooses the first password the same way. New
+ * password, then signed in (after the two-factor code, when that is on) and on into the app.
+ */
+export function ResetPasswordView({ token, invitation = false }: { token: string | undefined; invitation?: boolean }) {
+  useDocumentTitle(invitation ? 'Choose your password' : 'Choose a new password')
   if (!token) return <InvalidResetLink message={INVALID_LINK_MESSAGE} />
-  return <ResetPasswordForm token={token} />
+  return <ResetPasswordForm token={token} invitation={invitation} />
 }
 
-function ResetPasswordForm({ token }: { token: string }) {
+function ResetPasswordForm({ token, invitation }: { token: string; invitation: boolean }) {
   const queryClient = useQueryClient()
   const continueToApp = usePostLoginNavigate()
+  const navigate = useNavigate()
   // The token is no field: the schema checks it with the rest, and a malformed one shows as errors.token.
   const { form, submit, setServerError, formProps } = useAuthForm({ defaultValues: { token }, resolver })
   const { errors } = form.formState
   const reset = useMutation({
     mutationFn: async (body: ResetPasswordInput) => (await loadAuthRequests()).resetPassword(body),
-    onSuccess: (user) => {
-      startSession(queryClient, user)
+    onSuccess: (result) => {
+      if (result.kind === 'two-factor') {
+        void toast({ title: 'Password updated', description: 'Your password has been changed. Enter your sign-in code to continue.' })
+        // The new session waits for the code: the sign-in's code step (the link's token leaves the address).
+        return void navigate({ to: '/auth', search: { mode: 'two-factor' }, replace: true })
+      }
+      startSession(queryClient, result.user)
       void toast({ title: 'Password updated', description: 'Your password has been changed. You are now signed in.' })
       void continueToApp(undefined)
     },
@@ -71,8 +82,12 @@ function ResetPasswordForm({ token }: { token: string }) {
     <AuthLayout>
       <Card>
         <CardHeader>
-          <h1 className="text-2xl leading-tight font-semibold">Choose a new password</h1>
-          <CardDescription>Use at least 8 characters. You'll be signed in once it's saved.</CardDescription>
+          <h1 className="text-2xl leading-tight font-semibold">{invitation ? 'Choose your password' : 'Choose a new password'}</h1>
+          <CardDescription>
+            {invitation
+              ? "Welcome to the Momentum Coach team. Choose the password for your staff account: at least 8 characters. You'll be signed in once it's saved."
+              : "Use at least 8 characters. You'll be signed in once it's saved."}
+          </CardDescription>
         </CardHeader>
         <CardContent>
           <form {...formProps} onSubmit={submit((body) => reset.mutate(body))} className="grid gap-5">
@@ -96,7 +111,7 @@ function ResetPasswordForm({ token }: { token: string }) {
               autoComplete="new-password"
             />
             <SubmitButton size="lg" disabled={reset.isPending}>
-              <PendingLabel pending={reset.isPending} idle="Update Password" busy="Updating password..." />
+              <PendingLabel pending={reset.isPending} idle={invitation ? 'Save Password' : 'Update Password'} busy={invitation ? 'Saving password...' : 'Updating password...'} />
             </SubmitButton>
           </form>
         </CardContent>
