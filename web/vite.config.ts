@@ -12,6 +12,8 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url))
 const fromWeb = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 // The server build of web/src/prerender.tsx: used by the build only, kept out of web/dist.
 const prerenderOutDir = fromWeb('../.tmp/prerender')
+// The form kit, one chunk: react-hook-form, the Radix primitives of the sign-in forms, our form controls (docs/decisions/076).
+const FORM_KIT = /[\\/](node_modules[\\/](react-hook-form|@hookform[\\/]resolvers|@radix-ui[\\/](react-(tabs|roving-focus|collection|direction|presence|context|use-controllable-state|primitive|use-effect-event|use-callback-ref|id|use-layout-effect|checkbox|label|use-previous|use-size)|primitive))[\\/]|src[\\/]components[\\/]ui[\\/](input|label|checkbox|password-input|field|tabs)\.tsx$|src[\\/]lib[\\/]forms\.ts$)/
 
 export default defineConfig({
   root: webRoot,
@@ -62,7 +64,14 @@ export default defineConfig({
           input: { index: fromWeb('./index.html'), boot: fromWeb('./src/boot.ts') },
           // One chunk for everything the app's entry imports, so a page starts few module fetches
           // (each costs the main thread; rolldown would otherwise make ~20 small shared chunks).
-          output: { codeSplitting: { groups: [{ name: 'app', tags: ['$initial'], test: (id) => !/[\\/](index\.html|src[\\/](main\.tsx|boot\.ts))$/.test(id) }] } },
+          output: {
+            codeSplitting: {
+              groups: [
+                { name: 'app', tags: ['$initial'], test: (id) => !/[\\/](index\.html|src[\\/](main\.tsx|boot\.ts))$/.test(id) },
+                { name: 'forms', test: FORM_KIT, includeDependenciesRecursively: false },
+              ],
+            },
+          },
         },
       },
     },
