@@ -19,6 +19,11 @@ export const AUDIT_ACTIONS = [
   'recovery_codes_regenerated',
   /** An operator put a parked webhook message back to be applied (`/ops`). */
   'webhook_event_retried',
+  /** Support opened one of the person's tickets (its messages) in the inbox. */
+  'support_ticket_viewed',
+  'support_reply_sent',
+  'support_note_added',
+  'support_status_changed',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -26,7 +31,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 export const AUDIT_ACTOR_KINDS = ['user', 'cli', 'system'] as const
 
 /** What an event is about beside the person: a role, or the person's two-factor sign-in. */
-export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event'] as const
+export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event', 'support_ticket'] as const
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number]
 
 /** An event's details: ids, counts and words of ours only, never a secret or anything personal beyond an id. */
@@ -59,6 +64,9 @@ export const AccountActivityResponseSchema = z.object({ events: z.array(AuditEve
 /** How many of the newest events the account page lists. */
 export const ACCOUNT_ACTIVITY_LIMIT = 100
 
+/** A support request's status in the account page's words. */
+const STATUS_WORDS: Readonly<Record<string, string>> = { open: 'open', waiting_on_member: 'as waiting for you', resolved: 'resolved' }
+
 function actorWords(actor: AuditActorView): string {
   switch (actor.kind) {
     case 'self':
@@ -82,6 +90,7 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
   const self = event.actor.kind === 'self'
   const role = event.role && isStaffRole(event.role) ? STAFF_ROLE_NAMES[event.role] : 'staff'
   const left = typeof event.details?.remaining === 'number' ? event.details.remaining : null
+  const reference = typeof event.details?.reference === 'string' ? ` ${event.details.reference}` : ''
   switch (event.action) {
     case 'staff_account_created':
       return `${who} created your staff account and emailed you an invitation to choose a password.`
@@ -99,5 +108,13 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
       return `${who} made new recovery codes; the earlier ones no longer work.`
     case 'webhook_event_retried':
       return `${who} put a parked webhook message back to be applied.`
+    case 'support_ticket_viewed':
+      return `${who} read your support request${reference}.`
+    case 'support_reply_sent':
+      return `${who} replied to your support request${reference}.`
+    case 'support_note_added':
+      return `${who} added an internal note to your support request${reference}.`
+    case 'support_status_changed':
+      return `${who} marked your support request${reference} ${typeof event.details?.status === 'string' ? (STATUS_WORDS[event.details.status] ?? 'changed') : 'changed'}.`
   }
 }

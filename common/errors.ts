@@ -77,6 +77,12 @@ export const ERRORS = {
   VOICE_SESSION_ACTIVE: { status: 409, message: 'A voice call is already under way. End it before starting another.' },
   /** `end` or a typed message with no voice call live on the socket. */
   VOICE_NOT_ACTIVE: { status: 409, message: 'Not currently in a call.' },
+  /** The Help page: the person already has SUPPORT_OPEN_TICKETS_MAX requests open (common/support.ts). */
+  SUPPORT_TICKET_LIMIT: { status: 409, message: 'You have 5 support requests open. Add to one of them, or wait for a reply.' },
+  /** A support request holds SUPPORT_MESSAGES_PER_TICKET_MAX messages at most. */
+  SUPPORT_THREAD_FULL: { status: 409, message: 'This support request is full. Please open a new one.' },
+  /** The support inbox keeps CANNED_REPLIES_MAX canned replies at most. */
+  CANNED_REPLY_LIMIT: { status: 409, message: 'There are 100 canned replies already. Delete one first.' },
   // 426
   UPGRADE_REQUIRED: { status: 426, message: 'This address takes a WebSocket connection.' },
   // 413, 415, 429

@@ -50,6 +50,8 @@ import callNowRoutes from './routes/call-now'
 import opsRoutes from './routes/ops'
 import accountDataRoutes from './routes/account-data'
 import staffRoutes from './routes/staff'
+import supportRoutes from './routes/support'
+import supportInboxRoutes from './routes/support-inbox'
 
 const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
@@ -243,6 +245,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(chatRoutes)
   await app.register(opsRoutes)
   await app.register(staffRoutes)
+  await app.register(supportRoutes)
+  await app.register(supportInboxRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

@@ -39,6 +39,7 @@ import { createOps } from '#server/services/ops'
 import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
 import { createStaff } from '#server/services/staff'
+import { createSupport } from '#server/services/support'
 import { createTexts, type Texts } from '#server/services/texts'
 import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
@@ -277,6 +278,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     audit: createAudit({ db }),
     /** Staff accounts and their roles (docs/decisions/072): the staff guard asks it. */
     staff: createStaff({ db, clock, mailer, appUrl: config.appUrl }),
+    /** Priority support (docs/decisions/077): the Help page's tickets and the support inbox. */
+    support: createSupport({ db, clock, mailer, appUrl: config.appUrl, jobs }),
     billing,
     goals: createGoals({ db, clock }),
     calls,

@@ -13,6 +13,7 @@ export type EmailKind =
   | 'trial_ending'
   | 'weekly_report'
   | 'staff_invitation'
+  | 'support_reply'
 
 export type OutgoingMail = {
   kind: EmailKind

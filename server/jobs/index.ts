@@ -6,6 +6,7 @@ import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
 import { sendEmail } from './send-email'
+import { supportRepliesSweep, supportReplyEmail } from './support'
 import { sendTextJob, textsInboundSweep, textsRelease } from './texts'
 
 export type { AppJobQueue, JobName, PayloadOf } from './contracts'
@@ -28,6 +29,8 @@ export const JOBS = [
   weeklyReportsTick,
   weeklyReportDelivery,
   weeklyReportsSweep,
+  supportReplyEmail,
+  supportRepliesSweep,
 ] as const satisfies readonly AnyJobDefinition[]
 
 /** A registry job: one of the contracts, with its handler. */

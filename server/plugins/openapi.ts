@@ -18,6 +18,11 @@ const TAGS = [
   { name: 'conversations', description: 'Text chat with the coach: conversations and their messages.' },
   { name: 'courses', description: 'Courses, their lessons and quizzes, enrollment and progress.' },
   { name: 'reports', description: 'Weekly progress reports, progress over the weeks, and unsubscribing from report emails.' },
+  { name: 'support', description: "The Help page: a person's support requests and the conversation with support (docs/decisions/077)." },
+  {
+    name: 'support inbox',
+    description: "Support staff's inbox: requests by plan priority and age, replies (emailed to the member), internal notes, statuses, canned replies. Staff only (x-staff-roles); each read and change is in the member's audit log.",
+  },
   {
     name: 'staff',
     description:

@@ -29,6 +29,8 @@ import {
   quizAttempts,
   quizzes,
   staffRoles,
+  supportMessages,
+  supportTickets,
   subscribers,
   textMessages,
   textSuppressions,
@@ -274,6 +276,18 @@ export const SEEDERS: readonly Seeder[] = [
       const now = clock.now()
       await db.insert(staffRoles).values({ userId: user.id, role: 'coach', grantedAt: now, grantedBy: user.id })
       await db.insert(auditEvents).values({ at: now, actorKind: 'user', actorUserId: user.id, action: 'two_factor_enabled', subjectUserId: user.id, targetType: 'two_factor' })
+    },
+  },
+  {
+    tables: ['support_tickets', 'support_messages'],
+    async seed({ db, user, clock, marker }) {
+      // A support request with the person's message (docs/decisions/077).
+      const now = clock.now()
+      const [ticket] = await db
+        .insert(supportTickets)
+        .values({ userId: user.id, topic: 'calls', status: 'open', priority: 'basic', priorityRank: 3, plan: null, createdAt: now, updatedAt: now, lastMessageAt: now, lastFrom: 'member', firstResponseDueAt: now })
+        .returning()
+      await db.insert(supportMessages).values({ ticketId: ticket!.id, kind: 'member', authorUserId: user.id, body: `support request ${marker}`, createdAt: now })
     },
   },
 ]

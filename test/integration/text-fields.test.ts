@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { emptyGoalsForm } from '#common/goals'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
+import { signedInStaff, type StaffMember } from '../helpers/staff'
 import { signedInUser, type SignedIn } from '../helpers/users'
 
 /**
@@ -15,11 +16,14 @@ import { signedInUser, type SignedIn } from '../helpers/users'
 let database: TestDatabase
 let app: FastifyInstance
 let member: SignedIn
+/** Staff with every role the staff routes ask for, signed in with two-factor sign-in. */
+let staff: StaffMember
 
 beforeAll(async () => {
   database = await createTestDatabase()
   app = await buildTestApp({ database })
   member = await signedInUser(app, { paid: 'premium' })
+  staff = await signedInStaff(app, ['support', 'admin', 'operator'])
 })
 
 afterAll(async () => {
@@ -35,6 +39,8 @@ type Case = {
   query?: Record<string, string>
   body?: unknown
   signedIn?: boolean
+  /** Sent by the staff member (a staff route: anyone else is a 404 before validation). */
+  asStaff?: boolean
   /** The body is form-encoded (UTF-8: a lone surrogate cannot be sent, so only NUL is tried). */
   form?: boolean
 }
@@ -116,6 +122,23 @@ const CASES: Case[] = [
   { operation: 'POST /api/account/password', signedIn: true, body: { currentPassword: password, newPassword: 'copper-meadow-whistle-9', confirmPassword: 'copper-meadow-whistle-9' } },
   { operation: 'POST /api/account/delete', signedIn: true, body: { password, email: 'text.person@example.com' } },
   { operation: 'DELETE /api/account/sessions/{id}', signedIn: true, params: { id: 'abcdefghijklmnopqrstuvwxyz234567' } },
+  { operation: 'POST /api/auth/two-factor', signedIn: true, body: { code: '123456' } },
+  { operation: 'POST /api/account/two-factor/setup', signedIn: true, body: { currentPassword: password } },
+  { operation: 'POST /api/account/two-factor', signedIn: true, body: { code: '123456' } },
+  { operation: 'POST /api/account/two-factor/disable', signedIn: true, body: { currentPassword: password, code: '123456' } },
+  { operation: 'POST /api/account/two-factor/recovery-codes', signedIn: true, body: { code: '123456' } },
+  { operation: 'POST /api/ops/webhook-events/{id}/retry', asStaff: true, params: { id: '1' } },
+  { operation: 'POST /api/support/tickets', signedIn: true, body: { topic: 'other', message: 'Hello support', context: { page: '/goal-intake', errorCode: 'INTERNAL' } } },
+  { operation: 'GET /api/support/tickets/{id}', signedIn: true, params: { id: UUID } },
+  { operation: 'POST /api/support/tickets/{id}/messages', signedIn: true, params: { id: UUID }, body: { message: 'One more thing' } },
+  { operation: 'GET /api/staff/support/tickets', asStaff: true, query: { status: 'open' } },
+  { operation: 'GET /api/staff/support/tickets/{id}', asStaff: true, params: { id: UUID } },
+  { operation: 'POST /api/staff/support/tickets/{id}/replies', asStaff: true, params: { id: UUID }, body: { message: 'Here is how', status: 'resolved' } },
+  { operation: 'POST /api/staff/support/tickets/{id}/notes', asStaff: true, params: { id: UUID }, body: { note: 'Asked twice' } },
+  { operation: 'PUT /api/staff/support/tickets/{id}/status', asStaff: true, params: { id: UUID }, body: { status: 'open' } },
+  { operation: 'POST /api/staff/support/canned-replies', asStaff: true, body: { title: 'Call time', body: 'Open Call schedule.' } },
+  { operation: 'PUT /api/staff/support/canned-replies/{id}', asStaff: true, params: { id: UUID }, body: { title: 'Call time', body: 'Open Call schedule.' } },
+  { operation: 'DELETE /api/staff/support/canned-replies/{id}', asStaff: true, params: { id: UUID } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+12025550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
   { operation: 'POST /api/webhooks/sms/status', body: { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'undelivered', ErrorCode: '30006' }, form: true },
 ]
@@ -157,6 +180,7 @@ function request(testCase: Case, overrides: Partial<Pick<Case, 'params' | 'query
       // Each request from its own address: the per-IP auth limits measure nothing here.
       'x-forwarded-for': `10.77.${client >> 8}.${client & 255}`,
       ...(testCase.signedIn ? { cookie: member.cookie } : {}),
+      ...(testCase.asStaff ? { cookie: staff.cookie } : {}),
     },
   }
 }
