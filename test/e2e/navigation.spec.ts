@@ -86,7 +86,7 @@ test.describe('desktop (1280 px): the header bar', () => {
     await expect(heading(page, DASHBOARD)).not.toBeFocused()
 
     const banner = page.getByRole('banner')
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Help'])
     await expect(banner.getByText('Jordan Rivera', { exact: true })).toBeVisible()
     // The dashboard keeps its spec's 'Logout' (spec 2 §2), from the shared navigation, and its own header controls.
     await expect(banner.getByRole('button', { name: 'Logout', exact: true })).toBeVisible()
@@ -121,11 +121,11 @@ test.describe('desktop (1280 px): the header bar', () => {
     await expect(heading(page, DASHBOARD)).toBeVisible()
 
     const order: string[] = []
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 11; i++) {
       await page.keyboard.press('Tab')
       order.push(await focusedName(page))
     }
-    expect(order).toEqual(['Skip to main content', 'Momentum Coach', 'Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Logout', 'Edit Goals'])
+    expect(order).toEqual(['Skip to main content', 'Momentum Coach', 'Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Help', 'Logout', 'Edit Goals'])
 
     // The skip link jumps to the main content.
     await pressUntilFocused(page, 'Shift+Tab', page.getByRole('link', { name: 'Skip to main content' }))
@@ -183,7 +183,7 @@ test.describe('phone (390 px): the Menu button and its drawer', () => {
     await openMenu(page)
     // (While the drawer is open, the page behind it is hidden from assistive technology: found by its label here.)
     await expect(page.locator('header button[aria-label="Menu"]')).toHaveAttribute('aria-expanded', 'true')
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Help'])
     await expect(drawer(page).getByText('Jordan Rivera', { exact: true })).toBeVisible()
     await expect(drawer(page).getByRole('button', { name: 'Logout', exact: true })).toBeVisible()
     await expectCurrent(page, DASHBOARD)
@@ -270,7 +270,7 @@ test.describe('who sees which links', () => {
     await page.goto('/courses')
     await expect(page.getByRole('heading', { level: 1, name: 'Course Platform' })).toBeVisible()
 
-    await expect(mainNav(page).getByRole('link')).toHaveText(['Courses', 'Plans', 'Account'])
+    await expect(mainNav(page).getByRole('link')).toHaveText(['Courses', 'Plans', 'Account', 'Help'])
     await expect(navLink(page, 'Plans')).toHaveAttribute('href', '/payment')
     await expect(navLink(page, 'Courses')).toHaveAttribute('aria-current', 'page')
     await expect(page.getByRole('banner').getByText('Casey Unpaid', { exact: true })).toBeVisible()

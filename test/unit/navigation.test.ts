@@ -41,7 +41,7 @@ const marked = (pathname: string) =>
   }).join(' ')
 
 describe('the signed-in navigation', () => {
-  it('shows a paid member Dashboard, Coach, Courses, Reports, Progress and Account, in that order', () => {
+  it('shows a paid member Dashboard, Coach, Courses, Reports, Progress, Account and Help, in that order', () => {
     expect(navItemsFor(user({ hasCompletedPayment: true, hasSubscription: true })).map((link) => [link.label, link.to])).toEqual([
       ['Dashboard', '/dashboard'],
       ['Coach', '/chat'],
@@ -49,27 +49,29 @@ describe('the signed-in navigation', () => {
       ['Reports', '/reports'],
       ['Progress', '/progress'],
       ['Account', '/account'],
+      ['Help', '/help'],
     ])
   })
 
-  it('shows someone who has not paid only what they may open: Courses, the plans and the account, never a link that bounces to /payment', () => {
+  it('shows someone who has not paid only what they may open: Courses, the plans, the account and Help, never a link that bounces to /payment', () => {
     expect(navItemsFor(user()).map((link) => [link.label, link.to])).toEqual([
       ['Courses', '/courses'],
       ['Plans', '/payment'],
       ['Account', '/account'],
+      ['Help', '/help'],
     ])
   })
 
   it('decides by the one paid rule (hasCompletedPayment), as the guards do', () => {
     // A subscription flag alone is not what the guard checks (web/src/features/auth/guards.ts).
-    expect(navItemsFor(user({ hasSubscription: true })).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Account'])
-    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account'])
+    expect(navItemsFor(user({ hasSubscription: true })).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Account', 'Help'])
+    expect(navItemsFor(user({ hasCompletedPayment: true })).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Help'])
   })
 
   it('takes a new page as one more item of the list', () => {
     const diagnostics: NavItem = { ...item('Dashboard'), to: '/debug/edge-functions', label: 'Diagnostics', audience: 'signed-in', samePage: [], section: [] }
-    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Diagnostics'])
-    expect(navItemsFor(user(), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Account', 'Diagnostics'])
+    expect(navItemsFor(user({ hasCompletedPayment: true }), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Dashboard', 'Coach', 'Courses', 'Reports', 'Progress', 'Account', 'Help', 'Diagnostics'])
+    expect(navItemsFor(user(), [...NAV_ITEMS, diagnostics]).map((link) => link.label)).toEqual(['Courses', 'Plans', 'Account', 'Help', 'Diagnostics'])
   })
 
   it('marks the current page with aria-current="page", and a page inside a section with "true"', () => {

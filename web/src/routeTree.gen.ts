@@ -19,6 +19,7 @@ import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticate
 import { Route as AuthenticatedOpsRouteImport } from './routes/_authenticated/ops'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/staff'
+import { Route as AuthenticatedSupportRouteImport } from './routes/_authenticated/support'
 import { Route as CoursesIndexRouteImport } from './routes/courses.index'
 import { Route as DebugEdgeFunctionsRouteImport } from './routes/debug.edge-functions'
 import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticated/_paid/chat'
@@ -28,6 +29,8 @@ import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticat
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
+import { Route as AuthenticatedHelpIndexRouteImport } from './routes/_authenticated/help.index'
+import { Route as AuthenticatedHelpTicketIdRouteImport } from './routes/_authenticated/help.$ticketId'
 import { Route as AuthenticatedPaidCallsCallIdRouteImport } from './routes/_authenticated/_paid/calls.$callId'
 import { Route as AuthenticatedPaidCallsScheduleRouteImport } from './routes/_authenticated/_paid/calls.schedule'
 import { Route as AuthenticatedPaidReportsIndexRouteImport } from './routes/_authenticated/_paid/reports.index'
@@ -81,6 +84,11 @@ const AuthenticatedStaffRoute = AuthenticatedStaffRouteImport.update({
   path: '/staff',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedSupportRoute = AuthenticatedSupportRouteImport.update({
+  id: '/support',
+  path: '/support',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
 const CoursesIndexRoute = CoursesIndexRouteImport.update({
   id: '/courses/',
   path: '/courses/',
@@ -130,6 +138,17 @@ const AuthenticatedCoursesCourseIdRoute =
     path: '/courses/$courseId',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedHelpIndexRoute = AuthenticatedHelpIndexRouteImport.update({
+  id: '/help/',
+  path: '/help/',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedHelpTicketIdRoute =
+  AuthenticatedHelpTicketIdRouteImport.update({
+    id: '/help/$ticketId',
+    path: '/help/$ticketId',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedPaidCallsCallIdRoute =
   AuthenticatedPaidCallsCallIdRouteImport.update({
     id: '/calls/$callId',
@@ -164,6 +183,7 @@ export interface FileRoutesByFullPath {
   '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/staff': typeof AuthenticatedStaffRoute
+  '/support': typeof AuthenticatedSupportRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -173,6 +193,8 @@ export interface FileRoutesByFullPath {
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
+  '/help/$ticketId': typeof AuthenticatedHelpTicketIdRoute
+  '/help/': typeof AuthenticatedHelpIndexRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
   '/reports/$week': typeof AuthenticatedPaidReportsWeekRoute
@@ -187,6 +209,7 @@ export interface FileRoutesByTo {
   '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/staff': typeof AuthenticatedStaffRoute
+  '/support': typeof AuthenticatedSupportRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses': typeof CoursesIndexRoute
   '/chat': typeof AuthenticatedPaidChatRoute
@@ -196,6 +219,8 @@ export interface FileRoutesByTo {
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
+  '/help/$ticketId': typeof AuthenticatedHelpTicketIdRoute
+  '/help': typeof AuthenticatedHelpIndexRoute
   '/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
   '/reports/$week': typeof AuthenticatedPaidReportsWeekRoute
@@ -213,6 +238,7 @@ export interface FileRoutesById {
   '/_authenticated/ops': typeof AuthenticatedOpsRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/_authenticated/staff': typeof AuthenticatedStaffRoute
+  '/_authenticated/support': typeof AuthenticatedSupportRoute
   '/debug/edge-functions': typeof DebugEdgeFunctionsRoute
   '/courses/': typeof CoursesIndexRoute
   '/_authenticated/_paid/chat': typeof AuthenticatedPaidChatRoute
@@ -222,6 +248,8 @@ export interface FileRoutesById {
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
+  '/_authenticated/help/$ticketId': typeof AuthenticatedHelpTicketIdRoute
+  '/_authenticated/help/': typeof AuthenticatedHelpIndexRoute
   '/_authenticated/_paid/calls/$callId': typeof AuthenticatedPaidCallsCallIdRoute
   '/_authenticated/_paid/calls/schedule': typeof AuthenticatedPaidCallsScheduleRoute
   '/_authenticated/_paid/reports/$week': typeof AuthenticatedPaidReportsWeekRoute
@@ -238,6 +266,7 @@ export interface FileRouteTypes {
     | '/ops'
     | '/payment'
     | '/staff'
+    | '/support'
     | '/debug/edge-functions'
     | '/courses/'
     | '/chat'
@@ -247,6 +276,8 @@ export interface FileRouteTypes {
     | '/opt-in'
     | '/progress'
     | '/courses/$courseId'
+    | '/help/$ticketId'
+    | '/help/'
     | '/calls/$callId'
     | '/calls/schedule'
     | '/reports/$week'
@@ -261,6 +292,7 @@ export interface FileRouteTypes {
     | '/ops'
     | '/payment'
     | '/staff'
+    | '/support'
     | '/debug/edge-functions'
     | '/courses'
     | '/chat'
@@ -270,6 +302,8 @@ export interface FileRouteTypes {
     | '/opt-in'
     | '/progress'
     | '/courses/$courseId'
+    | '/help/$ticketId'
+    | '/help'
     | '/calls/$callId'
     | '/calls/schedule'
     | '/reports/$week'
@@ -286,6 +320,7 @@ export interface FileRouteTypes {
     | '/_authenticated/ops'
     | '/_authenticated/payment'
     | '/_authenticated/staff'
+    | '/_authenticated/support'
     | '/debug/edge-functions'
     | '/courses/'
     | '/_authenticated/_paid/chat'
@@ -295,6 +330,8 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
     | '/_authenticated/courses/$courseId'
+    | '/_authenticated/help/$ticketId'
+    | '/_authenticated/help/'
     | '/_authenticated/_paid/calls/$callId'
     | '/_authenticated/_paid/calls/schedule'
     | '/_authenticated/_paid/reports/$week'
@@ -383,6 +420,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedStaffRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/support': {
+      id: '/_authenticated/support'
+      path: '/support'
+      fullPath: '/support'
+      preLoaderRoute: typeof AuthenticatedSupportRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/courses/': {
       id: '/courses/'
       path: '/courses'
@@ -444,6 +488,20 @@ declare module '@tanstack/react-router' {
       path: '/courses/$courseId'
       fullPath: '/courses/$courseId'
       preLoaderRoute: typeof AuthenticatedCoursesCourseIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/help/': {
+      id: '/_authenticated/help/'
+      path: '/help'
+      fullPath: '/help/'
+      preLoaderRoute: typeof AuthenticatedHelpIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/help/$ticketId': {
+      id: '/_authenticated/help/$ticketId'
+      path: '/help/$ticketId'
+      fullPath: '/help/$ticketId'
+      preLoaderRoute: typeof AuthenticatedHelpTicketIdRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/_paid/calls/$callId': {
@@ -512,7 +570,10 @@ interface AuthenticatedRouteChildren {
   AuthenticatedOpsRoute: typeof AuthenticatedOpsRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
   AuthenticatedStaffRoute: typeof AuthenticatedStaffRoute
+  AuthenticatedSupportRoute: typeof AuthenticatedSupportRoute
   AuthenticatedCoursesCourseIdRoute: typeof AuthenticatedCoursesCourseIdRoute
+  AuthenticatedHelpTicketIdRoute: typeof AuthenticatedHelpTicketIdRoute
+  AuthenticatedHelpIndexRoute: typeof AuthenticatedHelpIndexRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
@@ -521,7 +582,10 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedOpsRoute: AuthenticatedOpsRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
   AuthenticatedStaffRoute: AuthenticatedStaffRoute,
+  AuthenticatedSupportRoute: AuthenticatedSupportRoute,
   AuthenticatedCoursesCourseIdRoute: AuthenticatedCoursesCourseIdRoute,
+  AuthenticatedHelpTicketIdRoute: AuthenticatedHelpTicketIdRoute,
+  AuthenticatedHelpIndexRoute: AuthenticatedHelpIndexRoute,
 }
 
 const AuthenticatedRouteWithChildren = AuthenticatedRoute._addFileChildren(

@@ -12,6 +12,8 @@ export type ToastInput = {
   variant?: 'default' | 'destructive'
   /** Milliseconds before it closes by itself; sonner's default when omitted. */
   duration?: number
+  /** A button in the toast (e.g. 'Contact support' after an error). */
+  action?: { label: string; onClick: () => void }
 }
 
 type ToastId = string | number
@@ -19,11 +21,12 @@ type ToastId = string | number
 const loadSonner = () => import('sonner')
 
 /** Shows a toast; resolves to its id (for dismissToast). */
-export async function toast({ title, description, variant = 'default', duration }: ToastInput): Promise<ToastId> {
+export async function toast({ title, description, variant = 'default', duration, action }: ToastInput): Promise<ToastId> {
   const { toast: sonnerToast } = await loadSonner()
   const options = {
     ...(description === undefined ? {} : { description }),
     ...(duration === undefined ? {} : { duration }),
+    ...(action === undefined ? {} : { action: { label: action.label, onClick: action.onClick } }),
   }
   return variant === 'destructive' ? sonnerToast.error(title, options) : sonnerToast(title, options)
 }

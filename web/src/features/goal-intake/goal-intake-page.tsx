@@ -16,6 +16,7 @@ import { Card, CardContent } from '#web/components/ui/card'
 import { Progress } from '#web/components/ui/progress'
 import { Spinner } from '#web/components/ui/spinner'
 import { useDocumentTitle } from '#web/components/use-document-title'
+import { isApiError } from '#web/lib/api-client'
 import { toast } from '#web/lib/toast'
 import { authKeys } from '#web/features/auth/api'
 import { goalsKeys, saveGoals, wizardGoalsQueryOptions } from './api'
@@ -91,6 +92,11 @@ function GoalWizard({ initial }: { initial: GoalsForm }) {
         title: 'Error Saving Goals',
         description: error instanceof Error && error.message ? error.message : 'Please try again or contact support.',
         variant: 'destructive',
+        // "Contact support" leads to the Help page, with this page and the error's code for support.
+        action: {
+          label: 'Contact support',
+          onClick: () => void navigate({ to: '/help', search: { topic: 'coaching', from: '/goal-intake', ...(isApiError(error) ? { error: error.code } : {}) } }),
+        },
       })
     },
   })

@@ -10,6 +10,7 @@ import {
   ChartLineIcon,
   CircleUserRoundIcon,
   GraduationCapIcon,
+  LifeBuoyIcon,
   LayoutDashboardIcon,
   MessageCircleIcon,
   type LucideIcon,
@@ -51,6 +52,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { to: '/progress', label: 'Progress', icon: ChartLineIcon, audience: 'paid' },
   { to: '/payment', label: 'Plans', icon: CreditCardIcon, audience: 'unpaid' },
   { to: '/account', label: 'Account', icon: CircleUserRoundIcon, audience: 'signed-in' },
+  { to: '/help', label: 'Help', icon: LifeBuoyIcon, audience: 'signed-in', section: ['/help'] },
 ]
 
 /** The links this person may open, in the list's order. */

@@ -22,7 +22,11 @@ export function UnsubscribePage({ hash }: { hash: string }) {
   if (!token) {
     body = (
       <p role="alert" className="text-destructive">
-        This unsubscribe link is incomplete. Use the link in your weekly report email, or sign in and contact support.
+        This unsubscribe link is incomplete. Use the link in your weekly report email, or sign in and{' '}
+        <Link to="/help" search={{ topic: 'texts', from: '/unsubscribe' }} className="underline underline-offset-4">
+          contact support
+        </Link>
+        .
       </p>
     )
   } else if (unsubscribe.isSuccess) {
