@@ -24,6 +24,12 @@ export const AUDIT_ACTIONS = [
   'support_reply_sent',
   'support_note_added',
   'support_status_changed',
+  /** The person (Elite) was given a coach: by the product (the coach with the most room) or by an admin. */
+  'coach_assigned',
+  /** Their coach opened their file in the workspace (goals, calls, commitments, reports). */
+  'coach_member_viewed',
+  /** Their coach added, changed or deleted a private note on their file. */
+  'coach_note_written',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -31,7 +37,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 export const AUDIT_ACTOR_KINDS = ['user', 'cli', 'system'] as const
 
 /** What an event is about beside the person: a role, or the person's two-factor sign-in. */
-export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event', 'support_ticket'] as const
+export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event', 'support_ticket', 'coach'] as const
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number]
 
 /** An event's details: ids, counts and words of ours only, never a secret or anything personal beyond an id. */
@@ -114,6 +120,14 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
       return `${who} replied to your support request${reference}.`
     case 'support_note_added':
       return `${who} added an internal note to your support request${reference}.`
+    case 'coach_assigned':
+      return `${who} assigned you a coach.`
+    case 'coach_member_viewed':
+      return `${who} read your goals, calls, commitments and reports.`
+    case 'coach_note_written': {
+      const change = event.details?.change === 'deleted' ? 'deleted a private note from' : event.details?.change === 'changed' ? 'changed a private note on' : 'added a private note to'
+      return `${who} ${change} your file.`
+    }
     case 'support_status_changed':
       return `${who} marked your support request${reference} ${typeof event.details?.status === 'string' ? (STATUS_WORDS[event.details.status] ?? 'changed') : 'changed'}.`
   }

@@ -80,7 +80,7 @@ export const WeeklyReportSchema = z.object({
 })
 export type WeeklyReportView = z.infer<typeof WeeklyReportSchema>
 
-const WeeklyReportSummarySchema = z.object({
+export const WeeklyReportSummarySchema = z.object({
   weekEnding: text(),
   periodStart: text(),
   periodEnd: text(),

@@ -52,6 +52,7 @@ import accountDataRoutes from './routes/account-data'
 import staffRoutes from './routes/staff'
 import supportRoutes from './routes/support'
 import supportInboxRoutes from './routes/support-inbox'
+import coachRoutes from './routes/coach'
 
 const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
@@ -247,6 +248,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(staffRoutes)
   await app.register(supportRoutes)
   await app.register(supportInboxRoutes)
+  await app.register(coachRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

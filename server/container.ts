@@ -40,6 +40,7 @@ import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
 import { createStaff } from '#server/services/staff'
 import { createSupport } from '#server/services/support'
+import { createCoach } from '#server/services/coach'
 import { createTexts, type Texts } from '#server/services/texts'
 import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
@@ -255,6 +256,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   })
   const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
   targets.built = { accounts, billing, calls, clusterBus, texts, usage }
+  const commitmentsService = createCommitments({ db, clock })
 
   // The gauges of shared state, read when Prometheus scrapes (the queues are the job runner's: its owner provides them).
   const stopCountingRevocations = onConsentRevoked(metrics.consent.revoked)
@@ -280,6 +282,16 @@ export function createServices(config: Config, deps: ServiceDeps) {
     staff: createStaff({ db, clock, mailer, appUrl: config.appUrl }),
     /** Priority support (docs/decisions/077): the Help page's tickets and the support inbox. */
     support: createSupport({ db, clock, mailer, appUrl: config.appUrl, jobs }),
+    /** Elite's human coach (docs/decisions/078): assignments, coaches' profiles, the coach's workspace. */
+    coach: createCoach({
+      db,
+      clock,
+      reads: {
+        commitments: (userId) => commitmentsService.list(userId),
+        reports: async (userId) => (await reports.list(userId)).reports,
+        nextCall: (userId) => calls.next(userId),
+      },
+    }),
     billing,
     goals: createGoals({ db, clock }),
     calls,
@@ -292,7 +304,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** The /opt-in screen's event streams each person holds open, across every server (slots that lapse unless renewed). */
     optInStreams,
     /** The commitment loop: open commitments, the kept rate, marking one done. */
-    commitments: createCommitments({ db, clock }),
+    commitments: commitmentsService,
     chat,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),

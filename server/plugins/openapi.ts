@@ -23,6 +23,11 @@ const TAGS = [
     name: 'support inbox',
     description: "Support staff's inbox: requests by plan priority and age, replies (emailed to the member), internal notes, statuses, canned replies. Staff only (x-staff-roles); each read and change is in the member's audit log.",
   },
+  { name: 'coach', description: "An Elite member's human coach (docs/decisions/078)." },
+  {
+    name: 'coach workspace',
+    description: "Coaches' workspace (their own members only: goals, calls, commitments, reports, private notes; each read audited) and admins' view of coaches' capacity and assignments. Staff only (x-staff-roles).",
+  },
   {
     name: 'staff',
     description:

@@ -28,6 +28,9 @@ import {
   phoneProofs,
   quizAttempts,
   quizzes,
+  coachAssignments,
+  coachNotes,
+  coachProfiles,
   staffRoles,
   supportMessages,
   supportTickets,
@@ -276,6 +279,17 @@ export const SEEDERS: readonly Seeder[] = [
       const now = clock.now()
       await db.insert(staffRoles).values({ userId: user.id, role: 'coach', grantedAt: now, grantedBy: user.id })
       await db.insert(auditEvents).values({ at: now, actorKind: 'user', actorUserId: user.id, action: 'two_factor_enabled', subjectUserId: user.id, targetType: 'two_factor' })
+    },
+  },
+  {
+    tables: ['coach_profiles', 'coach_assignments', 'coach_notes'],
+    async seed({ db, user, clock, marker }) {
+      // A coach's profile, an assignment and a private note (docs/decisions/078), all naming the
+      // person (as coach and as member, as the audit row above does), so each column is covered.
+      const now = clock.now()
+      await db.insert(coachProfiles).values({ userId: user.id, bio: `coach bio ${marker}`, updatedAt: now })
+      await db.insert(coachAssignments).values({ memberUserId: user.id, coachUserId: user.id, startedAt: now, how: 'admin', assignedBy: user.id })
+      await db.insert(coachNotes).values({ memberUserId: user.id, coachUserId: user.id, body: `coach note ${marker}`, createdAt: now, updatedAt: now })
     },
   },
   {

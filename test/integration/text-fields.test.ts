@@ -23,7 +23,7 @@ beforeAll(async () => {
   database = await createTestDatabase()
   app = await buildTestApp({ database })
   member = await signedInUser(app, { paid: 'premium' })
-  staff = await signedInStaff(app, ['support', 'admin', 'operator'])
+  staff = await signedInStaff(app, ['support', 'admin', 'operator', 'coach'])
 })
 
 afterAll(async () => {
@@ -139,6 +139,17 @@ const CASES: Case[] = [
   { operation: 'POST /api/staff/support/canned-replies', asStaff: true, body: { title: 'Call time', body: 'Open Call schedule.' } },
   { operation: 'PUT /api/staff/support/canned-replies/{id}', asStaff: true, params: { id: UUID }, body: { title: 'Call time', body: 'Open Call schedule.' } },
   { operation: 'DELETE /api/staff/support/canned-replies/{id}', asStaff: true, params: { id: UUID } },
+  {
+    operation: 'PUT /api/staff/coach/profile',
+    asStaff: true,
+    body: { bio: 'I coach habits.', timeZone: 'America/Chicago', workingDays: [1, 2, 3], startTime: '08:00', endTime: '16:00', replyWithinHours: 4 },
+  },
+  { operation: 'GET /api/staff/coach/members/{memberId}', asStaff: true, params: { memberId: UUID } },
+  { operation: 'POST /api/staff/coach/members/{memberId}/notes', asStaff: true, params: { memberId: UUID }, body: { body: 'Prefers mornings' } },
+  { operation: 'PUT /api/staff/coach/members/{memberId}/notes/{noteId}', asStaff: true, params: { memberId: UUID, noteId: UUID }, body: { body: 'Prefers mornings' } },
+  { operation: 'DELETE /api/staff/coach/members/{memberId}/notes/{noteId}', asStaff: true, params: { memberId: UUID, noteId: UUID } },
+  { operation: 'PUT /api/staff/admin/coaches/{coachId}/capacity', asStaff: true, params: { coachId: UUID }, body: { maxMembers: 10 } },
+  { operation: 'POST /api/staff/admin/coach-assignments', asStaff: true, body: { memberEmail: 'text.person@example.com', coachId: UUID } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+12025550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
   { operation: 'POST /api/webhooks/sms/status', body: { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'undelivered', ErrorCode: '30006' }, form: true },
 ]

@@ -16,6 +16,7 @@ import { Route as SplashRouteImport } from './routes/splash'
 import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
+import { Route as AuthenticatedCoachRouteImport } from './routes/_authenticated/coach'
 import { Route as AuthenticatedOpsRouteImport } from './routes/_authenticated/ops'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/staff'
@@ -67,6 +68,11 @@ const AuthenticatedPaidRoute = AuthenticatedPaidRouteImport.update({
 const AuthenticatedAccountRoute = AuthenticatedAccountRouteImport.update({
   id: '/account',
   path: '/account',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedCoachRoute = AuthenticatedCoachRouteImport.update({
+  id: '/coach',
+  path: '/coach',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const AuthenticatedOpsRoute = AuthenticatedOpsRouteImport.update({
@@ -180,6 +186,7 @@ export interface FileRoutesByFullPath {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
+  '/coach': typeof AuthenticatedCoachRoute
   '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/staff': typeof AuthenticatedStaffRoute
@@ -206,6 +213,7 @@ export interface FileRoutesByTo {
   '/splash': typeof SplashRoute
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
+  '/coach': typeof AuthenticatedCoachRoute
   '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/staff': typeof AuthenticatedStaffRoute
@@ -235,6 +243,7 @@ export interface FileRoutesById {
   '/unsubscribe': typeof UnsubscribeRoute
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
+  '/_authenticated/coach': typeof AuthenticatedCoachRoute
   '/_authenticated/ops': typeof AuthenticatedOpsRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/_authenticated/staff': typeof AuthenticatedStaffRoute
@@ -263,6 +272,7 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/account'
+    | '/coach'
     | '/ops'
     | '/payment'
     | '/staff'
@@ -289,6 +299,7 @@ export interface FileRouteTypes {
     | '/splash'
     | '/unsubscribe'
     | '/account'
+    | '/coach'
     | '/ops'
     | '/payment'
     | '/staff'
@@ -317,6 +328,7 @@ export interface FileRouteTypes {
     | '/unsubscribe'
     | '/_authenticated/_paid'
     | '/_authenticated/account'
+    | '/_authenticated/coach'
     | '/_authenticated/ops'
     | '/_authenticated/payment'
     | '/_authenticated/staff'
@@ -397,6 +409,13 @@ declare module '@tanstack/react-router' {
       path: '/account'
       fullPath: '/account'
       preLoaderRoute: typeof AuthenticatedAccountRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/coach': {
+      id: '/_authenticated/coach'
+      path: '/coach'
+      fullPath: '/coach'
+      preLoaderRoute: typeof AuthenticatedCoachRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/ops': {
@@ -567,6 +586,7 @@ const AuthenticatedPaidRouteWithChildren =
 interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
+  AuthenticatedCoachRoute: typeof AuthenticatedCoachRoute
   AuthenticatedOpsRoute: typeof AuthenticatedOpsRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
   AuthenticatedStaffRoute: typeof AuthenticatedStaffRoute
@@ -579,6 +599,7 @@ interface AuthenticatedRouteChildren {
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
+  AuthenticatedCoachRoute: AuthenticatedCoachRoute,
   AuthenticatedOpsRoute: AuthenticatedOpsRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
   AuthenticatedStaffRoute: AuthenticatedStaffRoute,

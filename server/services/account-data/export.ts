@@ -12,7 +12,7 @@ import type { PgColumn } from 'drizzle-orm/pg-core'
 import type { Db } from '#server/db/client'
 import { accountDataExports } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
-import { EXPORT_FILES, type ExportFile, type UserDataPart } from './tables'
+import { EXPORT_FILES, NOT_EXPORTED, type ExportFile, type UserDataPart } from './tables'
 
 /** At most one export per person in this long (on any number of servers: the claim is a row). */
 const EXPORT_INTERVAL_MS = 10 * 60_000
@@ -124,6 +124,7 @@ function exportReadme(input: { email: string; generatedAt: Date }): string {
     '',
     '- Invoices, receipts and card details: Stripe, our payment processor, holds them; the billing portal (Account, Billing) shows them.',
     '- The course catalogue itself (lessons, videos, quizzes): it is the same for everyone; courses.json names the courses, lessons and questions yours refer to.',
+    ...NOT_EXPORTED.map((part) => `- ${part.why}`),
     '',
     'To correct something, change it in the app; to have everything deleted, use "Delete my account" on the account page.',
     '',

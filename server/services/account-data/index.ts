@@ -14,7 +14,7 @@ import { claimExport, exportArchive, exportFileName } from './export'
 import { deleteAtProcessors, type ProcessorClients, type ProcessorIds, type ProcessorRun } from './processors'
 
 export { partRows } from './export'
-export { EXPORT_FILES, USER_DATA } from './tables'
+export { EXPORT_FILES, NOT_EXPORTED, USER_DATA } from './tables'
 export { ACCOUNT_DATA_JOBS, PROCESSOR_DELETION_JOB, type AccountDataJob, type AccountDataJobQueue } from './jobs'
 export { PROCESSOR_DELETION_ATTEMPTS, PROCESSOR_DELETION_BACKOFF_MS } from './processors'
 

@@ -11,6 +11,9 @@ import type { ProcessorIdKind } from './processors'
 import {
   accountDataExports,
   auditEvents,
+  coachAssignments,
+  coachNotes,
+  coachProfiles,
   coachingCallEvents,
   contactChanges,
   coachingCalls,
@@ -317,6 +320,22 @@ export const EXPORT_FILES: readonly ExportFile[] = [
     ],
   },
   {
+    name: 'coach.json',
+    title: 'Your coach',
+    about: "Elite's human coach: which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile.",
+    parts: [
+      {
+        key: 'assignments',
+        description: 'Your coaches over time (coach_user_id: the coach\'s account id), oldest first.',
+        table: coachAssignments,
+        rowsOf: userIs(coachAssignments.memberUserId),
+        orderBy: [coachAssignments.startedAt, coachAssignments.id],
+        deletion: 'cascade',
+      },
+      { key: 'coachProfile', description: 'Your coach profile, if you are a coach: bio, working days and hours, reply-time promise, capacity.', table: coachProfiles, rowsOf: userIs(coachProfiles.userId), orderBy: [coachProfiles.userId], deletion: 'cascade' },
+    ],
+  },
+  {
     name: 'support.json',
     title: 'Your support requests',
     about: "Each support request you opened on the Help page (its topic, status, the plan and page it was sent from, when support first replied) and the conversation: your messages and support's replies. Support's internal notes are support's working notes, not part of your conversation, and are not included.",
@@ -359,5 +378,21 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   },
 ]
 
-/** Every part of every file. */
-export const USER_DATA: readonly UserDataPart[] = EXPORT_FILES.flatMap((file) => file.parts)
+/**
+ * What the product keeps about a person but leaves out of their export, each with the reason the
+ * export's README gives; deleted with the account all the same.
+ */
+export const NOT_EXPORTED: ReadonlyArray<UserDataPart & { why: string }> = [
+  {
+    key: 'coachNotes',
+    description: "Your coach's private notes about you.",
+    why: "Your coach's private working notes about you (Elite) are not included: they are your coach's notes for their work with you, never shown to you (docs/decisions/078). They are deleted with your account.",
+    table: coachNotes,
+    rowsOf: userIs(coachNotes.memberUserId),
+    orderBy: [coachNotes.createdAt, coachNotes.id],
+    deletion: 'cascade',
+  },
+]
+
+/** Every part of every file, and what is kept out of the export. */
+export const USER_DATA: readonly UserDataPart[] = [...EXPORT_FILES.flatMap((file) => file.parts), ...NOT_EXPORTED]

@@ -16,6 +16,7 @@ import { PaymentGraceNotice } from '#web/features/billing/grace-notice'
 import { TrialNotice } from '#web/features/billing/trial-notice'
 import { nextCallQueryOptions } from '#web/features/calls/api'
 import { NextCallCard } from '#web/features/calls/next-call-card'
+import { CoachCard } from '#web/features/coach/coach-card'
 import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
 import { CommitmentsCard } from './components/commitments-card'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
@@ -141,6 +142,8 @@ export function DashboardPage() {
         <LiveCallCard live={live} />
 
         <NextCallCard />
+
+        {user.subscriptionTier === 'elite' ? <CoachCard /> : null}
 
         <CommitmentsCard timeZone={stats.data?.timezone} />
 

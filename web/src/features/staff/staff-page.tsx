@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { ShieldCheckIcon } from 'lucide-react'
-import { STAFF_ROLE_NAMES } from '#common/staff-roles'
+import { STAFF_ROLE_NAMES, type StaffRole } from '#common/staff-roles'
 import { SectionCard } from '#web/components/section-card'
 import { Badge } from '#web/components/ui/badge'
 import { Button } from '#web/components/ui/button'
@@ -16,6 +16,13 @@ import { formatDateTime } from '#web/lib/date-time'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { staffMeQueryOptions } from './api'
 import { useStaffRefusal } from './staff-access'
+
+/** The staff pages, each for the roles it serves. */
+const STAFF_TOOLS = [
+  { to: '/coach', label: 'Coach workspace', roles: ['coach', 'admin'] },
+  { to: '/support', label: 'Support inbox', roles: ['support', 'admin'] },
+  { to: '/ops', label: 'Operations', roles: ['operator'] },
+] as const satisfies ReadonlyArray<{ to: '/coach' | '/support' | '/ops'; label: string; roles: readonly StaffRole[] }>
 
 /** Fewer recovery codes than this left: the page suggests new ones. */
 const FEW_RECOVERY_CODES = 3
@@ -44,6 +51,17 @@ export function StaffPage() {
                 ))}
               </ul>
               <p className="mt-4 text-sm text-muted-foreground">Roles are given and taken away by an administrator. Every change is listed under Account activity on your account page.</p>
+            </SectionCard>
+            <SectionCard title="Your tools">
+              <ul className="flex flex-wrap gap-3" aria-label="Your staff tools">
+                {STAFF_TOOLS.filter((tool) => tool.roles.some((role) => me.data.roles.includes(role))).map((tool) => (
+                  <li key={tool.to}>
+                    <Button asChild variant="outline">
+                      <Link to={tool.to}>{tool.label}</Link>
+                    </Button>
+                  </li>
+                ))}
+              </ul>
             </SectionCard>
             <SectionCard title="Two-factor sign-in" description="Staff pages need it: your password and a code from your authenticator app.">
               <p className="flex items-center gap-2">

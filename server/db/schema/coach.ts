@@ -1,0 +1,84 @@
+import { sql } from 'drizzle-orm'
+import { check, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { DEFAULT_COACH_CAPACITY } from '#common/coach'
+import { inList } from './helpers'
+import { users } from './users'
+
+/**
+ * A coach's profile (docs/decisions/078): what their members see (bio, working week in their own
+ * zone, reply-time promise) and how many members they take (`max_members`, set by an admin). A
+ * coach is a staff account with the coach role; the row is made with defaults the first time it
+ * is needed.
+ */
+export const coachProfiles = pgTable(
+  'coach_profiles',
+  {
+    userId: uuid()
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    bio: text().notNull().default(''),
+    timeZone: text().notNull().default('America/New_York'),
+    /** ISO weekdays, 1 Monday … 7 Sunday. */
+    workingDays: smallint().array().notNull().default(sql`'{1,2,3,4,5}'::smallint[]`),
+    startTime: text().notNull().default('09:00'),
+    endTime: text().notNull().default('17:00'),
+    replyWithinHours: smallint().notNull().default(4),
+    maxMembers: integer().notNull().default(DEFAULT_COACH_CAPACITY),
+    updatedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [check('coach_profiles_max_members_check', sql`${t.maxMembers} between 0 and 500`), check('coach_profiles_reply_check', sql`${t.replyWithinHours} between 1 and 72`)],
+)
+
+/**
+ * Which coach an Elite member has, with the history: each assignment from `started_at` until
+ * `ended_at` (a reassignment ends one and starts the next; a member who leaves Elite has theirs
+ * ended). At most one current assignment per member (a unique index on the open rows). `coach_user_id`
+ * is null once the coach's account is deleted (the assignment is then ended by the sweep).
+ */
+export const coachAssignments = pgTable(
+  'coach_assignments',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    memberUserId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    coachUserId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    startedAt: timestamp({ withTimezone: true }).notNull(),
+    endedAt: timestamp({ withTimezone: true }),
+    /** auto: the coach with the most free places; admin: chosen by an admin (assigned_by). */
+    how: text({ enum: ['auto', 'admin'] }).notNull(),
+    assignedBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    uniqueIndex('coach_assignments_current_key')
+      .on(t.memberUserId)
+      .where(sql`${t.endedAt} is null`),
+    index('coach_assignments_coach_idx')
+      .on(t.coachUserId)
+      .where(sql`${t.endedAt} is null`),
+    index('coach_assignments_member_idx').on(t.memberUserId, t.startedAt),
+    index('coach_assignments_assigned_by_idx').on(t.assignedBy),
+    check('coach_assignments_how_check', inList(t.how, ['auto', 'admin'])),
+  ],
+)
+
+/**
+ * A coach's private notes on a member: the member never sees them and their export leaves them out
+ * (docs/decisions/078); they go with the member's account. `coach_user_id` is who wrote it.
+ */
+export const coachNotes = pgTable(
+  'coach_notes',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    memberUserId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    coachUserId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    body: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+    updatedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [index('coach_notes_member_idx').on(t.memberUserId, t.createdAt), index('coach_notes_coach_idx').on(t.coachUserId)],
+)
+
+export type CoachProfileRow = typeof coachProfiles.$inferSelect

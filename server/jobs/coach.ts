@@ -1,0 +1,17 @@
+import { COACH_JOBS } from '#server/services/coach'
+import { defineJob } from './define'
+
+/** Elite members without a coach get one; assignments of members who left Elite, or of coaches gone, end. */
+export const coachAssignmentsSweep = defineJob({
+  ...COACH_JOBS.assignmentsSweep,
+  queue: 'maintenance',
+  // Every 10 minutes, at :35 s of the 4th minute (away from the other jobs' seconds).
+  schedule: { cron: '35 4-59/10 * * * *', tz: 'UTC' },
+  attempts: 3,
+  backoffMs: 30_000,
+  async handler(services, _payload, { log }) {
+    const result = await services.coach.sweep()
+    if (result.waiting > 0) log.warn(result, 'coach: Elite members wait for a coach (every coach is full)')
+    return result
+  },
+})

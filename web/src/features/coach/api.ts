@@ -1,0 +1,49 @@
+/** Elite's human coach as the web reads it (docs/decisions/078): the member's coach, the coach's workspace, and the admins' view. */
+import { queryOptions } from '@tanstack/react-query'
+import { z } from 'zod'
+import {
+  AssignCoachResponseSchema,
+  CoachesResponseSchema,
+  CoachMemberDetailSchema,
+  CoachMembersResponseSchema,
+  CoachNoteResponseSchema,
+  CoachProfileSchema,
+  MyCoachResponseSchema,
+  type UpdateCoachProfileBody,
+} from '#common/coach'
+import { api } from '#web/lib/api-client'
+
+export const coachKeys = {
+  mine: ['coach', 'mine'] as const,
+  profile: ['coach', 'profile'] as const,
+  members: ['coach', 'members'] as const,
+  member: (id: string) => ['coach', 'members', id] as const,
+  coaches: ['coach', 'admin', 'coaches'] as const,
+}
+
+export const myCoachQueryOptions = () => queryOptions({ queryKey: coachKeys.mine, queryFn: ({ signal }) => api.get('/api/coach', MyCoachResponseSchema, { signal }) })
+
+export const coachProfileQueryOptions = () => queryOptions({ queryKey: coachKeys.profile, queryFn: ({ signal }) => api.get('/api/staff/coach/profile', CoachProfileSchema, { signal }) })
+export const updateCoachProfile = (body: UpdateCoachProfileBody) => api.put('/api/staff/coach/profile', body, CoachProfileSchema)
+
+export const coachMembersQueryOptions = () =>
+  queryOptions({ queryKey: coachKeys.members, queryFn: async ({ signal }) => (await api.get('/api/staff/coach/members', CoachMembersResponseSchema, { signal })).members })
+
+export const coachMemberQueryOptions = (id: string) =>
+  queryOptions({
+    queryKey: coachKeys.member(id),
+    queryFn: ({ signal }) => api.get(`/api/staff/coach/members/${encodeURIComponent(id)}`, CoachMemberDetailSchema, { signal }),
+    retry: false,
+    // Each read is written to the member's audit log: read again only when the coach opens them again.
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  })
+
+const notesPath = (memberId: string) => `/api/staff/coach/members/${encodeURIComponent(memberId)}/notes`
+export const addCoachNote = async (memberId: string, body: string) => (await api.post(notesPath(memberId), { body }, CoachNoteResponseSchema)).note
+export const deleteCoachNote = (memberId: string, noteId: string) => api.delete(`${notesPath(memberId)}/${encodeURIComponent(noteId)}`, z.undefined())
+
+export const coachesQueryOptions = () => queryOptions({ queryKey: coachKeys.coaches, queryFn: ({ signal }) => api.get('/api/staff/admin/coaches', CoachesResponseSchema, { signal }) })
+export const setCoachCapacity = (coachId: string, maxMembers: number) =>
+  api.put(`/api/staff/admin/coaches/${encodeURIComponent(coachId)}/capacity`, { maxMembers }, CoachesResponseSchema)
+export const assignCoach = (memberEmail: string, coachId: string) => api.post('/api/staff/admin/coach-assignments', { memberEmail, coachId }, AssignCoachResponseSchema)
