@@ -4,7 +4,8 @@ import { defineJob } from './define'
 /** Elite members without a coach get one; assignments of members who left Elite, or of coaches gone, end. */
 export const coachAssignmentsSweep = defineJob({
   ...COACH_JOBS.assignmentsSweep,
-  queue: 'maintenance',
+  // A queue of its own: the nightly cleanup never waits behind it (and the other way round).
+  queue: 'coach',
   // Every 10 minutes, at :35 s of the 4th minute (away from the other jobs' seconds).
   schedule: { cron: '35 4-59/10 * * * *', tz: 'UTC' },
   attempts: 3,

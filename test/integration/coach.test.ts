@@ -87,7 +87,7 @@ describe("an Elite member's coach", () => {
 
   it("ends with the member's Elite plan (the sweep), and an admin's reassignment keeps the history", async () => {
     await capacity(dana, 5)
-    await capacity(lee, 5)
+    await capacity(lee, 6)
     const member = await signedInUser(app, { paid: 'elite', fullName: 'Moe Mover' })
     expect(await myCoach(member)).toMatchObject({ coach: { coachId: lee.user.id } })
 
