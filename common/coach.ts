@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { CommitmentsResponseSchema } from './commitments'
 import { CoachingCallSchema, NextCallResponseSchema } from './calls'
 import { GoalRecordSchema } from './goals'
+import { SupportTicketSummarySchema } from './support'
 import { WeeklyReportSummarySchema } from './reports'
 import { text } from './text'
 
@@ -100,6 +101,8 @@ export const CoachMemberDetailSchema = z.object({
   commitments: CommitmentsResponseSchema,
   reports: z.array(WeeklyReportSummarySchema),
   nextCall: NextCallResponseSchema,
+  /** The member's support requests (topic, status, last activity; not their messages). */
+  supportRequests: z.array(SupportTicketSummarySchema),
   notes: z.array(CoachNoteSchema),
 })
 export type CoachMemberDetail = z.infer<typeof CoachMemberDetailSchema>

@@ -257,6 +257,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
   const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
   targets.built = { accounts, billing, calls, clusterBus, texts, usage }
   const commitmentsService = createCommitments({ db, clock })
+  const support = createSupport({ db, clock, mailer, appUrl: config.appUrl, jobs })
 
   // The gauges of shared state, read when Prometheus scrapes (the queues are the job runner's: its owner provides them).
   const stopCountingRevocations = onConsentRevoked(metrics.consent.revoked)
@@ -281,7 +282,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** Staff accounts and their roles (docs/decisions/072): the staff guard asks it. */
     staff: createStaff({ db, clock, mailer, appUrl: config.appUrl }),
     /** Priority support (docs/decisions/077): the Help page's tickets and the support inbox. */
-    support: createSupport({ db, clock, mailer, appUrl: config.appUrl, jobs }),
+    support,
     /** Elite's human coach (docs/decisions/078): assignments, coaches' profiles, the coach's workspace. */
     coach: createCoach({
       db,
@@ -290,6 +291,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
         commitments: (userId) => commitmentsService.list(userId),
         reports: async (userId) => (await reports.list(userId)).reports,
         nextCall: (userId) => calls.next(userId),
+        supportRequests: (userId) => support.summariesFor(userId),
       },
     }),
     billing,

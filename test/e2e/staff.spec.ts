@@ -24,6 +24,7 @@ test.describe('staff', () => {
     server = await startStaffServer([
       { email: uniqueEmail('operator'), fullName: 'Dana Lee', roles: ['operator'] },
       { email: uniqueEmail('coach'), fullName: 'Sam Rivera', roles: ['coach', 'support'] },
+      { email: uniqueEmail('admin'), fullName: 'Ada Admin', roles: ['admin'] },
     ])
   })
 
@@ -84,5 +85,27 @@ test.describe('staff', () => {
     } finally {
       await member.close()
     }
+  })
+
+  test('an admin gives staff roles from the staff page: a new address is invited by email', async ({ page }) => {
+    await signInAsStaff(page, server, server.staff[2]!)
+    await page.goto(`${server.baseUrl}/staff`)
+    const section = page.getByRole('region', { name: 'Staff accounts' })
+    await expect(section.getByRole('list', { name: 'Staff accounts' })).toContainText('Sam Rivera')
+    // Their own admin role cannot be taken away from here.
+    await expect(section.getByRole('button', { name: 'Remove the administrator role from Ada Admin' })).toBeDisabled()
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    const newcomer = uniqueEmail('newcoach')
+    await section.getByLabel('Email', { exact: true }).fill(newcomer)
+    await section.getByLabel('Name (for a new account)').fill('Nia Newcomer')
+    await section.getByRole('checkbox', { name: 'coach' }).check()
+    await section.getByRole('button', { name: 'Give roles' }).click()
+    await expect(page.getByText(`${newcomer} is invited by email to choose a password.`)).toBeVisible()
+    await expect(section.getByRole('list', { name: 'Staff accounts' })).toContainText('Nia Newcomer')
+    await waitForEmail(newcomer, /^You are invited to Momentum Coach$/)
+
+    await section.getByRole('button', { name: 'Remove the coach role from Nia Newcomer' }).click()
+    await expect(section.getByRole('list', { name: 'Staff accounts' })).not.toContainText('Nia Newcomer')
   })
 })

@@ -150,6 +150,8 @@ const CASES: Case[] = [
   { operation: 'DELETE /api/staff/coach/members/{memberId}/notes/{noteId}', asStaff: true, params: { memberId: UUID, noteId: UUID } },
   { operation: 'PUT /api/staff/admin/coaches/{coachId}/capacity', asStaff: true, params: { coachId: UUID }, body: { maxMembers: 10 } },
   { operation: 'POST /api/staff/admin/coach-assignments', asStaff: true, body: { memberEmail: 'text.person@example.com', coachId: UUID } },
+  { operation: 'POST /api/staff/admin/staff', asStaff: true, body: { email: 'new.staff@example.com', fullName: 'New Staff', roles: ['coach'] } },
+  { operation: 'POST /api/staff/admin/staff/revoke', asStaff: true, body: { email: 'new.staff@example.com', roles: ['coach'] } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+12025550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
   { operation: 'POST /api/webhooks/sms/status', body: { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'undelivered', ErrorCode: '30006' }, form: true },
 ]

@@ -45,6 +45,7 @@ type CoachDeps = {
     commitments(userId: string): Promise<CoachMemberDetail['commitments']>
     reports(userId: string): Promise<CoachMemberDetail['reports']>
     nextCall(userId: string): Promise<CoachMemberDetail['nextCall']>
+    supportRequests(userId: string): Promise<CoachMemberDetail['supportRequests']>
   }
 }
 
@@ -275,12 +276,13 @@ export function createCoach(deps: CoachDeps) {
       await assertMemberOf(coachId, memberId)
       const [summary] = await summaries(coachId, memberId)
       if (!summary) throw memberNotFound()
-      const [memberGoals, calls, commitmentList, reports, nextCall, notes] = await Promise.all([
+      const [memberGoals, calls, commitmentList, reports, nextCall, supportRequests, notes] = await Promise.all([
         loadGoals(db, memberId),
         recentCalls(db, memberId),
         deps.reads.commitments(memberId),
         deps.reads.reports(memberId),
         deps.reads.nextCall(memberId),
+        deps.reads.supportRequests(memberId),
         notesOf(memberId),
       ])
       await audit.record(db, { actor: { kind: 'user', userId: coachId }, action: 'coach_member_viewed', subjectUserId: memberId, target: { type: 'coach', id: null }, at: clock.now() })
@@ -292,6 +294,7 @@ export function createCoach(deps: CoachDeps) {
         commitments: commitmentList,
         reports: reports.slice(0, 4),
         nextCall,
+        supportRequests,
         notes,
       }
     },

@@ -219,6 +219,12 @@ export function createSupport(deps: SupportDeps) {
       return { tickets: rows.map(summaryOf), priority: supportPriorityOf(access.paid ? access.tier : null) }
     },
 
+    /** The person's requests, newest activity first, without their messages (an Elite member's coach sees these). */
+    async summariesFor(userId: string): Promise<SupportTicketSummary[]> {
+      const rows = await db.select().from(supportTickets).where(eq(supportTickets.userId, userId)).orderBy(desc(supportTickets.lastMessageAt), desc(supportTickets.id)).limit(20)
+      return rows.map(summaryOf)
+    },
+
     /** One of the person's tickets with its conversation (never support's notes); anyone else's is a 404. */
     async getMine(userId: string, ticketId: string): Promise<SupportTicketView> {
       if (!isUuid(ticketId)) throw notFound()

@@ -11,6 +11,7 @@ import { UsersIcon } from 'lucide-react'
 import { useId, useState } from 'react'
 import { COACH_BIO_MAX, WEEKDAY_NAMES, type CoachMemberDetail, type CoachProfile } from '#common/coach'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
+import { SUPPORT_STATUS_NAMES, SUPPORT_TOPIC_NAMES } from '#common/support'
 import { NotFoundPage } from '#web/components/not-found'
 import { SectionCard } from '#web/components/section-card'
 import { Badge } from '#web/components/ui/badge'
@@ -184,6 +185,19 @@ function MemberFileView({ file }: { file: CoachMemberDetail }) {
           <ul className="space-y-1" aria-label="Weekly reports">
             {file.reports.map((report) => (
               <li key={report.weekEnding}>Week ending {report.weekEnding}</li>
+            ))}
+          </ul>
+        )}
+      </SectionCard>
+      <SectionCard title="Support requests" description="What they asked our support team (the conversation stays with support).">
+        {file.supportRequests.length === 0 ? (
+          <p className="text-muted-foreground">None.</p>
+        ) : (
+          <ul className="space-y-1" aria-label="Support requests">
+            {file.supportRequests.map((request) => (
+              <li key={request.id}>
+                {request.reference} · {SUPPORT_TOPIC_NAMES[request.topic]} · {SUPPORT_STATUS_NAMES[request.status]} · {formatDateTime(request.lastMessageAt)}
+              </li>
             ))}
           </ul>
         )}

@@ -15,6 +15,7 @@ import { useDocumentTitle } from '#web/components/use-document-title'
 import { formatDateTime } from '#web/lib/date-time'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { staffMeQueryOptions } from './api'
+import { StaffAdmin } from './staff-admin'
 import { useStaffRefusal } from './staff-access'
 
 /** The staff pages, each for the roles it serves. */
@@ -52,6 +53,7 @@ export function StaffPage() {
               </ul>
               <p className="mt-4 text-sm text-muted-foreground">Roles are given and taken away by an administrator. Every change is listed under Account activity on your account page.</p>
             </SectionCard>
+            {me.data.roles.includes('admin') ? <StaffAdmin selfEmail={me.data.email} /> : null}
             <SectionCard title="Your tools">
               <ul className="flex flex-wrap gap-3" aria-label="Your staff tools">
                 {STAFF_TOOLS.filter((tool) => tool.roles.some((role) => me.data.roles.includes(role))).map((tool) => (
