@@ -99,7 +99,8 @@ test.describe('two-factor sign-in', () => {
     await page.getByRole('button', { name: 'Use a recovery code instead' }).click()
     await page.getByLabel('Recovery code').fill(codes[0]!)
     await page.getByRole('button', { name: 'Verify' }).click()
-    await expect(page.getByText('That code is not right. Check your authenticator app and try again.')).toBeVisible()
+    // Under the field (a toast may say it too).
+    await expect(page.getByRole('main').getByText('That code is not right. Check your authenticator app and try again.')).toBeVisible()
   })
 })
 
