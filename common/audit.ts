@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = [
   'coach_member_viewed',
   /** Their coach added, changed or deleted a private note on their file. */
   'coach_note_written',
+  /** Their coach opened their message thread. */
+  'coach_messages_viewed',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -124,6 +126,8 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
       return `${who} assigned you a coach.`
     case 'coach_member_viewed':
       return `${who} read your goals, calls, commitments and reports.`
+    case 'coach_messages_viewed':
+      return `${who} read your messages.`
     case 'coach_note_written': {
       const change = event.details?.change === 'deleted' ? 'deleted a private note from' : event.details?.change === 'changed' ? 'changed a private note on' : 'added a private note to'
       return `${who} ${change} your file.`

@@ -85,6 +85,10 @@ export const CoachMemberSummarySchema = z.object({
   lastCompletedCallAt: text().nullable(),
   /** No completed call for QUIET_AFTER_DAYS days (or none since they were assigned that long ago). */
   quiet: z.boolean(),
+  /** Messages from the member the coach has not read. */
+  unread: z.number().int(),
+  /** A message of theirs in the last 7 days spoke of suicide or self-harm, not yet read by the coach. */
+  urgent: z.boolean(),
 })
 export type CoachMemberSummary = z.infer<typeof CoachMemberSummarySchema>
 
@@ -148,3 +152,54 @@ export function hoursTextOf(days: readonly number[], start: string, end: string,
   const which = sorted.length > 2 && contiguous ? `${names[0]} to ${names[names.length - 1]}` : names.join(', ')
   return `${which}, ${start} to ${end} (${zone}).`
 }
+
+// ---- Direct coach access: the message thread (docs/decisions/079) ----
+
+export const COACH_MESSAGE_MAX = 4_000
+/** Messages an Elite member can send their coach in a day (UTC): far above a conversation, a cap on a flood. */
+export const COACH_MESSAGES_PER_DAY = 50
+/** A notice of unread messages goes out after this long unread, and at most once per this long. */
+export const MESSAGE_NOTICE_AFTER_MS = 2 * 60 * 1000
+export const MESSAGE_NOTICE_EVERY_MS = 15 * 60 * 1000
+
+export const CoachMessageSchema = z.object({
+  id: text(),
+  /** Who wrote it. */
+  from: z.enum(['member', 'coach']),
+  body: text(),
+  at: text(),
+  /** When the other side read it (read receipts); null while unread. */
+  readAt: text().nullable(),
+})
+export type CoachMessage = z.infer<typeof CoachMessageSchema>
+
+export const CoachMessageBodySchema = z.object({
+  body: text()
+    .trim()
+    .min(1, 'Write a message.')
+    .max(COACH_MESSAGE_MAX, `A message must be at most ${COACH_MESSAGE_MAX.toLocaleString('en-US')} characters.`),
+})
+
+/** The member's thread with their coach (oldest first, the last 200). */
+export const CoachThreadResponseSchema = z.object({
+  coach: z.object({ fullName: text(), replyPromise: text(), hoursText: text() }),
+  messages: z.array(CoachMessageSchema),
+})
+export type CoachThreadResponse = z.infer<typeof CoachThreadResponseSchema>
+
+export const SendCoachMessageResponseSchema = z.object({
+  message: CoachMessageSchema,
+  /** Words about suicide or self-harm: where help is, at once (the coach may not be there now). */
+  crisisResources: text().nullable(),
+})
+
+/** The coach's side of one member's thread. */
+export const MemberThreadResponseSchema = z.object({ messages: z.array(CoachMessageSchema) })
+export const MemberMessageResponseSchema = z.object({ message: CoachMessageSchema })
+
+/** What the live stream carries: a new message in a thread, or the other side having read it. */
+export const CoachThreadEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('coach-message'), memberId: text(), message: CoachMessageSchema }),
+  z.object({ type: z.literal('coach-messages-read'), memberId: text(), by: z.enum(['member', 'coach']), at: text() }),
+])
+export type CoachThreadEvent = z.infer<typeof CoachThreadEventSchema>

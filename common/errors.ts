@@ -34,6 +34,8 @@ export const ERRORS = {
   PLAN_UPGRADE_REQUIRED: { status: 403, message: 'Detailed analytics come with the Premium and Elite plans. Upgrade your plan to see your progress charts.' },
   EMAIL_NOT_CONFIRMED: { status: 403, message: 'Please check your email and confirm your account' },
   /** A staff page or operation, asked by a staff member who has not set up two-factor sign-in: the web app sends them to set it up. */
+  /** Direct coach access (the message thread) on a plan other than Elite. */
+  ELITE_REQUIRED: { status: 403, message: 'Direct coach access comes with the Elite plan. Upgrade your plan to message a coach.' },
   TWO_FACTOR_REQUIRED: { status: 403, message: 'Staff pages need two-factor sign-in. Set it up to continue.' },
   // 404
   NOT_FOUND: { status: 404, message: 'Not found' },
@@ -83,6 +85,8 @@ export const ERRORS = {
   SUPPORT_THREAD_FULL: { status: 409, message: 'This support request is full. Please open a new one.' },
   /** The support inbox keeps CANNED_REPLIES_MAX canned replies at most. */
   CANNED_REPLY_LIMIT: { status: 409, message: 'There are 100 canned replies already. Delete one first.' },
+  /** An Elite member sent COACH_MESSAGES_PER_DAY messages to their coach today. */
+  COACH_MESSAGE_LIMIT: { status: 409, message: "You've sent 50 messages to your coach today. Your coach will reply; you can write again tomorrow." },
   // 426
   UPGRADE_REQUIRED: { status: 426, message: 'This address takes a WebSocket connection.' },
   // 413, 415, 429

@@ -53,6 +53,7 @@ import staffRoutes from './routes/staff'
 import supportRoutes from './routes/support'
 import supportInboxRoutes from './routes/support-inbox'
 import coachRoutes from './routes/coach'
+import coachThreadRoutes from './routes/coach-thread'
 
 const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
@@ -249,6 +250,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(supportRoutes)
   await app.register(supportInboxRoutes)
   await app.register(coachRoutes)
+  await app.register(coachThreadRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

@@ -169,6 +169,14 @@ export function createServices(config: Config, deps: ServiceDeps) {
     throttledWarn(log, 'opt-in streams: Redis is unavailable, counting them in memory until it is back', now),
   )
 
+  // The coach thread's open event streams, per person, counted on every server (docs/decisions/079).
+  const threadStreams = sharedSlots(
+    deps.redis,
+    `${prefix}thread:user:`,
+    now,
+    throttledWarn(log, 'thread streams: Redis is unavailable, counting them in memory until it is back', now),
+  )
+
   // The cluster bus (ADR 068): Redis pub/sub shared by every server and worker when REDIS_URL is set,
   // so a webhook on one server reaches a dashboard on another and a sign-out every server's sockets;
   // in-process otherwise. Its channels keep their `live:` prefix (processes of an older release still
@@ -287,6 +295,9 @@ export function createServices(config: Config, deps: ServiceDeps) {
     coach: createCoach({
       db,
       clock,
+      bus: clusterBus,
+      mailer,
+      appUrl: config.appUrl,
       reads: {
         commitments: (userId) => commitmentsService.list(userId),
         reports: async (userId) => (await reports.list(userId)).reports,
@@ -305,6 +316,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     usage,
     /** The /opt-in screen's event streams each person holds open, across every server (slots that lapse unless renewed). */
     optInStreams,
+    /** The coach thread's event streams each person holds open, across every server. */
+    threadStreams,
     /** The commitment loop: open commitments, the kept rate, marking one done. */
     commitments: commitmentsService,
     chat,

@@ -14,6 +14,7 @@ export type EmailKind =
   | 'weekly_report'
   | 'staff_invitation'
   | 'support_reply'
+  | 'coach_message_notice'
 
 export type OutgoingMail = {
   kind: EmailKind

@@ -16,3 +16,18 @@ export const coachAssignmentsSweep = defineJob({
     return result
   },
 })
+
+/** One email about unread coach-thread messages per person and side, at most every 15 minutes. */
+export const coachMessageNotices = defineJob({
+  ...COACH_JOBS.messageNotices,
+  queue: 'coach',
+  // Every 2 minutes, at :50 s (away from the other jobs' seconds).
+  schedule: { cron: '50 */2 * * * *', tz: 'UTC' },
+  attempts: 3,
+  backoffMs: 30_000,
+  async handler(services, _payload, { log }) {
+    const result = await services.coach.thread.sendNotices()
+    if (result.sent > 0) log.info(result, 'coach: message notices sent')
+    return result
+  },
+})

@@ -6,7 +6,7 @@ import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
 import { sendEmail } from './send-email'
-import { coachAssignmentsSweep } from './coach'
+import { coachAssignmentsSweep, coachMessageNotices } from './coach'
 import { supportRepliesSweep, supportReplyEmail } from './support'
 import { sendTextJob, textsInboundSweep, textsRelease } from './texts'
 
@@ -33,6 +33,7 @@ export const JOBS = [
   supportReplyEmail,
   supportRepliesSweep,
   coachAssignmentsSweep,
+  coachMessageNotices,
 ] as const satisfies readonly AnyJobDefinition[]
 
 /** A registry job: one of the contracts, with its handler. */

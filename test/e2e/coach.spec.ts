@@ -1,6 +1,6 @@
 import { seriousA11yViolations } from './support/a11y'
 import { expect, test, uniqueEmail } from './support/fixtures'
-import { signInAsStaff, startStaffServer, type StaffServer } from './support/staff'
+import { signInAgain, signInAsStaff, startStaffServer, type SignedInStaff, type StaffServer } from './support/staff'
 import { signUpViaApi } from './support/users'
 
 /**
@@ -12,6 +12,7 @@ import { signUpViaApi } from './support/users'
  */
 
 let server: StaffServer
+let dana: SignedInStaff | undefined
 
 test.describe('the coach', () => {
   test.describe.configure({ mode: 'default', timeout: 120_000 })
@@ -32,7 +33,7 @@ test.describe('the coach', () => {
     // The coach first, so their profile says what the member reads.
     const coachContext = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '10.250.8.1' } })
     const coachPage = await coachContext.newPage()
-    await signInAsStaff(coachPage, server, server.staff[0]!)
+    dana = await signInAsStaff(coachPage, server, server.staff[0]!)
     await coachPage.goto(`${server.baseUrl}/coach`)
     await expect(coachPage.getByRole('heading', { level: 1, name: 'Coach workspace' })).toBeVisible()
     const profile = coachPage.getByRole('region', { name: 'Your profile' })
@@ -69,6 +70,44 @@ test.describe('the coach', () => {
     await expect(activity).toContainText('Dana Lee (coach) read your goals, calls, commitments and reports.')
     await expect(activity).toContainText('Dana Lee (coach) added a private note to your file.')
     await expect(page.getByText('Wants to run a 10k')).toHaveCount(0)
+    expect(member.email).toContain('@')
+  })
+
+  test('an Elite member and their coach exchange messages live, with read receipts', async ({ page, browser }) => {
+    const coachContext = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '10.250.8.3' } })
+    const coachPage = await coachContext.newPage()
+    // Dana's second sign-in when the first test followed the invitation (a recovery code), else her first.
+    if (dana) await signInAgain(coachPage, server, dana)
+    else dana = await signInAsStaff(coachPage, server, server.staff[0]!)
+
+    const member = await signUpViaApi(page, { origin: server.baseUrl, paid: 'elite', fullName: 'Mo Messages', logFile: server.logFile })
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByRole('region', { name: 'Your coach' }).getByRole('link', { name: 'Message Dana' }).click()
+    await expect(page).toHaveURL(`${server.baseUrl}/messages`)
+    await expect(page.getByRole('heading', { level: 1, name: 'Messages with your coach' })).toBeVisible()
+    await expect(page.getByText('No messages yet.')).toBeVisible()
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    // The coach has the member's file open before anything is written.
+    await coachPage.goto(`${server.baseUrl}/coach`)
+    await coachPage.getByRole('list', { name: 'Your members' }).getByRole('link', { name: /Mo Messages/ }).click()
+    const coachThread = coachPage.getByRole('region', { name: 'Messages', exact: true })
+    await expect(coachThread.getByText('No messages yet.')).toBeVisible()
+
+    // The member writes: it arrives on the coach's page without a reload.
+    await page.getByLabel('Your message').fill('Can we move my call to 7 tomorrow?')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    await expect(coachThread.getByRole('list', { name: 'Messages' })).toContainText('Can we move my call to 7 tomorrow?')
+
+    // The coach replies: it arrives on the member's page, live.
+    await coachThread.getByLabel('Reply to Mo Messages').fill('Sure, 7 AM it is.')
+    await coachThread.getByRole('button', { name: 'Send', exact: true }).click()
+    const memberThread = page.getByRole('list', { name: 'Messages' })
+    await expect(memberThread).toContainText('Sure, 7 AM it is.')
+    // The member's page read it: the coach sees "Read" under their reply.
+    await expect(coachThread.getByText('Read', { exact: true })).toBeVisible()
+    expect(await seriousA11yViolations(coachPage)).toEqual([])
+    await coachContext.close()
     expect(member.email).toContain('@')
   })
 

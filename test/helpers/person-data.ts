@@ -29,6 +29,7 @@ import {
   quizAttempts,
   quizzes,
   coachAssignments,
+  coachMessages,
   coachNotes,
   coachProfiles,
   staffRoles,
@@ -282,7 +283,7 @@ export const SEEDERS: readonly Seeder[] = [
     },
   },
   {
-    tables: ['coach_profiles', 'coach_assignments', 'coach_notes'],
+    tables: ['coach_profiles', 'coach_assignments', 'coach_notes', 'coach_messages'],
     async seed({ db, user, clock, marker }) {
       // A coach's profile, an assignment and a private note (docs/decisions/078), all naming the
       // person (as coach and as member, as the audit row above does), so each column is covered.
@@ -290,6 +291,7 @@ export const SEEDERS: readonly Seeder[] = [
       await db.insert(coachProfiles).values({ userId: user.id, bio: `coach bio ${marker}`, updatedAt: now })
       await db.insert(coachAssignments).values({ memberUserId: user.id, coachUserId: user.id, startedAt: now, how: 'admin', assignedBy: user.id })
       await db.insert(coachNotes).values({ memberUserId: user.id, coachUserId: user.id, body: `coach note ${marker}`, createdAt: now, updatedAt: now })
+      await db.insert(coachMessages).values({ memberUserId: user.id, coachUserId: user.id, from: 'member', body: `coach message ${marker}`, createdAt: now })
     },
   },
   {

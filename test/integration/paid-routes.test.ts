@@ -90,6 +90,10 @@ function paidRequests({ conversationId, callId, commitmentId }: Ids): Array<{ ro
     { route: 'GET /api/reports', request: { method: 'GET', url: '/api/reports' } },
     { route: 'GET /api/reports/:week', request: { method: 'GET', url: `/api/reports/${REPORT_WEEK}` } },
     { route: 'GET /api/progress', request: { method: 'GET', url: '/api/progress' } },
+    // Direct coach access is Elite's: through the guard, these users (Premium) hear ELITE_REQUIRED.
+    { route: 'GET /api/coach/messages', request: { method: 'GET', url: '/api/coach/messages' } },
+    { route: 'POST /api/coach/messages', request: { method: 'POST', url: '/api/coach/messages', payload: { body: 'Hello coach' } } },
+    { route: 'GET /api/coach/messages/stream', request: { method: 'GET', url: '/api/coach/messages/stream', payloadAsStream: true } },
   ]
 }
 
@@ -189,7 +193,10 @@ describe('the paid guard', () => {
       const cache = noStore.has(route) ? 'no-store' : response.headers['cache-control']
       const code = response.statusCode >= 300 ? response.json().error?.code : undefined
       const through =
-        response.statusCode < 300 || (route === 'POST /api/calls/test' && code === 'CALLS_NOT_CONFIGURED') || (route === 'GET /api/voice' && code === 'UPGRADE_REQUIRED')
+        response.statusCode < 300 ||
+        (route === 'POST /api/calls/test' && code === 'CALLS_NOT_CONFIGURED') ||
+        (route === 'GET /api/voice' && code === 'UPGRADE_REQUIRED') ||
+        (route.includes('/api/coach/messages') && code === 'ELITE_REQUIRED')
       expect({ route, ok: through, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
     }
   })

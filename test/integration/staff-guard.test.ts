@@ -46,6 +46,20 @@ function requestTo(route: StaffRoute, headers: Record<string, string>): InjectOp
 
 const errorOf = (response: { json(): unknown }) => ErrorBodySchema.parse(response.json()).error
 
+/** A request past the guard: an event stream (it stays open) is closed once its answer began. */
+async function throughGuard(route: StaffRoute, headers: Record<string, string>): Promise<{ statusCode: number; body: string; json(): unknown }> {
+  if (!route.url.endsWith('/stream')) return app.inject(requestTo(route, headers))
+  const controller = new AbortController()
+  const response = await app.inject({ ...requestTo(route, headers), payloadAsStream: true, signal: controller.signal })
+  if (response.statusCode < 300) {
+    controller.abort()
+    return { statusCode: response.statusCode, body: '', json: () => ({}) }
+  }
+  let body = ''
+  for await (const chunk of response.stream()) body += String(chunk)
+  return { statusCode: response.statusCode, body, json: () => JSON.parse(body) as unknown }
+}
+
 describe('every staff route', () => {
   it('declares its roles, and there is at least one (GET /api/staff/me)', () => {
     const routes = staffRoutes()
@@ -104,7 +118,7 @@ describe('every staff route', () => {
       }
       for (const role of route.roles) {
         const right = await signedInStaff(app, [role])
-        const response = await app.inject(requestTo(route, { cookie: right.cookie }))
+        const response = await throughGuard(route, { cookie: right.cookie })
         // Past the guard: the route's own answer (its data, its validation's 400 for the empty body,
         // or its own 404 for the made-up id), never the guard's 401, 403 or 404 of no such route.
         const guarded = [401, 403].includes(response.statusCode) || (response.statusCode === 404 && errorOf(response).message.startsWith('No such API route'))

@@ -152,6 +152,9 @@ const CASES: Case[] = [
   { operation: 'POST /api/staff/admin/coach-assignments', asStaff: true, body: { memberEmail: 'text.person@example.com', coachId: UUID } },
   { operation: 'POST /api/staff/admin/staff', asStaff: true, body: { email: 'new.staff@example.com', fullName: 'New Staff', roles: ['coach'] } },
   { operation: 'POST /api/staff/admin/staff/revoke', asStaff: true, body: { email: 'new.staff@example.com', roles: ['coach'] } },
+  { operation: 'POST /api/coach/messages', signedIn: true, body: { body: 'Can we talk?' } },
+  { operation: 'GET /api/staff/coach/members/{memberId}/messages', asStaff: true, params: { memberId: UUID } },
+  { operation: 'POST /api/staff/coach/members/{memberId}/messages', asStaff: true, params: { memberId: UUID }, body: { body: 'Yes' } },
   { operation: 'POST /api/webhooks/sms', body: { From: '+12025550100', To: '+15555550123', Body: 'START', MessageSid: 'SM0123456789abcdef0123456789abcdef' }, form: true },
   { operation: 'POST /api/webhooks/sms/status', body: { MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'undelivered', ErrorCode: '30006' }, form: true },
 ]

@@ -27,6 +27,7 @@ import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticat
 import { Route as AuthenticatedPaidDashboardRouteImport } from './routes/_authenticated/_paid/dashboard'
 import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authenticated/_paid/goal-intake'
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
+import { Route as AuthenticatedPaidMessagesRouteImport } from './routes/_authenticated/_paid/messages'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
@@ -127,6 +128,12 @@ const AuthenticatedPaidHomeRoute = AuthenticatedPaidHomeRouteImport.update({
   path: '/home',
   getParentRoute: () => AuthenticatedPaidRoute,
 } as any)
+const AuthenticatedPaidMessagesRoute =
+  AuthenticatedPaidMessagesRouteImport.update({
+    id: '/messages',
+    path: '/messages',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
 const AuthenticatedPaidOptInRoute = AuthenticatedPaidOptInRouteImport.update({
   id: '/opt-in',
   path: '/opt-in',
@@ -197,6 +204,7 @@ export interface FileRoutesByFullPath {
   '/dashboard': typeof AuthenticatedPaidDashboardRoute
   '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/home': typeof AuthenticatedPaidHomeRoute
+  '/messages': typeof AuthenticatedPaidMessagesRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
@@ -224,6 +232,7 @@ export interface FileRoutesByTo {
   '/dashboard': typeof AuthenticatedPaidDashboardRoute
   '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/home': typeof AuthenticatedPaidHomeRoute
+  '/messages': typeof AuthenticatedPaidMessagesRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
@@ -254,6 +263,7 @@ export interface FileRoutesById {
   '/_authenticated/_paid/dashboard': typeof AuthenticatedPaidDashboardRoute
   '/_authenticated/_paid/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
+  '/_authenticated/_paid/messages': typeof AuthenticatedPaidMessagesRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
@@ -283,6 +293,7 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/goal-intake'
     | '/home'
+    | '/messages'
     | '/opt-in'
     | '/progress'
     | '/courses/$courseId'
@@ -310,6 +321,7 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/goal-intake'
     | '/home'
+    | '/messages'
     | '/opt-in'
     | '/progress'
     | '/courses/$courseId'
@@ -339,6 +351,7 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/dashboard'
     | '/_authenticated/_paid/goal-intake'
     | '/_authenticated/_paid/home'
+    | '/_authenticated/_paid/messages'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
     | '/_authenticated/courses/$courseId'
@@ -488,6 +501,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidHomeRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_paid/messages': {
+      id: '/_authenticated/_paid/messages'
+      path: '/messages'
+      fullPath: '/messages'
+      preLoaderRoute: typeof AuthenticatedPaidMessagesRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
     '/_authenticated/_paid/opt-in': {
       id: '/_authenticated/_paid/opt-in'
       path: '/opt-in'
@@ -559,6 +579,7 @@ interface AuthenticatedPaidRouteChildren {
   AuthenticatedPaidDashboardRoute: typeof AuthenticatedPaidDashboardRoute
   AuthenticatedPaidGoalIntakeRoute: typeof AuthenticatedPaidGoalIntakeRoute
   AuthenticatedPaidHomeRoute: typeof AuthenticatedPaidHomeRoute
+  AuthenticatedPaidMessagesRoute: typeof AuthenticatedPaidMessagesRoute
   AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
   AuthenticatedPaidProgressRoute: typeof AuthenticatedPaidProgressRoute
   AuthenticatedPaidCallsCallIdRoute: typeof AuthenticatedPaidCallsCallIdRoute
@@ -572,6 +593,7 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
   AuthenticatedPaidDashboardRoute: AuthenticatedPaidDashboardRoute,
   AuthenticatedPaidGoalIntakeRoute: AuthenticatedPaidGoalIntakeRoute,
   AuthenticatedPaidHomeRoute: AuthenticatedPaidHomeRoute,
+  AuthenticatedPaidMessagesRoute: AuthenticatedPaidMessagesRoute,
   AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
   AuthenticatedPaidProgressRoute: AuthenticatedPaidProgressRoute,
   AuthenticatedPaidCallsCallIdRoute: AuthenticatedPaidCallsCallIdRoute,

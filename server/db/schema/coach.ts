@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, boolean, check, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { DEFAULT_COACH_CAPACITY } from '#common/coach'
 import { inList } from './helpers'
 import { users } from './users'
@@ -82,3 +82,35 @@ export const coachNotes = pgTable(
 )
 
 export type CoachProfileRow = typeof coachProfiles.$inferSelect
+
+/**
+ * An Elite member's messages with their coach (docs/decisions/079), both sides in one thread per
+ * member (`coach_user_id`: the coach of the time). `read_at` is when the other side read it;
+ * `notified_at` when a notice of it went out (or was folded into one); `crisis` when the member's
+ * words spoke of suicide or self-harm. Goes with the member's account, and is in their export.
+ */
+export const coachMessages = pgTable(
+  'coach_messages',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    seq: bigint({ mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    memberUserId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    coachUserId: uuid().references(() => users.id, { onDelete: 'set null' }),
+    from: text({ enum: ['member', 'coach'] }).notNull(),
+    body: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+    readAt: timestamp({ withTimezone: true }),
+    notifiedAt: timestamp({ withTimezone: true }),
+    crisis: boolean().notNull().default(false),
+  },
+  (t) => [
+    index('coach_messages_member_idx').on(t.memberUserId, t.seq),
+    index('coach_messages_coach_idx').on(t.coachUserId),
+    index('coach_messages_unread_idx')
+      .on(t.createdAt)
+      .where(sql`${t.readAt} is null and ${t.notifiedAt} is null`),
+    check('coach_messages_from_check', inList(t.from, ['member', 'coach'])),
+  ],
+)

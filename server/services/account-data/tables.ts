@@ -12,6 +12,7 @@ import {
   accountDataExports,
   auditEvents,
   coachAssignments,
+  coachMessages,
   coachNotes,
   coachProfiles,
   coachingCallEvents,
@@ -322,7 +323,7 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'coach.json',
     title: 'Your coach',
-    about: "Elite's human coach: which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile.",
+    about: "Elite's human coach: your messages with your coach, which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile.",
     parts: [
       {
         key: 'assignments',
@@ -330,6 +331,14 @@ export const EXPORT_FILES: readonly ExportFile[] = [
         table: coachAssignments,
         rowsOf: userIs(coachAssignments.memberUserId),
         orderBy: [coachAssignments.startedAt, coachAssignments.id],
+        deletion: 'cascade',
+      },
+      {
+        key: 'messages',
+        description: 'Your messages with your coach (from: member or coach), oldest first, with when each was read.',
+        table: coachMessages,
+        rowsOf: userIs(coachMessages.memberUserId),
+        orderBy: [coachMessages.seq],
         deletion: 'cascade',
       },
       { key: 'coachProfile', description: 'Your coach profile, if you are a coach: bio, working days and hours, reply-time promise, capacity.', table: coachProfiles, rowsOf: userIs(coachProfiles.userId), orderBy: [coachProfiles.userId], deletion: 'cascade' },

@@ -50,8 +50,8 @@ export function createCallWatch(deps: CallWatchDeps) {
         send(event)
       }
       const subscription = bus.subscribe(userId, (event) => {
-        // The channel also carries what the opt-in screen listens for: not a phone call's.
-        if (stopped || event.type === 'text-opt-in') return
+        // The channel also carries what the opt-in screen and the coach thread listen for: not a phone call's.
+        if (stopped || event.type === 'text-opt-in' || event.type === 'coach-message' || event.type === 'coach-messages-read') return
         if (!held) return deliver(event)
         if (held.length >= WATCH_BUFFER_MAX) held.shift()
         held.push(event)

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { z } from 'zod'
+import { CoachThreadEventSchema, type CoachThreadEvent } from '#common/coach'
 import { TextOptInEventSchema, type TextOptInEvent } from '#common/texts'
 import { VoiceServerMessageSchema, type VoiceServerMessage } from '#common/voice'
 
 /** What a watching dashboard is told about the person's phone calls (common/voice.ts). */
 export type CallWatchEvent = Extract<VoiceServerMessage, { type: 'phone-call' | 'phone-transcript' }>
-/** Everything the per-user channel carries: the phone calls' events, and a START text that arrived (the opt-in screen). */
-export type BusEvent = CallWatchEvent | TextOptInEvent
+/**
+ * Everything the per-user channel carries: the phone calls' events, a START text that arrived (the
+ * opt-in screen), and the coach thread's messages and read receipts (both sides' streams).
+ */
+export type BusEvent = CallWatchEvent | TextOptInEvent | CoachThreadEvent
 export type BusListener = (event: BusEvent) => void
 
 /** Sessions signed out (one, or all of a person's): every server process closes their sockets. */
@@ -374,6 +378,8 @@ function parseEvent(raw: string): BusEvent | null {
   }
   const optIn = TextOptInEventSchema.safeParse(json)
   if (optIn.success) return optIn.data
+  const thread = CoachThreadEventSchema.safeParse(json)
+  if (thread.success) return thread.data
   const parsed = VoiceServerMessageSchema.safeParse(json)
   if (!parsed.success) return null
   const message = parsed.data

@@ -4,13 +4,19 @@
  * kept), and the coach's workspace: their members only, what a coach may read of each, and private
  * notes. Every read of a member's coaching data and every change is written to the audit log.
  */
-import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import {
+  COACH_MESSAGES_PER_DAY,
   hoursTextOf,
+  MESSAGE_NOTICE_AFTER_MS,
+  MESSAGE_NOTICE_EVERY_MS,
   QUIET_AFTER_DAYS,
   replyPromiseOf,
   type CoachMemberDetail,
+  type CoachMessage,
+  type CoachThreadEvent,
+  type CoachThreadResponse,
   type CoachMemberSummary,
   type CoachNote,
   type CoachProfile,
@@ -19,10 +25,13 @@ import {
 } from '#common/coach'
 import { overallScore } from '#common/dashboard'
 import { LIFE_AREAS } from '#common/domain'
+import { CRISIS_RESOURCES, isCrisisMessage } from '#common/texts'
 import { isUuid } from '#common/uuid'
 import { accessColumns } from '#server/db/access'
 import type { Db, DbExecutor } from '#server/db/client'
-import { coachAssignments, coachNotes, coachProfiles, coachingCalls, goals, profiles, staffRoles, subscribers, users, type CoachProfileRow } from '#server/db/schema'
+import { coachAssignments, coachMessages, coachNotes, coachProfiles, coachingCalls, goals, profiles, staffRoles, subscribers, twoFactorCredentials, users, type CoachProfileRow } from '#server/db/schema'
+import { composeEmail, type Mailer } from '#server/integrations/mailer'
+import type { ClusterBus } from '#server/services/cluster-bus'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import { jobContract } from '#server/lib/job-contract'
@@ -34,12 +43,18 @@ import { loadGoals } from '#server/services/goals'
 export const COACH_JOBS = {
   /** Every few minutes: Elite members without a coach get one; assignments of members who left Elite, or of coaches gone, end. */
   assignmentsSweep: jobContract('coach-assignments-sweep', z.object({}).strict()),
+  /** Every few minutes: one email about unread thread messages per person, at most one per 15 minutes. */
+  messageNotices: jobContract('coach-message-notices', z.object({}).strict()),
 } as const
 export type CoachJob = (typeof COACH_JOBS)[keyof typeof COACH_JOBS]
 
 type CoachDeps = {
   db: Db
   clock: Clock
+  /** The thread's live events to both sides' streams, on every server. */
+  bus: Pick<ClusterBus, 'publish' | 'subscribe'>
+  mailer: Mailer
+  appUrl: string
   /** What the workspace shows of a member beyond goals and calls (the services that own them). */
   reads: {
     commitments(userId: string): Promise<CoachMemberDetail['commitments']>
@@ -86,7 +101,7 @@ async function isEliteMember(tx: DbExecutor, userId: string, now: Date): Promise
   return access.paid && access.tier === 'elite'
 }
 
-/** The coach with the most free places (then the fewest members, then the longest-standing), or none when all are full. */
+/** The coach with the most free places (then the fewest members, then the longest-standing), among coaches with two-factor sign-in on; none when all are full. */
 async function coachWithMostRoom(tx: DbExecutor): Promise<string | null> {
   const current = tx
     .select({ coachUserId: coachAssignments.coachUserId, members: count().as('members') })
@@ -101,6 +116,8 @@ async function coachWithMostRoom(tx: DbExecutor): Promise<string | null> {
     .from(staffRoles)
     .leftJoin(coachProfiles, eq(coachProfiles.userId, staffRoles.userId))
     .leftJoin(current, eq(current.coachUserId, staffRoles.userId))
+    // Only a coach who can open the workspace: two-factor sign-in on (staff pages need it).
+    .innerJoin(twoFactorCredentials, and(eq(twoFactorCredentials.userId, staffRoles.userId), isNotNull(twoFactorCredentials.enabledAt)))
     .where(and(eq(staffRoles.role, 'coach'), sql`${capacity} - ${members} > 0`))
     .orderBy(desc(sql`${capacity} - ${members}`), asc(members), asc(staffRoles.grantedAt), asc(staffRoles.userId))
     .limit(1)
@@ -176,8 +193,10 @@ export function createCoach(deps: CoachDeps) {
     const now = clock.now()
     const lastCall = sql<Date | null>`(select max(${coachingCalls.endedAt}) from ${coachingCalls} where ${coachingCalls.userId} = ${coachAssignments.memberUserId} and ${coachingCalls.completionStatus} = 'completed')`
     const score = sql<string | null>`(select round(avg(${goals.satisfactionScore})) from ${goals} where ${goals.userId} = ${coachAssignments.memberUserId} and ${inArray(goals.lifeArea, [...LIFE_AREAS])} and ${goals.satisfactionScore} is not null)`
+    const unread = sql<number>`(select count(*)::int from ${coachMessages} m where m.member_user_id = ${coachAssignments.memberUserId} and m."from" = 'member' and m.read_at is null)`
+    const urgent = sql<boolean>`exists (select 1 from ${coachMessages} m where m.member_user_id = ${coachAssignments.memberUserId} and m.crisis and m.read_at is null and m.created_at > ${new Date(now.getTime() - 7 * DAY_MS).toISOString()})`
     const rows = await db
-      .select({ memberId: coachAssignments.memberUserId, fullName: users.fullName, assignedAt: coachAssignments.startedAt, lastCall, score, timeZone: profiles.timezone })
+      .select({ memberId: coachAssignments.memberUserId, fullName: users.fullName, assignedAt: coachAssignments.startedAt, lastCall, score, timeZone: profiles.timezone, unread, urgent })
       .from(coachAssignments)
       .innerJoin(users, eq(users.id, coachAssignments.memberUserId))
       .leftJoin(profiles, eq(profiles.id, coachAssignments.memberUserId))
@@ -193,9 +212,56 @@ export function createCoach(deps: CoachDeps) {
         overallScore: row.score === null ? null : Number(row.score),
         lastCompletedCallAt: last?.toISOString() ?? null,
         quiet: now.getTime() - since.getTime() > QUIET_AFTER_DAYS * DAY_MS,
+        unread: Number(row.unread),
+        urgent: row.urgent === true,
         timeZone: row.timeZone ?? null,
       }
     })
+  }
+
+  const messageView = (row: typeof coachMessages.$inferSelect): CoachMessage => ({
+    id: row.id,
+    from: row.from,
+    body: row.body,
+    at: row.createdAt.toISOString(),
+    readAt: row.readAt?.toISOString() ?? null,
+  })
+
+  /** Tells both sides' live streams (the member's channel and the coach's). */
+  async function tell(memberId: string, coachId: string | null, event: CoachThreadEvent): Promise<void> {
+    await Promise.all([deps.bus.publish(memberId, event), coachId ? deps.bus.publish(coachId, event) : Promise.resolve()])
+  }
+
+  async function threadOf(memberId: string): Promise<CoachMessage[]> {
+    const rows = await db.select().from(coachMessages).where(eq(coachMessages.memberUserId, memberId)).orderBy(desc(coachMessages.seq)).limit(200)
+    return rows.reverse().map(messageView)
+  }
+
+  /** Marks what `reader` has not read of the other side's messages read, and tells both sides. */
+  async function markRead(memberId: string, coachId: string | null, reader: 'member' | 'coach'): Promise<void> {
+    const now = clock.now()
+    const read = await db
+      .update(coachMessages)
+      .set({ readAt: now })
+      .where(and(eq(coachMessages.memberUserId, memberId), eq(coachMessages.from, reader === 'member' ? 'coach' : 'member'), isNull(coachMessages.readAt)))
+      .returning({ id: coachMessages.id })
+    if (read.length > 0) await tell(memberId, coachId, { type: 'coach-messages-read', memberId, by: reader, at: now.toISOString() })
+  }
+
+  /** The Elite member's current coach for the thread; 403 on other plans, 409 while a coach is being matched. */
+  async function threadCoach(memberId: string): Promise<{ coachId: string; fullName: string; profile: CoachProfileRow }> {
+    if (!(await isEliteMember(db, memberId, clock.now()))) throw new AppError('ELITE_REQUIRED')
+    const assignment = await ensureAssigned(memberId)
+    if (!assignment?.coachUserId) throw new AppError('CONFLICT', "We're still matching you with a coach. You can write to them once they're assigned.")
+    const [coach] = await db.select({ fullName: users.fullName }).from(users).where(eq(users.id, assignment.coachUserId)).limit(1)
+    return { coachId: assignment.coachUserId, fullName: coach!.fullName, profile: await profileRow(db, assignment.coachUserId, clock.now()) }
+  }
+
+  async function insertMessage(memberId: string, coachId: string, from: 'member' | 'coach', body: string, crisis: boolean): Promise<CoachMessage> {
+    const [row] = await db.insert(coachMessages).values({ memberUserId: memberId, coachUserId: coachId, from, body, crisis, createdAt: clock.now() }).returning()
+    const message = messageView(row!)
+    await tell(memberId, coachId, { type: 'coach-message', memberId, message })
+    return message
   }
 
   async function notesOf(memberId: string): Promise<CoachNote[]> {
@@ -297,6 +363,111 @@ export function createCoach(deps: CoachDeps) {
         supportRequests,
         notes,
       }
+    },
+
+    thread: {
+      /** The member's thread with their coach (the last 200 messages); the coach's messages become read. */
+      async forMember(memberId: string): Promise<CoachThreadResponse> {
+        const coach = await threadCoach(memberId)
+        await markRead(memberId, coach.coachId, 'member')
+        return {
+          coach: { fullName: coach.fullName, replyPromise: replyPromiseOf(coach.fullName, coach.profile.replyWithinHours), hoursText: profileView(coach.profile, coach.fullName).hoursText },
+          messages: await threadOf(memberId),
+        }
+      },
+
+      /**
+       * The member writes to their coach: at most COACH_MESSAGES_PER_DAY a day (409). Words about
+       * suicide or self-harm get the crisis resources at once, and flag the member in the workspace.
+       */
+      async sendAsMember(memberId: string, body: string): Promise<{ message: CoachMessage; crisisResources: string | null }> {
+        const coach = await threadCoach(memberId)
+        const dayStart = new Date(Math.floor(clock.now().getTime() / DAY_MS) * DAY_MS)
+        const [sent] = await db
+          .select({ n: count() })
+          .from(coachMessages)
+          .where(and(eq(coachMessages.memberUserId, memberId), eq(coachMessages.from, 'member'), sql`${coachMessages.createdAt} >= ${dayStart.toISOString()}`))
+        if ((sent?.n ?? 0) >= COACH_MESSAGES_PER_DAY) throw new AppError('COACH_MESSAGE_LIMIT', undefined, { field: 'body' })
+        const crisis = isCrisisMessage(body)
+        const message = await insertMessage(memberId, coach.coachId, 'member', body, crisis)
+        return { message, crisisResources: crisis ? `${CRISIS_RESOURCES} ${coach.fullName.split(/\s+/)[0]} will read your message, but may not be available right now.` : null }
+      },
+
+      /** The coach's side of one of their members' threads; the member's messages become read; the read is audited. */
+      async forCoach(coachId: string, memberId: string): Promise<CoachMessage[]> {
+        await assertMemberOf(coachId, memberId)
+        await audit.record(db, { actor: { kind: 'user', userId: coachId }, action: 'coach_messages_viewed', subjectUserId: memberId, target: { type: 'coach', id: null }, at: clock.now() })
+        await markRead(memberId, coachId, 'coach')
+        return threadOf(memberId)
+      },
+
+      async sendAsCoach(coachId: string, memberId: string, body: string): Promise<CoachMessage> {
+        await assertMemberOf(coachId, memberId)
+        return insertMessage(memberId, coachId, 'coach', body, false)
+      },
+
+      /** Refuses a member who has no thread (not Elite: 403; no coach yet: 409), before a stream opens. */
+      async assertOpen(memberId: string): Promise<void> {
+        await threadCoach(memberId)
+      },
+
+      /** The person's live thread events (the member's own thread, or every thread of a coach). */
+      watch(userId: string, listener: (event: CoachThreadEvent) => void) {
+        return deps.bus.subscribe(userId, (event) => {
+          if (event.type === 'coach-message' || event.type === 'coach-messages-read') listener(event)
+        })
+      },
+
+      /**
+       * The `coach-message-notices` job: for each side with messages unread MESSAGE_NOTICE_AFTER_MS
+       * after they arrived, one email (not more than one per MESSAGE_NOTICE_EVERY_MS per thread and
+       * side); the messages it covers are marked notified.
+       */
+      async sendNotices(): Promise<{ sent: number }> {
+        const now = clock.now()
+        const due = await db
+          .select({ memberId: coachMessages.memberUserId, from: coachMessages.from, coachId: sql<string | null>`max(${coachMessages.coachUserId}::text)`, count: count() })
+          .from(coachMessages)
+          .where(and(isNull(coachMessages.readAt), isNull(coachMessages.notifiedAt), sql`${coachMessages.createdAt} <= ${new Date(now.getTime() - MESSAGE_NOTICE_AFTER_MS).toISOString()}`))
+          .groupBy(coachMessages.memberUserId, coachMessages.from)
+          .limit(500)
+        let sent = 0
+        for (const thread of due) {
+          const [recent] = await db
+            .select({ at: sql<string | null>`max(${coachMessages.notifiedAt})` })
+            .from(coachMessages)
+            .where(and(eq(coachMessages.memberUserId, thread.memberId), eq(coachMessages.from, thread.from)))
+          if (recent?.at && now.getTime() - new Date(recent.at).getTime() < MESSAGE_NOTICE_EVERY_MS) continue
+          const recipientId = thread.from === 'member' ? thread.coachId : thread.memberId
+          const writerId = thread.from === 'member' ? thread.memberId : thread.coachId
+          if (recipientId && writerId) {
+            const people = await db.select({ id: users.id, email: users.email, fullName: users.fullName }).from(users).where(inArray(users.id, [recipientId, writerId]))
+            const recipient = people.find((person) => person.id === recipientId)
+            const writer = people.find((person) => person.id === writerId)
+            if (recipient && writer) {
+              const many = thread.count === 1 ? 'a message' : `${thread.count} messages`
+              await deps.mailer.send(
+                composeEmail({
+                  kind: 'coach_message_notice',
+                  to: recipient.email,
+                  subject: thread.from === 'member' ? `${writer.fullName} wrote to you` : `Your coach ${writer.fullName} wrote to you`,
+                  greeting: `Hi ${recipient.fullName.split(/\s+/)[0]},`,
+                  paragraphs: [`${writer.fullName} sent you ${many} on Momentum Coach.`],
+                  action: 'Read and reply',
+                  link: thread.from === 'member' ? `${deps.appUrl}/coach?member=${thread.memberId}` : `${deps.appUrl}/messages`,
+                  footer: 'We send at most one of these every 15 minutes, and only while the messages are unread.',
+                }),
+              )
+              sent++
+            }
+          }
+          await db
+            .update(coachMessages)
+            .set({ notifiedAt: now })
+            .where(and(eq(coachMessages.memberUserId, thread.memberId), eq(coachMessages.from, thread.from), isNull(coachMessages.readAt), isNull(coachMessages.notifiedAt)))
+        }
+        return { sent }
+      },
     },
 
     notes: {

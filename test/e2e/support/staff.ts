@@ -90,3 +90,18 @@ export async function signInAsStaff(page: Page, server: StaffServer, staff: Staf
   if (code.status() !== 200) throw new Error(`the sign-in code was refused: ${code.status()} ${await code.text()}`)
   return { ...staff, password: STAFF_PASSWORD, twoFactor }
 }
+
+/**
+ * A second sign-in of a staff member `signInAsStaff` signed in before (another browser): the
+ * password, then one of their recovery codes (the authenticator's codes of this 30-second window
+ * may be used up already).
+ */
+export async function signInAgain(page: Page, server: StaffServer, staff: SignedInStaff): Promise<void> {
+  const origin = server.baseUrl
+  const recoveryCode = staff.twoFactor?.recoveryCodes.shift()
+  if (!recoveryCode) throw new Error(`${staff.email} has no recovery code left (or no two-factor sign-in)`)
+  const login = await page.request.post(`${origin}/api/auth/login`, { headers: { origin }, data: { email: staff.email, password: staff.password } })
+  if (login.status() !== 200) throw new Error(`sign-in failed: ${login.status()} ${await login.text()}`)
+  const code = await page.request.post(`${origin}/api/auth/two-factor`, { headers: { origin }, data: { code: recoveryCode } })
+  if (code.status() !== 200) throw new Error(`the recovery code was refused: ${code.status()} ${await code.text()}`)
+}

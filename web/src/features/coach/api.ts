@@ -8,7 +8,11 @@ import {
   CoachMembersResponseSchema,
   CoachNoteResponseSchema,
   CoachProfileSchema,
+  CoachThreadResponseSchema,
+  MemberMessageResponseSchema,
+  MemberThreadResponseSchema,
   MyCoachResponseSchema,
+  SendCoachMessageResponseSchema,
   type UpdateCoachProfileBody,
 } from '#common/coach'
 import { api } from '#web/lib/api-client'
@@ -47,3 +51,21 @@ export const coachesQueryOptions = () => queryOptions({ queryKey: coachKeys.coac
 export const setCoachCapacity = (coachId: string, maxMembers: number) =>
   api.put(`/api/staff/admin/coaches/${encodeURIComponent(coachId)}/capacity`, { maxMembers }, CoachesResponseSchema)
 export const assignCoach = (memberEmail: string, coachId: string) => api.post('/api/staff/admin/coach-assignments', { memberEmail, coachId }, AssignCoachResponseSchema)
+
+// ---- The message thread (docs/decisions/079) ----
+
+export const threadKeys = { mine: ['coach', 'thread'] as const, member: (id: string) => ['coach', 'thread', id] as const }
+
+export const myThreadQueryOptions = () => queryOptions({ queryKey: threadKeys.mine, queryFn: ({ signal }) => api.get('/api/coach/messages', CoachThreadResponseSchema, { signal }), retry: false })
+export const sendMyMessage = (body: string) => api.post('/api/coach/messages', { body }, SendCoachMessageResponseSchema)
+
+export const memberThreadQueryOptions = (memberId: string) =>
+  queryOptions({
+    queryKey: threadKeys.member(memberId),
+    queryFn: async ({ signal }) => (await api.get(`/api/staff/coach/members/${encodeURIComponent(memberId)}/messages`, MemberThreadResponseSchema, { signal })).messages,
+    retry: false,
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  })
+export const sendMemberMessage = async (memberId: string, body: string) =>
+  (await api.post(`/api/staff/coach/members/${encodeURIComponent(memberId)}/messages`, { body }, MemberMessageResponseSchema)).message

@@ -3,8 +3,10 @@
  * hours and reply-time promise, or that one is being matched. Nothing for other plans.
  */
 import { useQuery } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
 import { UserRoundIcon } from 'lucide-react'
 import { useId } from 'react'
+import { Button } from '#web/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '#web/components/ui/card'
 import { myCoachQueryOptions } from './api'
 
@@ -29,6 +31,9 @@ export function CoachCard() {
             {coach.data.coach.bio ? <p className="whitespace-pre-wrap">{coach.data.coach.bio}</p> : null}
             <p className="text-sm text-muted-foreground">Working hours: {coach.data.coach.hoursText}</p>
             <p className="text-sm text-muted-foreground">{coach.data.coach.replyPromise}</p>
+            <Button asChild variant="outline" className="mt-2">
+              <Link to="/messages">Message {coach.data.coach.fullName.split(/\s+/)[0]}</Link>
+            </Button>
           </>
         )}
       </CardContent>

@@ -8,8 +8,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useSearch } from '@tanstack/react-router'
 import { UsersIcon } from 'lucide-react'
-import { useId, useState } from 'react'
-import { COACH_BIO_MAX, WEEKDAY_NAMES, type CoachMemberDetail, type CoachProfile } from '#common/coach'
+import { useEffect, useId, useState } from 'react'
+import { COACH_BIO_MAX, WEEKDAY_NAMES, type CoachMemberDetail, type CoachMessage, type CoachProfile, type CoachThreadEvent } from '#common/coach'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
 import { SUPPORT_STATUS_NAMES, SUPPORT_TOPIC_NAMES } from '#common/support'
 import { NotFoundPage } from '#web/components/not-found'
@@ -37,9 +37,14 @@ import {
   coachMembersQueryOptions,
   coachProfileQueryOptions,
   deleteCoachNote,
+  memberThreadQueryOptions,
+  sendMemberMessage,
   setCoachCapacity,
+  threadKeys,
   updateCoachProfile,
 } from './api'
+import { MessageBox, ThreadMessages } from './thread'
+import { useThreadEvents } from './use-thread-events'
 
 const failedToast = (title: string) => (error: unknown) =>
   void toast({ title, description: error instanceof Error ? error.message : 'Please try again.', variant: 'destructive' })
@@ -51,6 +56,24 @@ export function WorkspacePage() {
   const me = useQuery(staffMeQueryOptions())
   const isCoach = me.data?.roles.includes('coach') ?? false
   const isAdmin = me.data?.roles.includes('admin') ?? false
+  const queryClient = useQueryClient()
+  // Every thread of the coach's members, live: new messages and the members' read receipts.
+  useThreadEvents('/api/staff/coach/messages/stream', {
+    enabled: isCoach,
+    onListening: () => void queryClient.invalidateQueries({ queryKey: coachKeys.members }),
+    onEvent: (event: CoachThreadEvent) => {
+      if (event.type === 'coach-message') {
+        queryClient.setQueryData<CoachMessage[]>(threadKeys.member(event.memberId), (current) =>
+          current && !current.some((held) => held.id === event.message.id) ? [...current, event.message] : current,
+        )
+        if (event.message.from === 'member') void queryClient.invalidateQueries({ queryKey: coachKeys.members, exact: true })
+      } else if (event.by === 'member') {
+        queryClient.setQueryData<CoachMessage[]>(threadKeys.member(event.memberId), (current) =>
+          current?.map((message) => (message.from === 'coach' && message.readAt === null ? { ...message, readAt: event.at } : message)),
+        )
+      }
+    },
+  })
   return (
     <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-10">
       <div className="mx-auto max-w-6xl space-y-6">
@@ -96,6 +119,8 @@ function MemberList({ selected }: { selected: string | null }) {
               <Link to="/coach" search={{ member: member.memberId }} aria-current={member.memberId === selected ? 'true' : undefined} className="block space-y-1 p-3">
                 <span className="flex flex-wrap items-center gap-2">
                   <span className="font-medium">{member.fullName}</span>
+                  {member.urgent ? <Badge variant="destructive">Urgent: crisis words</Badge> : null}
+                  {member.unread > 0 ? <Badge>{member.unread === 1 ? '1 unread message' : `${member.unread} unread messages`}</Badge> : null}
                   {member.quiet ? <Badge variant="destructive">Quiet</Badge> : null}
                 </span>
                 <span className="block text-sm text-muted-foreground">
@@ -202,8 +227,40 @@ function MemberFileView({ file }: { file: CoachMemberDetail }) {
           </ul>
         )}
       </SectionCard>
+      <MemberThread memberId={member.memberId} memberName={member.fullName} />
       <NotesSection memberId={member.memberId} notes={file.notes} />
     </div>
+  )
+}
+
+function MemberThread({ memberId, memberName }: { memberId: string; memberName: string }) {
+  const queryClient = useQueryClient()
+  const thread = useQuery(memberThreadQueryOptions(memberId))
+  const send = useMutation({
+    mutationFn: (body: string) => sendMemberMessage(memberId, body),
+    onSuccess: (message) =>
+      queryClient.setQueryData<CoachMessage[]>(threadKeys.member(memberId), (current) => (current && !current.some((held) => held.id === message.id) ? [...current, message] : current)),
+    onError: (error) => (isApiError(error) && error.field === 'body' ? undefined : failedToast('Message not sent')(error)),
+  })
+  useEffect(() => {
+    // Opening the thread read the member's messages: the list's unread count changes.
+    if (thread.isSuccess) void queryClient.invalidateQueries({ queryKey: coachKeys.members, exact: true })
+  }, [thread.isSuccess, queryClient])
+  return (
+    <SectionCard title="Messages" description="Your thread with this member: they see your replies at once, and by email if they are away.">
+      {thread.data ? (
+        <div className="space-y-4">
+          <ThreadMessages messages={thread.data} me="coach" names={{ member: memberName, coach: 'You' }} />
+          <MessageBox label={`Reply to ${memberName}`} pending={send.isPending} error={isApiError(send.error) && send.error.field === 'body' ? send.error.message : undefined} onSend={(text) => send.mutateAsync(text)} />
+        </div>
+      ) : thread.isError ? (
+        <p role="alert" className="text-destructive">
+          Unable to load the messages.
+        </p>
+      ) : (
+        <Spinner label="Loading the messages..." showLabel />
+      )}
+    </SectionCard>
   )
 }
 
