@@ -101,7 +101,8 @@ export type CoachNote = z.infer<typeof CoachNoteSchema>
 export const CoachMemberDetailSchema = z.object({
   member: CoachMemberSummarySchema.extend({ timeZone: text().nullable() }),
   goals: z.array(GoalRecordSchema),
-  calls: z.array(CoachingCallSchema),
+  /** The last calls, each with the mood and energy its report gave (1 to 10; null before a report). */
+  calls: z.array(CoachingCallSchema.extend({ mood: z.number().int().nullable(), energy: z.number().int().nullable() })),
   commitments: CommitmentsResponseSchema,
   reports: z.array(WeeklyReportSummarySchema),
   nextCall: NextCallResponseSchema,

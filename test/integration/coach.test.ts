@@ -8,7 +8,7 @@ import { and, eq, isNull } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { CoachesResponseSchema, CoachMemberDetailSchema, CoachMembersResponseSchema, MyCoachResponseSchema } from '#common/coach'
-import { auditEvents, coachAssignments, coachNotes, coachProfiles, staffRoles, subscribers } from '#server/db/schema'
+import { auditEvents, coachAssignments, coachingCalls, coachNotes, coachProfiles, staffRoles, subscribers } from '#server/db/schema'
 import { buildTestApp } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -132,8 +132,23 @@ describe("the coach's workspace", () => {
     expect(detail.statusCode).toBe(200)
     const body = CoachMemberDetailSchema.parse(detail.json())
     expect(body).toMatchObject({ member: { memberId: member.user.id }, goals: [], calls: [], notes: [] })
+
+    // A completed call: its summary, mood and energy are in the file, and the member is not quiet.
+    await database.db.insert(coachingCalls).values({
+      userId: member.user.id,
+      callDate: clock.now(),
+      completionStatus: 'completed',
+      slot: 'test',
+      endedAt: clock.now(),
+      summary: 'Talked about the 10k plan.',
+      mood: 7,
+      energy: 4,
+    })
+    const withCall = CoachMemberDetailSchema.parse((await get(`/api/staff/coach/members/${member.user.id}`, dana.headers)).json())
+    expect(withCall.calls).toEqual([expect.objectContaining({ summary: 'Talked about the 10k plan.', mood: 7, energy: 4 })])
+    expect(withCall.member.lastCompletedCallAt).toBe(clock.now().toISOString())
     const audited = await database.db.select().from(auditEvents).where(and(eq(auditEvents.subjectUserId, member.user.id), eq(auditEvents.action, 'coach_member_viewed')))
-    expect(audited).toEqual([expect.objectContaining({ actorUserId: dana.user.id })])
+    expect(audited).toEqual([expect.objectContaining({ actorUserId: dana.user.id }), expect.objectContaining({ actorUserId: dana.user.id })])
 
     expect((await get(`/api/staff/coach/members/${member.user.id}`, lee.headers)).statusCode).toBe(404)
     // A member who has gone quiet: no completed call for 5 days since assignment.

@@ -352,11 +352,19 @@ export function createCoach(deps: CoachDeps) {
         notesOf(memberId),
       ])
       await audit.record(db, { actor: { kind: 'user', userId: coachId }, action: 'coach_member_viewed', subjectUserId: memberId, target: { type: 'coach', id: null }, at: clock.now() })
+      const lastCalls = calls.slice(0, 5)
+      const feelings = lastCalls.length
+        ? await db
+            .select({ id: coachingCalls.id, mood: coachingCalls.mood, energy: coachingCalls.energy })
+            .from(coachingCalls)
+            .where(and(eq(coachingCalls.userId, memberId), inArray(coachingCalls.id, lastCalls.map((call) => call.id))))
+        : []
+      const feelingOf = new Map(feelings.map((row) => [row.id, row]))
       const scored = memberGoals.filter((goal) => (LIFE_AREAS as readonly string[]).includes(goal.lifeArea))
       return {
         member: { ...summary, overallScore: scored.some((goal) => goal.satisfactionScore !== null) ? overallScore(scored) : null },
         goals: memberGoals,
-        calls: calls.slice(0, 5),
+        calls: lastCalls.map((call) => ({ ...call, mood: feelingOf.get(call.id)?.mood ?? null, energy: feelingOf.get(call.id)?.energy ?? null })),
         commitments: commitmentList,
         reports: reports.slice(0, 4),
         nextCall,

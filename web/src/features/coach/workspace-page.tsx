@@ -179,6 +179,8 @@ function MemberFileView({ file }: { file: CoachMemberDetail }) {
               <li key={call.id}>
                 <p className="text-sm font-medium">
                   {formatDateTime(call.callDate)} · {call.completionStatus.replace(/_/g, ' ')}
+                  {call.mood !== null ? ` · mood ${call.mood}/10` : ''}
+                  {call.energy !== null ? ` · energy ${call.energy}/10` : ''}
                 </p>
                 {call.summary ? <p className="text-sm">{call.summary}</p> : null}
               </li>
