@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -12,15 +11,11 @@ import {
 } from '#common/coach'
 import { ErrorBodySchema } from '#common/errors'
 import { text } from '#common/text'
-import { AppError } from '../lib/app-error'
 import { perUserLimit } from '../lib/route-hooks'
-import { eventStream } from '../lib/sse'
+import { serveUserStream } from '../lib/sse'
 
-/** A comment line on an open event stream this often, so proxies keep it open. */
-const KEEP_ALIVE_MS = 25_000
 /** The thread streams one person may hold open at once, on every server (a tab holds one). More: 429. */
 const THREAD_STREAMS_PER_USER = 4
-const STREAM_SLOT_TTL_MS = KEEP_ALIVE_MS * 3
 const SEND_LIMIT = perUserLimit('coach-thread-send', 20)
 
 /**
@@ -36,45 +31,14 @@ const coachThreadRoutes: FastifyPluginAsyncZod = async (app) => {
   })
 
   /** One event stream of the person's thread events (their own thread, or every thread of a coach). */
-  async function openStream(request: FastifyRequest, reply: FastifyReply) {
-    const userId = request.user.id
-    const slot = randomUUID()
-    if (!(await threadStreams.take(userId, slot, THREAD_STREAMS_PER_USER, STREAM_SLOT_TTL_MS))) {
-      throw new AppError('RATE_LIMITED', 'Too many live update streams are open for your account. Close a tab and try again.')
-    }
-    const sse = eventStream()
-    const { stream } = sse
-    const subscription = coach.thread.watch(userId, (event) => sse.event(event.type, event))
-    const keepAlive = setInterval(() => {
-      sse.write(': keep-alive\n\n')
-      threadStreams.renew(userId, slot, STREAM_SLOT_TTL_MS).catch(() => {})
-    }, KEEP_ALIVE_MS)
-    keepAlive.unref()
-    streams.add(stream)
-    let stopped = false
-    const stop = () => {
-      if (stopped) return
-      stopped = true
-      clearInterval(keepAlive)
-      subscription.unsubscribe()
-      streams.delete(stream)
-      threadStreams.release(userId, slot).catch(() => {})
-      if (!stream.writableEnded) stream.end()
-    }
-    request.raw.on('close', stop)
-    stream.on('close', stop)
-    if (request.raw.destroyed) stop()
-    try {
-      await subscription.ready
-    } catch (error) {
-      stop()
-      request.log.warn({ err: error }, 'coach thread: could not listen for messages')
-      throw new AppError('SERVICE_UNAVAILABLE', 'Live updates are not available right now.')
-    }
-    sse.open(reply)
-    sse.event('ready', {})
-    return reply
-  }
+  const openStream = (request: FastifyRequest, reply: FastifyReply) =>
+    serveUserStream(request, reply, {
+      slots: threadStreams,
+      open: streams,
+      max: THREAD_STREAMS_PER_USER,
+      what: 'coach thread',
+      subscribe: (sse) => coach.thread.watch(request.user.id, (event) => sse.event(event.type, event)),
+    })
 
   const streamResponse = {
     200: text().describe('text/event-stream: event `ready` ({}), then `coach-message` ({type, memberId, message}) and `coach-messages-read` ({type, memberId, by, at})'),

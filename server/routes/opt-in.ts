@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { PassThrough } from 'node:stream'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { ErrorBodySchema } from '#common/errors'
@@ -12,19 +11,13 @@ import {
   OptInStateResponseSchema,
 } from '#common/opt-in'
 import { text } from '#common/text'
-import { AppError } from '../lib/app-error'
-import { eventStream } from '../lib/sse'
-
-/** A comment line on an open event stream this often, so proxies keep it open. */
-const KEEP_ALIVE_MS = 25_000
+import { serveUserStream } from '../lib/sse'
 
 /**
  * The event streams one person may hold open at once, on every server (a tab of /opt-in holds one;
  * each holds a connection and a subscription to the person's live channel). More: 429.
  */
 export const OPT_IN_STREAMS_PER_USER = 4
-/** A stream's slot lapses unless renewed (at each keep-alive): a server that dies frees its streams' slots. */
-const STREAM_SLOT_TTL_MS = KEEP_ALIVE_MS * 3
 
 /** /opt-in: the instructions to show, and recording the opt-in. Paid users only. */
 const optInRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -78,47 +71,14 @@ const optInRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { auth: 'paid', cache: 'no-store', rateLimit: { max: 30, timeWindow: '1 minute' } },
     },
-    async (request, reply) => {
-      // The person's slot for one more stream (on any server), held until the stream closes.
-      const userId = request.user.id
-      const slot = randomUUID()
-      if (!(await optInStreams.take(userId, slot, OPT_IN_STREAMS_PER_USER, STREAM_SLOT_TTL_MS))) {
-        throw new AppError('RATE_LIMITED', 'Too many live update streams are open for your account. Close a tab and try again.')
-      }
-      const sse = eventStream()
-      const { stream } = sse
-      const subscription = texts.watchOptIn(userId, (event) => sse.event('text-opt-in', event))
-      const keepAlive = setInterval(() => {
-        sse.write(': keep-alive\n\n')
-        optInStreams.renew(userId, slot, STREAM_SLOT_TTL_MS).catch(() => {})
-      }, KEEP_ALIVE_MS)
-      keepAlive.unref()
-      streams.add(stream)
-      let stopped = false
-      const stop = () => {
-        if (stopped) return
-        stopped = true
-        clearInterval(keepAlive)
-        subscription.unsubscribe()
-        streams.delete(stream)
-        optInStreams.release(userId, slot).catch(() => {})
-        if (!stream.writableEnded) stream.end()
-      }
-      request.raw.on('close', stop)
-      stream.on('close', stop)
-      // A browser that left while its slot was being taken: nothing to hold for it.
-      if (request.raw.destroyed) stop()
-      try {
-        await subscription.ready
-      } catch (error) {
-        stop()
-        request.log.warn({ err: error }, 'opt-in: could not listen for START texts')
-        throw new AppError('SERVICE_UNAVAILABLE', 'Live updates are not available right now.')
-      }
-      sse.open(reply)
-      sse.event('ready', {})
-      return reply
-    },
+    async (request, reply) =>
+      serveUserStream(request, reply, {
+        slots: optInStreams,
+        open: streams,
+        max: OPT_IN_STREAMS_PER_USER,
+        what: 'opt-in',
+        subscribe: (sse) => texts.watchOptIn(request.user.id, (event) => sse.event('text-opt-in', event)),
+      }),
   )
 
   app.post(
