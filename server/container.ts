@@ -298,6 +298,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
       bus: clusterBus,
       mailer,
       appUrl: config.appUrl,
+      texts,
       reads: {
         commitments: (userId) => commitmentsService.list(userId),
         reports: async (userId) => (await reports.list(userId)).reports,

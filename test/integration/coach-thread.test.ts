@@ -3,16 +3,18 @@
  * sink: an Elite member and their coach write to each other, each side's live channel hears the
  * other's messages and read receipts, crisis words get the resources at once and flag the member,
  * the daily cap answers 409 naming the field, and a notice of unread messages goes out once per
- * 15 minutes per side.
+ * 15 minutes per side (the member's also by text when their texts are on, once per run of unread
+ * messages, and not at all once they have read them).
  */
 import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COACH_MESSAGES_PER_DAY, CoachMembersResponseSchema, CoachThreadResponseSchema, MemberThreadResponseSchema, SendCoachMessageResponseSchema, type CoachThreadEvent } from '#common/coach'
 import { buildApp } from '#server/app'
-import { auditEvents, coachMessages, coachProfiles } from '#server/db/schema'
+import { auditEvents, coachMessages, coachProfiles, textMessages } from '#server/db/schema'
 import { testConfig } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
+import { setConsent } from '../helpers/factories'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
 import { startSmtpSink } from '../helpers/smtp-sink'
 import { signedInStaff, type StaffMember } from '../helpers/staff'
@@ -155,5 +157,50 @@ describe('notices of unread messages', () => {
     await app.services.coach.thread.sendNotices()
     const later = await database.db.select().from(coachMessages).where(and(eq(coachMessages.memberUserId, member.user.id), eq(coachMessages.body, 'Second')))
     expect(later[0]!.notifiedAt).not.toBeNull()
+  })
+
+  it("text the member too when their texts are on: the coach's name and the link, never the words; once per run of unread messages", async () => {
+    const member = await eliteMember('Tess Texts')
+    const quiet = await eliteMember('Quinn Quiet')
+    await setConsent(database.db, member.user.id, 'texts', true, clock.now())
+    const textsOf = (userId: string) => database.db.select().from(textMessages).where(and(eq(textMessages.userId, userId), eq(textMessages.kind, 'coach_message')))
+
+    clock.advance(16 * 60 * 1000)
+    for (const who of [member, quiet]) await post(`/api/staff/coach/members/${who.user.id}/messages`, dana.headers, { body: 'How did the 6 AM run go? Private words.' })
+    clock.advance(3 * 60 * 1000)
+    await app.services.coach.thread.sendNotices()
+    await smtp.waitForMail(member.user.email, /^Your coach Dana Lee wrote to you$/)
+    const [text] = await textsOf(member.user.id)
+    expect(text!.content).toBe(`Your coach Dana sent you a message. Read and reply: ${app.config.appUrl.replace(/\/$/, '')}/messages`)
+    expect(text!.content).not.toContain('Private')
+    // Texts off: the email only.
+    await smtp.waitForMail(quiet.user.email, /^Your coach Dana Lee wrote to you$/)
+    expect(await textsOf(quiet.user.id)).toHaveLength(0)
+
+    // More from the coach before the member reads: an email after 15 minutes, no second text.
+    await post(`/api/staff/coach/members/${member.user.id}/messages`, dana.headers, { body: 'And the stretch?' })
+    clock.advance(16 * 60 * 1000)
+    await app.services.coach.thread.sendNotices()
+    expect(await textsOf(member.user.id)).toHaveLength(1)
+  })
+
+  it("withdraw a text still held for the night once the member reads their coach's messages", async () => {
+    const member = await eliteMember('Nina Night')
+    await setConsent(database.db, member.user.id, 'texts', true, clock.now())
+    const textOf = async () => (await database.db.select().from(textMessages).where(and(eq(textMessages.userId, member.user.id), eq(textMessages.kind, 'coach_message'))))[0]
+    // 11:30 PM in New York (the member's zone): outside the hours texts go out in.
+    clock.set(new Date('2026-12-03T04:30:00Z'))
+    await post(`/api/staff/coach/members/${member.user.id}/messages`, dana.headers, { body: 'Sleep well, talk tomorrow.' })
+    clock.advance(3 * 60 * 1000)
+    await app.services.coach.thread.sendNotices()
+    await app.services.texts.release()
+    expect(await textOf()).toMatchObject({ status: 'held' })
+
+    expect((await get('/api/coach/messages', member.headers)).statusCode).toBe(200)
+    expect(await textOf()).toMatchObject({ status: 'skipped', skipReason: 'read' })
+    // The morning's release sends nothing.
+    clock.set(new Date('2026-12-03T13:30:00Z'))
+    await app.services.texts.release()
+    expect(await textOf()).toMatchObject({ status: 'skipped', skipReason: 'read' })
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { CRISIS_REPLY, isCrisisMessage, keywordOf, optOutOf } from '#common/texts'
-import { finalBody, isGsm7, missedCallContent, recapContent, segmentsOf, toGsmFriendly } from '#server/services/texts'
+import { coachMessageContent, finalBody, isGsm7, missedCallContent, recapContent, segmentsOf, toGsmFriendly } from '#server/services/texts'
 
 describe('keywords', () => {
   it.each([
@@ -176,5 +176,18 @@ describe('bodies', () => {
     expect(missedCallContent({ slotLabel: 'daily check-in', next: { kind: 'retry', localTime: '13:40' }, link })).toContain('We will call again at 1:40 PM.')
     expect(missedCallContent({ slotLabel: 'evening check-in', next: { kind: 'next', localTime: '07:00', day: 'Friday' }, link })).toContain('Your next call is on Friday at 7:00 AM.')
     expect(missedCallContent({ slotLabel: 'daily check-in', next: { kind: 'none' }, link })).toContain(link)
+  })
+
+  it("tell a member their coach wrote: the coach's first name and the link, in one segment with the footer (GSM-7)", () => {
+    const link = 'https://coach.example.com/messages'
+    expect(coachMessageContent({ coachName: 'Dana Lee', count: 1, link })).toBe(`Your coach Dana sent you a message. Read and reply: ${link}`)
+    const many = coachMessageContent({ coachName: 'Zoë O’Neil-Smith', count: 3, link })
+    expect(many).toBe(`Your coach Zoë sent you 3 messages. Read and reply: ${link}`)
+    expect(segmentsOf(finalBody(coachMessageContent({ coachName: 'Dana Lee', count: 12, link }), true))).toBe(1)
+    // A name outside GSM-7 makes it UCS-2: still within the two segments every text keeps to.
+    expect(segmentsOf(finalBody(many, true))).toBe(2)
+    const unnamed = coachMessageContent({ coachName: 'Ë'.repeat(100), count: 50, link })
+    expect(unnamed).toBe(`Your coach sent you 50 messages. Read and reply: ${link}`)
+    expect(segmentsOf(finalBody(unnamed, true))).toBe(1)
   })
 })

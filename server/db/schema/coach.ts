@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, integer, pgTable, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { DEFAULT_COACH_CAPACITY } from '#common/coach'
 import { inList } from './helpers'
-import { users } from './users'
+import { bytea, users } from './users'
 
 /**
  * A coach's profile (docs/decisions/078): what their members see (bio, working week in their own
@@ -82,6 +82,27 @@ export const coachNotes = pgTable(
 )
 
 export type CoachProfileRow = typeof coachProfiles.$inferSelect
+
+/**
+ * A coach's photo, shown to their members with the profile: the uploaded image decoded and
+ * re-encoded by the server (square, at most PHOTO_SIZE pixels, WebP, no metadata), so what is
+ * served is never the bytes that were sent. `version` names the image (a hash of its bytes): the
+ * URL carries it, so a browser may keep it for good. Goes with the coach's account.
+ */
+export const coachPhotos = pgTable(
+  'coach_photos',
+  {
+    userId: uuid()
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    image: bytea().notNull(),
+    contentType: text().notNull(),
+    version: text().notNull(),
+    bytes: integer().notNull(),
+    updatedAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [check('coach_photos_bytes_check', sql`${t.bytes} between 1 and 1048576`)],
+)
 
 /**
  * An Elite member's messages with their coach (docs/decisions/079), both sides in one thread per

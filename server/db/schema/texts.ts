@@ -4,8 +4,11 @@ import { inList } from './helpers'
 import { coachingCalls } from './calls'
 import { users } from './users'
 
-/** recap: after a completed call; missed_call: a call that did not reach the person; weekly_report: the report's link. */
-export const TEXT_KINDS = ['recap', 'missed_call', 'weekly_report'] as const
+/**
+ * recap: after a completed call; missed_call: a call that did not reach the person; weekly_report:
+ * the report's link; coach_message: an Elite member's coach wrote and the message is still unread.
+ */
+export const TEXT_KINDS = ['recap', 'missed_call', 'weekly_report', 'coach_message'] as const
 export type TextKind = (typeof TEXT_KINDS)[number]
 
 /**

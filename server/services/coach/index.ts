@@ -55,6 +55,11 @@ type CoachDeps = {
   bus: Pick<ClusterBus, 'publish' | 'subscribe'>
   mailer: Mailer
   appUrl: string
+  /** The member's text about their coach's unread messages, through the texts outbox (its consent, proven number, hours and cap). */
+  texts: {
+    sendCoachMessageNotice(input: { userId: string; firstUnreadId: string; coachName: string; count: number }): Promise<unknown>
+    withdrawCoachMessageNotices(userId: string): Promise<unknown>
+  }
   /** What the workspace shows of a member beyond goals and calls (the services that own them). */
   reads: {
     commitments(userId: string): Promise<CoachMemberDetail['commitments']>
@@ -245,7 +250,23 @@ export function createCoach(deps: CoachDeps) {
       .set({ readAt: now })
       .where(and(eq(coachMessages.memberUserId, memberId), eq(coachMessages.from, reader === 'member' ? 'coach' : 'member'), isNull(coachMessages.readAt)))
       .returning({ id: coachMessages.id })
-    if (read.length > 0) await tell(memberId, coachId, { type: 'coach-messages-read', memberId, by: reader, at: now.toISOString() })
+    if (read.length === 0) return
+    await tell(memberId, coachId, { type: 'coach-messages-read', memberId, by: reader, at: now.toISOString() })
+    if (reader === 'member') await deps.texts.withdrawCoachMessageNotices(memberId)
+  }
+
+  /**
+   * The text to the member beside the email: one per run of unread coach messages, keyed by the
+   * run's oldest (the texts outbox makes a second ask for the same key nothing).
+   */
+  async function textMember(memberId: string, coachName: string): Promise<void> {
+    const unread = await db
+      .select({ id: coachMessages.id })
+      .from(coachMessages)
+      .where(and(eq(coachMessages.memberUserId, memberId), eq(coachMessages.from, 'coach'), isNull(coachMessages.readAt)))
+      .orderBy(asc(coachMessages.seq))
+    if (unread.length === 0) return
+    await deps.texts.sendCoachMessageNotice({ userId: memberId, firstUnreadId: unread[0]!.id, coachName, count: unread.length })
   }
 
   /** The Elite member's current coach for the thread; 403 on other plans, 409 while a coach is being matched. */
@@ -467,6 +488,7 @@ export function createCoach(deps: CoachDeps) {
                 }),
               )
               sent++
+              if (thread.from === 'coach') await textMember(thread.memberId, writer.fullName)
             }
           }
           await db

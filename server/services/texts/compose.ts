@@ -1,5 +1,6 @@
 /**
- * The words of the outbound texts: the recap, the missed-call text, the weekly report's link, and
+ * The words of the outbound texts: the recap, the missed-call text, the weekly report's link, the
+ * coach's message notice, and
  * the brand and footer every text gets. Bodies stay in GSM-7 where the content allows it (look-alike
  * punctuation is replaced), and within two segments.
  */
@@ -146,6 +147,18 @@ export function missedCallContent(input: { slotLabel: string; next: MissedCallNe
 /** The weekly report's text: its link. */
 export function weeklyReportContent(input: { link: string; weekLabel?: string | undefined }): string {
   return `Your weekly progress report${input.weekLabel ? ` for ${toGsmFriendly(input.weekLabel)}` : ''} is ready: ${input.link}`
+}
+
+/**
+ * The text that the person's coach wrote (Elite's thread): who, and the link to read it. Never the
+ * message's words: a text shows on a locked screen, and the thread is where the reply goes.
+ */
+export function coachMessageContent(input: { coachName: string; count: number; link: string }): string {
+  const firstName = toGsmFriendly(input.coachName).split(' ')[0] ?? ''
+  const what = input.count === 1 ? 'a message' : `${input.count} messages`
+  const named = `Your coach ${firstName} sent you ${what}. Read and reply: ${input.link}`
+  // A name too long for two segments (or one outside GSM-7 that makes the text UCS-2) gives way.
+  return firstName && contentFits(named) ? named : `Your coach sent you ${what}. Read and reply: ${input.link}`
 }
 
 /**

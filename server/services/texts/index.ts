@@ -18,15 +18,15 @@ import { localDateOf, localTimeOf, type FinalCall } from '#server/services/calls
 import { hasConsent } from '#server/services/consent'
 import type { ClusterBus } from '#server/services/cluster-bus'
 import { eq } from 'drizzle-orm'
-import { missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
+import { coachMessageContent, missedCallContent, phoneCodeBody, recapContent, weeklyReportContent, type MissedCallNext } from './compose'
 import { recordDeliveryStatus, type StatusOutcome } from './delivery'
 import { receiveInbound, type InboundResult, type InboundText } from './inbound'
 import { sweepInboundLog, type SweepOutcome } from './sweep'
-import { abandonTexts, deliverText, dueTexts, e164, requestText, type DeliverOutcome, type TextRequest } from './outbox'
+import { abandonTexts, deliverText, dueTexts, e164, requestText, withdrawHeld, type DeliverOutcome, type TextRequest } from './outbox'
 import { SEND_TEXT_JOB, type TextsJobQueue } from './jobs'
 import type { Metrics } from '#server/observability/metrics'
 
-export { finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly } from './compose'
+export { coachMessageContent, finalBody, isGsm7, recapContent, missedCallContent, segmentsOf, toGsmFriendly } from './compose'
 
 export { SEND_LEASE_MS, STATUS_TEXT_PARAM } from './outbox'
 
@@ -160,6 +160,25 @@ export function createTexts(deps: TextsDeps) {
         dedupeKey: `weekly_report:${input.userId}:${input.weekStart}`,
         content: weeklyReportContent({ link: input.link, weekLabel: input.weekLabel }),
       })
+    },
+
+    /**
+     * An Elite member's coach wrote and the member has not read it: one text per run of unread
+     * messages (`firstUnreadId`, the run's oldest: more messages before the member reads add no
+     * text). Like every text: only with their texts on, to their proven number, in their hours.
+     */
+    sendCoachMessageNotice(input: { userId: string; firstUnreadId: string; coachName: string; count: number }) {
+      return sendText({
+        userId: input.userId,
+        kind: 'coach_message',
+        dedupeKey: `coach_message:${input.firstUnreadId}`,
+        content: coachMessageContent({ coachName: input.coachName, count: input.count, link: `${appUrl}/messages` }),
+      })
+    },
+
+    /** The member read their coach's messages: a notice of them still held (the night, the cap) is not sent. */
+    withdrawCoachMessageNotices(userId: string): Promise<number> {
+      return withdrawHeld(db, userId, 'coach_message', 'read', clock.now())
     },
 
     /** What follows a final call: the recap of a completed one (once its report is in), the missed-call text. */

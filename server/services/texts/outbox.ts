@@ -70,6 +70,19 @@ export async function requestText(db: DbExecutor, request: TextRequest, now: Dat
   return { id: existing!.id, created: false }
 }
 
+/**
+ * Texts of `kind` still held for the person are not sent after all (`reason` kept): what they told
+ * of has happened (the coach's messages were read). A text already on its way goes.
+ */
+export async function withdrawHeld(db: DbExecutor, userId: string, kind: TextKind, reason: string, now: Date): Promise<number> {
+  const withdrawn = await db
+    .update(textMessages)
+    .set({ status: 'skipped', skipReason: reason, holdUntil: null, updatedAt: now })
+    .where(and(eq(textMessages.userId, userId), eq(textMessages.kind, kind), eq(textMessages.status, 'held')))
+    .returning({ id: textMessages.id })
+  return withdrawn.length
+}
+
 /** The person's local window on the date of `now`: is `now` inside, and when does the next one open. */
 function textWindow(now: Date, timeZone: string): { inside: boolean; nextOpen: Date; localDate: string } {
   const localDate = localDateOf(now, timeZone)
