@@ -1,6 +1,7 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist'
 import { sql } from 'drizzle-orm'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
@@ -194,7 +195,9 @@ function openPostgres(url: string, max: number): Database {
 }
 
 async function openPglite(dir: string | undefined): Promise<Database> {
-  const client = dir ? await PGlite.create(dir) : await PGlite.create()
+  // btree_gist: the 1-on-1 sessions' exclusion constraint (a coach's uuid beside a time range).
+  const options = { extensions: { btree_gist } }
+  const client = dir ? await PGlite.create(dir, options) : await PGlite.create(options)
   const db = drizzlePglite({ client, schema, casing: 'snake_case' }) as unknown as Db
   return {
     db,

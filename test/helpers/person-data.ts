@@ -31,7 +31,10 @@ import {
   coachAssignments,
   coachMessages,
   coachNotes,
+  coachAvailability,
+  coachAvailabilityExceptions,
   coachProfiles,
+  coachSessions,
   staffRoles,
   supportMessages,
   supportTickets,
@@ -292,6 +295,18 @@ export const SEEDERS: readonly Seeder[] = [
       await db.insert(coachAssignments).values({ memberUserId: user.id, coachUserId: user.id, startedAt: now, how: 'admin', assignedBy: user.id })
       await db.insert(coachNotes).values({ memberUserId: user.id, coachUserId: user.id, body: `coach note ${marker}`, createdAt: now, updatedAt: now })
       await db.insert(coachMessages).values({ memberUserId: user.id, coachUserId: user.id, from: 'member', body: `coach message ${marker}`, createdAt: now })
+    },
+  },
+  {
+    tables: ['coach_sessions', 'coach_availability', 'coach_availability_exceptions'],
+    async seed({ db, user, clock, marker }) {
+      // A 1-on-1 session (docs/decisions/082) with the person as member and coach, and their hours as a coach.
+      const now = clock.now()
+      const startsAt = new Date(now.getTime() + 3 * 24 * 60 * 60 * 1000)
+      const endsAt = new Date(startsAt.getTime() + 45 * 60 * 1000)
+      await db.insert(coachSessions).values({ memberUserId: user.id, coachUserId: user.id, kind: 'monthly', status: 'booked', startsAt, endsAt, blockedUntil: endsAt, memberTimeZone: 'America/New_York', month: startsAt.toISOString().slice(0, 7), counts: true, summary: `session summary ${marker}`, bookedAt: now, createdAt: now, updatedAt: now })
+      await db.insert(coachAvailability).values({ coachUserId: user.id, weekday: 2, startTime: '09:00', endTime: '12:00' })
+      await db.insert(coachAvailabilityExceptions).values({ coachUserId: user.id, date: '2027-01-04', kind: 'off' })
     },
   },
   {

@@ -24,9 +24,17 @@ export const coachProfiles = pgTable(
     endTime: text().notNull().default('17:00'),
     replyWithinHours: smallint().notNull().default(4),
     maxMembers: integer().notNull().default(DEFAULT_COACH_CAPACITY),
+    /** 1-on-1 sessions (docs/decisions/082): the coach's free time after each, how soon and how far ahead members may book. */
+    sessionBufferMinutes: smallint().notNull().default(15),
+    minNoticeHours: smallint().notNull().default(24),
+    horizonDays: smallint().notNull().default(30),
     updatedAt: timestamp({ withTimezone: true }).notNull(),
   },
-  (t) => [check('coach_profiles_max_members_check', sql`${t.maxMembers} between 0 and 500`), check('coach_profiles_reply_check', sql`${t.replyWithinHours} between 1 and 72`)],
+  (t) => [
+    check('coach_profiles_max_members_check', sql`${t.maxMembers} between 0 and 500`),
+    check('coach_profiles_reply_check', sql`${t.replyWithinHours} between 1 and 72`),
+    check('coach_profiles_sessions_check', sql`${t.sessionBufferMinutes} between 0 and 120 and ${t.minNoticeHours} between 1 and 168 and ${t.horizonDays} between 7 and 90`),
+  ],
 )
 
 /**

@@ -12,9 +12,12 @@ import {
   accountDataExports,
   auditEvents,
   coachAssignments,
+  coachAvailability,
+  coachAvailabilityExceptions,
   coachMessages,
   coachNotes,
   coachProfiles,
+  coachSessions,
   coachingCallEvents,
   contactChanges,
   coachingCalls,
@@ -323,7 +326,7 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'coach.json',
     title: 'Your coach',
-    about: "Elite's human coach: your messages with your coach, which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile.",
+    about: "Elite's human coach: your messages with your coach, your 1-on-1 sessions, which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile.",
     parts: [
       {
         key: 'assignments',
@@ -341,7 +344,24 @@ export const EXPORT_FILES: readonly ExportFile[] = [
         orderBy: [coachMessages.seq],
         deletion: 'cascade',
       },
-      { key: 'coachProfile', description: 'Your coach profile, if you are a coach: bio, working days and hours, reply-time promise, capacity.', table: coachProfiles, rowsOf: userIs(coachProfiles.userId), orderBy: [coachProfiles.userId], deletion: 'cascade' },
+      {
+        key: 'sessions',
+        description: 'Your 1-on-1 sessions with your coach (monthly and onboarding): when, their status, how you met, and the summary and commitments your coach wrote after.',
+        table: coachSessions,
+        rowsOf: userIs(coachSessions.memberUserId),
+        orderBy: [coachSessions.startsAt, coachSessions.id],
+        deletion: 'cascade',
+      },
+      { key: 'coachProfile', description: 'Your coach profile, if you are a coach: bio, working days and hours, reply-time promise, capacity, session buffer and booking window.', table: coachProfiles, rowsOf: userIs(coachProfiles.userId), orderBy: [coachProfiles.userId], deletion: 'cascade' },
+      { key: 'availability', description: 'If you are a coach: your weekly hours for 1-on-1 sessions.', table: coachAvailability, rowsOf: userIs(coachAvailability.coachUserId), orderBy: [coachAvailability.weekday, coachAvailability.startTime], deletion: 'cascade' },
+      {
+        key: 'availabilityExceptions',
+        description: 'If you are a coach: your days off and extra hours.',
+        table: coachAvailabilityExceptions,
+        rowsOf: userIs(coachAvailabilityExceptions.coachUserId),
+        orderBy: [coachAvailabilityExceptions.date, coachAvailabilityExceptions.id],
+        deletion: 'cascade',
+      },
     ],
   },
   {
