@@ -32,14 +32,18 @@ export const AUDIT_ACTIONS = [
   'coach_note_written',
   /** Their coach opened their message thread. */
   'coach_messages_viewed',
+  /** Their coach offered them a goal template (docs/decisions/081). */
+  'goal_template_offered',
+  /** Their coach marked a 1-on-1 session missed, or wrote its summary (docs/decisions/082). */
+  'coach_session_updated',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 /** Who acted: a signed-in person (their user id is kept), the command line on the server, or the product itself. */
 export const AUDIT_ACTOR_KINDS = ['user', 'cli', 'system'] as const
 
-/** What an event is about beside the person: a role, or the person's two-factor sign-in. */
-export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event', 'support_ticket', 'coach'] as const
+/** What an event is about beside the person: a role, the person's two-factor sign-in, a goal template… */
+export const AUDIT_TARGET_TYPES = ['staff_role', 'two_factor', 'webhook_event', 'support_ticket', 'coach', 'goal_template'] as const
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number]
 
 /** An event's details: ids, counts and words of ours only, never a secret or anything personal beyond an id. */
@@ -128,6 +132,10 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
       return `${who} read your goals, calls, commitments and reports.`
     case 'coach_messages_viewed':
       return `${who} read your messages.`
+    case 'goal_template_offered':
+      return `${who} suggested a goal template to you.`
+    case 'coach_session_updated':
+      return event.details?.change === 'no_show' ? `${who} marked your 1-on-1 session as missed.` : `${who} wrote the summary of your 1-on-1 session.`
     case 'coach_note_written': {
       const change = event.details?.change === 'deleted' ? 'deleted a private note from' : event.details?.change === 'changed' ? 'changed a private note on' : 'added a private note to'
       return `${who} ${change} your file.`

@@ -64,8 +64,12 @@ export const CoachProfileSchema = z.object({
   replyPromise: text(),
   /** "Monday to Friday, 9:00 to 17:00 (America/New_York)." */
   hoursText: text(),
+  /** The coach's photo, `/api/coaches/<id>/photo?v=<version>` (docs/decisions/080); null when they have none (their initials show). */
+  photoUrl: text().nullable(),
 })
-export type CoachProfile = z.infer<typeof CoachProfileSchema>
+export type CoachProfileWithPhoto = z.infer<typeof CoachProfileSchema>
+/** A profile as the coach service builds it: the routes add its `photoUrl` (the coach-photos service). */
+export type CoachProfile = Omit<CoachProfileWithPhoto, 'photoUrl'>
 
 /** GET /api/coach: an Elite member's coach, or that one is being matched; no coach on other plans. */
 export const MyCoachResponseSchema = z.discriminatedUnion('status', [
@@ -73,7 +77,17 @@ export const MyCoachResponseSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('matching') }),
   z.object({ status: z.literal('not-elite') }),
 ])
-export type MyCoachResponse = z.infer<typeof MyCoachResponseSchema>
+/** GET /api/coach as the coach service answers it: the coach's profile without its `photoUrl`, which the route adds. */
+export type MyCoachResponse =
+  | Exclude<z.infer<typeof MyCoachResponseSchema>, { status: 'assigned' }>
+  | { status: 'assigned'; coach: CoachProfile; since: string }
+
+// ---- The coach's photo (docs/decisions/080) ----
+
+/** The most a coach may upload; the server keeps only its own small re-encoding of it. */
+export const COACH_PHOTO_MAX_BYTES = 5 * 1024 * 1024
+/** The types a photo may be sent as (the server checks what the bytes are, not only this). */
+export const COACH_PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const
 
 /** One of the coach's members in the workspace's list. */
 export const CoachMemberSummarySchema = z.object({

@@ -33,9 +33,9 @@ export const ERRORS = {
   /** A paid feature of the higher plans (Premium and Elite's detailed analytics) asked for on Basic. */
   PLAN_UPGRADE_REQUIRED: { status: 403, message: 'Detailed analytics come with the Premium and Elite plans. Upgrade your plan to see your progress charts.' },
   EMAIL_NOT_CONFIRMED: { status: 403, message: 'Please check your email and confirm your account' },
-  /** A staff page or operation, asked by a staff member who has not set up two-factor sign-in: the web app sends them to set it up. */
-  /** Direct coach access (the message thread) on a plan other than Elite. */
+  /** Direct coach access (the message thread) on a plan other than Elite (1-on-1 sessions say so in their own words). */
   ELITE_REQUIRED: { status: 403, message: 'Direct coach access comes with the Elite plan. Upgrade your plan to message a coach.' },
+  /** A staff page or operation, asked by a staff member who has not set up two-factor sign-in: the web app sends them to set it up. */
   TWO_FACTOR_REQUIRED: { status: 403, message: 'Staff pages need two-factor sign-in. Set it up to continue.' },
   // 404
   NOT_FOUND: { status: 404, message: 'Not found' },
@@ -87,6 +87,14 @@ export const ERRORS = {
   CANNED_REPLY_LIMIT: { status: 409, message: 'There are 100 canned replies already. Delete one first.' },
   /** An Elite member sent COACH_MESSAGES_PER_DAY messages to their coach today. */
   COACH_MESSAGE_LIMIT: { status: 409, message: "You've sent 50 messages to your coach today. Your coach will reply; you can write again tomorrow." },
+  /** 1-on-1 sessions: the slot was taken (by another member's hold or booking) before this one. */
+  SLOT_TAKEN: { status: 409, message: 'That time was just taken. Please choose another.' },
+  /** 1-on-1 sessions: the 5-minute hold on the slot ran out before the booking was confirmed. */
+  HOLD_EXPIRED: { status: 409, message: 'Your hold on that time ran out. Please choose a time again.' },
+  /** 1-on-1 sessions: the member's session of that month is booked or used already (one a month). */
+  SESSION_ALREADY_USED: { status: 409, message: "You've already used this month's 1-on-1 session. You can book next month's." },
+  /** 1-on-1 sessions: a change (reschedule) asked less than 24 hours before the session. */
+  SESSION_CHANGE_CLOSED: { status: 409, message: 'Sessions can be moved up to 24 hours before they start.' },
   // 426
   UPGRADE_REQUIRED: { status: 426, message: 'This address takes a WebSocket connection.' },
   // 413, 415, 429

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { text } from './text'
 import { GOAL_RECORD_KINDS, LIFE_AREAS, SATISFACTION_MAX, SATISFACTION_MIN, type LifeArea } from './domain'
 import { LIFE_AREA_TITLES } from './life-areas'
+import { isUuid } from './uuid'
 
 // ---------------------------------------------------------------------------------------------
 // Life areas (steps 1 to 8)
@@ -345,6 +346,8 @@ export const SaveGoalsBodySchema = z.strictObject({
     period: z.enum(CALL_PERIODS, { error: 'Choose AM or PM' }).nullable(),
     timezone: z.enum(idsOf(TIMEZONES), { error: 'Choose a timezone from the list' }).nullable(),
   }),
+  /** The goal template version the wizard was started from (Elite; docs/decisions/081): kept with the saved goals. */
+  templateVersionId: text().refine(isUuid, 'Choose a template from the list').optional(),
 })
 export type SaveGoalsBody = z.infer<typeof SaveGoalsBodySchema>
 export type AreaAnswer = SaveGoalsBody['areas'][LifeArea]

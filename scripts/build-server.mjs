@@ -18,8 +18,9 @@ export const ENTRIES = ['server/index.ts', 'worker/index.ts', 'server/db/migrate
 
 /**
  * The packages that stay in node_modules (docs/decisions/066-compiled-server.md): native addons
- * (loaded from a platform-specific .node file), PGlite (reads its WebAssembly and data files next
- * to its module) and pino with its transports (runs them in a worker thread from files by path).
+ * (loaded from a platform-specific .node file: argon2, sharp and its libvips), PGlite (reads its
+ * WebAssembly and data files next to its module) and pino with its transports (runs them in a
+ * worker thread from files by path).
  * bullmq's optional `pg` and `@valkey/valkey-glide` are not installed and stay a guarded require.
  * The packages the server imports only when first needed (`import()`: the common-password list,
  * archiver, twilio, Vapi's SDK) stay too: node's own CommonJS interop gives them the named exports
@@ -28,6 +29,7 @@ export const ENTRIES = ['server/index.ts', 'worker/index.ts', 'server/db/migrate
  */
 export const EXTERNAL = [
   '@node-rs/argon2',
+  'sharp',
   'bufferutil',
   'utf-8-validate',
   'msgpackr-extract',

@@ -54,6 +54,8 @@ import supportRoutes from './routes/support'
 import supportInboxRoutes from './routes/support-inbox'
 import coachRoutes from './routes/coach'
 import coachThreadRoutes from './routes/coach-thread'
+import coachSessionRoutes from './routes/coach-sessions'
+import goalTemplateRoutes from './routes/goal-templates'
 
 const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
 
@@ -251,6 +253,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(supportInboxRoutes)
   await app.register(coachRoutes)
   await app.register(coachThreadRoutes)
+  await app.register(coachSessionRoutes)
+  await app.register(goalTemplateRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })
 

@@ -32,6 +32,7 @@ import { createConsent, onConsentRevoked } from '#server/services/consent'
 import { createCommitments } from '#server/services/commitments'
 import { createCourses } from '#server/services/courses'
 import { createGoals } from '#server/services/goals'
+import { createGoalTemplates } from '#server/services/goal-templates'
 import { createCallWatch } from '#server/services/call-watch'
 import { memoryClusterBus, redisClusterBus, type ClusterBus } from '#server/services/cluster-bus'
 import { createMaintenance } from '#server/services/maintenance'
@@ -40,6 +41,8 @@ import { createProgress } from '#server/services/progress'
 import { createReports } from '#server/services/reports'
 import { createStaff } from '#server/services/staff'
 import { createSupport } from '#server/services/support'
+import { createCoachPhotos } from '#server/services/coach-photos'
+import { createCoachSessions } from '#server/services/coach-sessions'
 import { createCoach } from '#server/services/coach'
 import { createTexts, type Texts } from '#server/services/texts'
 import { createUsage, type Usage } from '#server/services/usage'
@@ -266,6 +269,20 @@ export function createServices(config: Config, deps: ServiceDeps) {
   targets.built = { accounts, billing, calls, clusterBus, texts, usage }
   const commitmentsService = createCommitments({ db, clock })
   const support = createSupport({ db, clock, mailer, appUrl: config.appUrl, jobs })
+  const coach = createCoach({
+    db,
+    clock,
+    bus: clusterBus,
+    mailer,
+    appUrl: config.appUrl,
+    texts,
+    reads: {
+      commitments: (userId) => commitmentsService.list(userId),
+      reports: async (userId) => (await reports.list(userId)).reports,
+      nextCall: (userId) => calls.next(userId),
+      supportRequests: (userId) => support.summariesFor(userId),
+    },
+  })
 
   // The gauges of shared state, read when Prometheus scrapes (the queues are the job runner's: its owner provides them).
   const stopCountingRevocations = onConsentRevoked(metrics.consent.revoked)
@@ -292,22 +309,15 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** Priority support (docs/decisions/077): the Help page's tickets and the support inbox. */
     support,
     /** Elite's human coach (docs/decisions/078): assignments, coaches' profiles, the coach's workspace. */
-    coach: createCoach({
-      db,
-      clock,
-      bus: clusterBus,
-      mailer,
-      appUrl: config.appUrl,
-      texts,
-      reads: {
-        commitments: (userId) => commitmentsService.list(userId),
-        reports: async (userId) => (await reports.list(userId)).reports,
-        nextCall: (userId) => calls.next(userId),
-        supportRequests: (userId) => support.summariesFor(userId),
-      },
-    }),
+    coach,
+    /** Coaches' photos (docs/decisions/080): decoded and drawn again on upload, served under a versioned URL. */
+    coachPhotos: createCoachPhotos({ db, clock }),
+    /** Elite's 1-on-1 sessions (docs/decisions/082): the coach's hours, booking through holds, moves, cancels, invitations, reminders. */
+    coachSessions: createCoachSessions({ db, clock, mailer, appUrl: config.appUrl, coach, texts }),
     billing,
     goals: createGoals({ db, clock }),
+    /** Goal templates (docs/decisions/081): written by coaches and admins, versioned; Elite members start the intake from one. */
+    goalTemplates: createGoalTemplates({ db, clock }),
     calls,
     /** The consent ledger as the person sees and changes it (calls: the schedule's switch). */
     consent: createConsent({ db, clock, smsNumber: config.smsOptInNumber }),

@@ -15,6 +15,7 @@ import { answerMetricsRequests } from './observability/cluster-metrics'
 import { DEFAULT_METRICS_PORT, serveMetrics, type MetricsListener } from './observability/metrics-server'
 import { startTracing, stopTracing } from './observability/tracing'
 import { seedCoursesIfEmpty } from '#server/services/courses'
+import { seedGoalTemplatesIfEmpty } from '#server/services/goal-templates'
 
 let config: Config
 try {
@@ -49,13 +50,18 @@ async function serve(config: Config, supervised: boolean): Promise<void> {
     process.exit(1)
   }
 
-  // The embedded default's first start: load the starter course catalogue so a newcomer sees one.
+  // The embedded default's first start: load the starter courses and goal templates so a newcomer sees them.
   if (!config.databaseUrl) {
     const seeded = await seedCoursesIfEmpty(database.db, systemClock.now()).catch((error: unknown) => {
       console.error(`Cannot load the starter courses: ${(error as Error).message}`)
       return null
     })
     if (seeded) console.log(`Loaded the starter course catalogue: ${seeded.courses} courses, ${seeded.lessons} lessons.`)
+    const templates = await seedGoalTemplatesIfEmpty(database.db, systemClock.now()).catch((error: unknown) => {
+      console.error(`Cannot load the starter goal templates: ${(error as Error).message}`)
+      return null
+    })
+    if (templates) console.log(`Loaded the starter goal templates: ${templates.templates} templates.`)
   }
 
   const app = await buildApp(config, { database })

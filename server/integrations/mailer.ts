@@ -15,6 +15,7 @@ export type EmailKind =
   | 'staff_invitation'
   | 'support_reply'
   | 'coach_message_notice'
+  | 'coach_session'
 
 export type OutgoingMail = {
   kind: EmailKind
@@ -26,6 +27,8 @@ export type OutgoingMail = {
   link?: string | undefined
   /** Extra header fields (a report's List-Unsubscribe and List-Unsubscribe-Post, RFC 8058). */
   headers?: Record<string, string>
+  /** An iCalendar invitation, sent as the text/calendar part calendars act on (and as session.ics). */
+  calendar?: { method: 'REQUEST' | 'CANCEL'; content: string }
 }
 
 export type Mailer = {
@@ -69,6 +72,7 @@ export function createMailer(options: {
         text: mail.text,
         html: mail.html,
         ...(mail.headers ? { headers: mail.headers } : {}),
+        ...(mail.calendar ? { icalEvent: { method: mail.calendar.method, filename: 'session.ics', content: mail.calendar.content } } : {}),
       })
       sent(mail.kind)
     },
@@ -83,9 +87,13 @@ const escapeHtml = (value: string) =>
 
 /** A short transactional email with a plain-text and an HTML part around one link (or none). */
 export function composeEmail(
-  input: { kind: EmailKind; to: string; subject: string; greeting: string; paragraphs: string[]; footer: string } & ({ action: string; link: string } | { action?: undefined; link?: undefined }),
+  input: { kind: EmailKind; to: string; subject: string; greeting: string; paragraphs: string[]; footer: string; extraLinks?: Array<{ label: string; url: string }> } & (
+    | { action: string; link: string }
+    | { action?: undefined; link?: undefined }
+  ),
 ): OutgoingMail {
-  const action = input.link ? [`${input.action}: ${input.link}`, ''] : []
+  const extra = input.extraLinks ?? []
+  const action = [...(input.link ? [`${input.action}: ${input.link}`] : []), ...extra.map((item) => `${item.label}: ${item.url}`), ...(input.link || extra.length ? [''] : [])]
   const text = [input.greeting, '', ...input.paragraphs.flatMap((p) => [p, '']), ...action, input.footer, '', '— Momentum Coach'].join('\n')
   const button = input.link
     ? `<p><a href="${escapeHtml(input.link)}" style="display:inline-block;background:#3730a3;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${escapeHtml(input.action)}</a></p>
@@ -95,7 +103,7 @@ export function composeEmail(
   const html = `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#111827;line-height:1.5">
 <p>${escapeHtml(input.greeting)}</p>
 ${input.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
-${button}<p style="font-size:13px;color:#4b5563">${escapeHtml(input.footer)}</p>
+${button}${extra.length ? `<p>${extra.map((item) => `<a href="${escapeHtml(item.url)}">${escapeHtml(item.label)}</a>`).join(' · ')}</p>\n` : ''}<p style="font-size:13px;color:#4b5563">${escapeHtml(input.footer)}</p>
 <p>— <strong style="color:#3730a3">Momentum</strong> <strong style="color:#b45309">Coach</strong></p>
 </body></html>`
   return { kind: input.kind, to: input.to, subject: input.subject, text, html, link: input.link }

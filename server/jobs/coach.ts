@@ -1,4 +1,5 @@
 import { COACH_JOBS } from '#server/services/coach'
+import { COACH_SESSIONS_JOBS } from '#server/services/coach-sessions'
 import { defineJob } from './define'
 
 /** Elite members without a coach get one; assignments of members who left Elite, or of coaches gone, end. */
@@ -28,6 +29,21 @@ export const coachMessageNotices = defineJob({
   async handler(services, _payload, { log }) {
     const result = await services.coach.thread.sendNotices()
     if (result.sent > 0) log.info(result, 'coach: message notices sent')
+    return result
+  },
+})
+
+/** The 1-on-1 sessions' reminders (24 hours and 1 hour before), each claimed before it is sent. */
+export const coachSessionReminders = defineJob({
+  ...COACH_SESSIONS_JOBS.reminders,
+  queue: 'coach',
+  // Every minute, at :20 s (away from the other jobs' seconds).
+  schedule: { cron: '20 * * * * *', tz: 'UTC' },
+  attempts: 3,
+  backoffMs: 10_000,
+  async handler(services, _payload, { log }) {
+    const result = await services.coachSessions.sendReminders()
+    if (result.sent > 0) log.info(result, 'coach: session reminders sent')
     return result
   },
 })

@@ -12,12 +12,13 @@ import type { MaintenanceJob } from '#server/services/maintenance'
 import type { ReportsJob } from '#server/services/reports'
 import type { SupportJob } from '#server/services/support'
 import type { CoachJob } from '#server/services/coach'
+import type { CoachSessionsJob } from '#server/services/coach-sessions'
 import type { TextsJob } from '#server/services/texts'
 
 export type { JobContract, JobQueue } from '../lib/job-contract'
 
 /** The contract of every job the app runs. */
-export type AppJob = AccountsJob | AccountDataJob | BillingJob | CallsJob | MaintenanceJob | ReportsJob | SupportJob | CoachJob | TextsJob
+export type AppJob = AccountsJob | AccountDataJob | BillingJob | CallsJob | MaintenanceJob | ReportsJob | SupportJob | CoachJob | CoachSessionsJob | TextsJob
 export type JobName = AppJob['name']
 /** What `enqueue(name, payload)` takes for the job named N. */
 export type PayloadOf<N extends JobName> = ContractPayload<AppJob, N>

@@ -6,7 +6,7 @@ import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
 import { sendEmail } from './send-email'
-import { coachAssignmentsSweep, coachMessageNotices } from './coach'
+import { coachAssignmentsSweep, coachMessageNotices, coachSessionReminders } from './coach'
 import { supportRepliesSweep, supportReplyEmail } from './support'
 import { sendTextJob, textsInboundSweep, textsRelease } from './texts'
 
@@ -34,6 +34,7 @@ export const JOBS = [
   supportRepliesSweep,
   coachAssignmentsSweep,
   coachMessageNotices,
+  coachSessionReminders,
 ] as const satisfies readonly AnyJobDefinition[]
 
 /** A registry job: one of the contracts, with its handler. */

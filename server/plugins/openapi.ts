@@ -29,6 +29,11 @@ const TAGS = [
     description: "Coaches' workspace (their own members only: goals, calls, commitments, reports, private notes; each read audited) and admins' view of coaches' capacity and assignments. Staff only (x-staff-roles).",
   },
   {
+    name: 'goal templates',
+    description:
+      "Goal templates (docs/decisions/081): Elite members start the goal intake from one or answer their coach's offer; coaches and admins write them (each edit a new version) and archive them (x-staff-roles).",
+  },
+  {
     name: 'staff',
     description:
       "Staff accounts' operations. Each names the staff roles it accepts (x-staff-roles) and needs two-factor sign-in: to anyone who is not staff it answers 404, as for a route that does not exist.",

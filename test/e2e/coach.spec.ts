@@ -1,3 +1,4 @@
+import sharp from 'sharp'
 import { seriousA11yViolations } from './support/a11y'
 import { expect, test, uniqueEmail } from './support/fixtures'
 import { signInAgain, signInAsStaff, startStaffServer, type SignedInStaff, type StaffServer } from './support/staff'
@@ -7,8 +8,8 @@ import { signUpViaApi } from './support/users'
  * Elite's human coach in Chromium (docs/decisions/078), on a server of this spec's own whose
  * database got its coaches from `npm run staff:add`: an Elite member meets their coach on the
  * dashboard; the coach, signed in with two-factor sign-in, finds them in the workspace, reads their
- * file and keeps a private note, and edits the profile the member sees; a coach without two-factor
- * sign-in is sent to set it up before the workspace shows.
+ * file and keeps a private note, and edits the profile and photo (docs/decisions/080) the member
+ * sees; a coach without two-factor sign-in is sent to set it up before the workspace shows.
  */
 
 let server: StaffServer
@@ -29,7 +30,7 @@ test.describe('the coach', () => {
     await server?.stop()
   })
 
-  test('an Elite member meets their coach on the dashboard; the coach reads their file, keeps a note and edits the profile the member sees', async ({ page, browser }) => {
+  test('an Elite member meets their coach on the dashboard; the coach reads their file, keeps a note and edits the profile and photo the member sees', async ({ page, browser }) => {
     // The coach first, so their profile says what the member reads.
     const coachContext = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '10.250.8.1' } })
     const coachPage = await coachContext.newPage()
@@ -41,6 +42,14 @@ test.describe('the coach', () => {
     await profile.getByLabel('Reply within (business hours)').fill('6')
     await profile.getByRole('button', { name: 'Save profile' }).click()
     await expect(coachPage.getByText('Dana usually replies within 6 business hours.').first()).toBeVisible()
+    // The photo: a file that is not an image is refused under the field; a PNG is shown at once.
+    const photoField = profile.getByLabel('Profile photo')
+    await photoField.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Not a photo') })
+    await expect(profile.getByText('Choose a JPEG, PNG or WebP image.')).toBeVisible()
+    const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: '#2f6f4f' } }).png().toBuffer()
+    await photoField.setInputFiles({ name: 'dana.png', mimeType: 'image/png', buffer: png })
+    await expect(profile.getByRole('img', { name: 'Dana Lee' })).toBeVisible()
+    await expect(profile.getByRole('button', { name: 'Remove photo' })).toBeVisible()
 
     const member = await signUpViaApi(page, { origin: server.baseUrl, paid: 'elite', fullName: 'Eli Elite', logFile: server.logFile })
     await page.goto(`${server.baseUrl}/dashboard`)
@@ -51,6 +60,10 @@ test.describe('the coach', () => {
     expect(await seriousA11yViolations(page)).toEqual([])
     await expect(card).toContainText('Former marathoner')
     await expect(card).toContainText('Dana usually replies within 6 business hours.')
+    // The coach's photo, as the server drew it: a 512-pixel square.
+    const photo = card.locator('img[alt="Dana Lee"]')
+    await expect(photo).toBeVisible()
+    await expect.poll(() => photo.evaluate((image: HTMLImageElement) => [image.naturalWidth, image.naturalHeight])).toEqual([512, 512])
 
     await coachPage.reload()
     const members = coachPage.getByRole('list', { name: 'Your members' })

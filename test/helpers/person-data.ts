@@ -21,6 +21,9 @@ import {
   courseEnrollments,
   emailTokens,
   goals,
+  goalTemplateOffers,
+  goalTemplates,
+  goalTemplateVersions,
   inboundTextAccounts,
   inboundTexts,
   lessonProgress,
@@ -33,6 +36,7 @@ import {
   coachNotes,
   coachAvailability,
   coachAvailabilityExceptions,
+  coachPhotos,
   coachProfiles,
   coachSessions,
   staffRoles,
@@ -298,6 +302,14 @@ export const SEEDERS: readonly Seeder[] = [
     },
   },
   {
+    tables: ['coach_photos'],
+    async seed({ db, user, clock }) {
+      // A coach's photo (docs/decisions/080): the bytes need not be an image here, only the row.
+      const image = new Uint8Array(randomBytes(64))
+      await db.insert(coachPhotos).values({ userId: user.id, image, contentType: 'image/webp', version: randomBytes(8).toString('hex'), bytes: image.length, updatedAt: clock.now() })
+    },
+  },
+  {
     tables: ['coach_sessions', 'coach_availability', 'coach_availability_exceptions'],
     async seed({ db, user, clock, marker }) {
       // A 1-on-1 session (docs/decisions/082) with the person as member and coach, and their hours as a coach.
@@ -307,6 +319,20 @@ export const SEEDERS: readonly Seeder[] = [
       await db.insert(coachSessions).values({ memberUserId: user.id, coachUserId: user.id, kind: 'monthly', status: 'booked', startsAt, endsAt, blockedUntil: endsAt, memberTimeZone: 'America/New_York', month: startsAt.toISOString().slice(0, 7), counts: true, summary: `session summary ${marker}`, bookedAt: now, createdAt: now, updatedAt: now })
       await db.insert(coachAvailability).values({ coachUserId: user.id, weekday: 2, startTime: '09:00', endTime: '12:00' })
       await db.insert(coachAvailabilityExceptions).values({ coachUserId: user.id, date: '2027-01-04', kind: 'off' })
+    },
+  },
+  {
+    tables: ['goal_templates', 'goal_template_versions', 'goal_template_offers'],
+    async seed({ db, user, clock }) {
+      // A goal template the person wrote (as a coach) and offered to themselves (as a member), so
+      // each column naming a person is covered (docs/decisions/081).
+      const now = clock.now()
+      const [template] = await db.insert(goalTemplates).values({ slug: `seeded-${randomBytes(6).toString('hex')}`, createdBy: user.id, createdAt: now }).returning()
+      const [version] = await db
+        .insert(goalTemplateVersions)
+        .values({ templateId: template!.id, version: 1, name: 'Seeded template', audience: 'Anyone', targets: { fitness: { score: 8, focus: ['better_sleep'] } }, ninetyDayGoal: 'Sleep well', obstacles: [], firstCommitments: [], createdBy: user.id, createdAt: now })
+        .returning()
+      await db.insert(goalTemplateOffers).values({ memberUserId: user.id, templateVersionId: version!.id, offeredBy: user.id, createdAt: now })
     },
   },
   {

@@ -192,6 +192,8 @@ describe('POST /api/account/export', () => {
     expect(everything).not.toContain(`coach note ${alice.marker}`)
     for (const part of NOT_EXPORTED) expect(readme).toContain(part.why)
     expect(json.get('courses.json')!.enrollments![0]).toHaveProperty('course_title')
+    // A coach's photo goes out as text a JSON file holds: the image as a data: URL.
+    expect(json.get('coach.json')!.coachPhoto![0]!.image).toMatch(/^data:image\/webp;base64,[A-Za-z0-9+/]+=*$/)
     // Nobody else's rows (the catalogue's columns all filtered by the person), and no secret.
     expect(everything).not.toContain(bob.user.id)
     expect(everything).not.toContain(bob.user.email)

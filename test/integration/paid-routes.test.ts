@@ -94,6 +94,18 @@ function paidRequests({ conversationId, callId, commitmentId }: Ids): Array<{ ro
     { route: 'GET /api/coach/messages', request: { method: 'GET', url: '/api/coach/messages' } },
     { route: 'POST /api/coach/messages', request: { method: 'POST', url: '/api/coach/messages', payload: { body: 'Hello coach' } } },
     { route: 'GET /api/coach/messages/stream', request: { method: 'GET', url: '/api/coach/messages/stream', payloadAsStream: true } },
+    // Goal templates are Elite's too (docs/decisions/081).
+    { route: 'GET /api/goal-templates', request: { method: 'GET', url: '/api/goal-templates' } },
+    { route: 'GET /api/goal-templates/versions/:versionId', request: { method: 'GET', url: `/api/goal-templates/versions/${randomUUID()}` } },
+    { route: 'GET /api/goal-templates/offer', request: { method: 'GET', url: '/api/goal-templates/offer' } },
+    { route: 'POST /api/goal-templates/offers/:offerId/accept', request: { method: 'POST', url: `/api/goal-templates/offers/${randomUUID()}/accept` } },
+    { route: 'POST /api/goal-templates/offers/:offerId/decline', request: { method: 'POST', url: `/api/goal-templates/offers/${randomUUID()}/decline` } },
+    // And the 1-on-1 sessions (docs/decisions/082).
+    { route: 'GET /api/coach/sessions', request: { method: 'GET', url: '/api/coach/sessions' } },
+    { route: 'GET /api/coach/sessions/slots', request: { method: 'GET', url: '/api/coach/sessions/slots' } },
+    { route: 'POST /api/coach/sessions/holds', request: { method: 'POST', url: '/api/coach/sessions/holds', payload: { startsAt: '2030-01-07T16:00:00Z' } } },
+    { route: 'POST /api/coach/sessions/holds/:holdId/confirm', request: { method: 'POST', url: `/api/coach/sessions/holds/${randomUUID()}/confirm` } },
+    { route: 'POST /api/coach/sessions/:sessionId/cancel', request: { method: 'POST', url: `/api/coach/sessions/${randomUUID()}/cancel` } },
   ]
 }
 
@@ -196,7 +208,7 @@ describe('the paid guard', () => {
         response.statusCode < 300 ||
         (route === 'POST /api/calls/test' && code === 'CALLS_NOT_CONFIGURED') ||
         (route === 'GET /api/voice' && code === 'UPGRADE_REQUIRED') ||
-        (route.includes('/api/coach/messages') && code === 'ELITE_REQUIRED')
+        ((route.includes('/api/coach/messages') || route.includes('/api/goal-templates') || route.includes('/api/coach/sessions')) && code === 'ELITE_REQUIRED')
       expect({ route, ok: through, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
     }
   })

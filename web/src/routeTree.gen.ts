@@ -17,6 +17,7 @@ import { Route as UnsubscribeRouteImport } from './routes/unsubscribe'
 import { Route as AuthenticatedPaidRouteImport } from './routes/_authenticated/_paid'
 import { Route as AuthenticatedAccountRouteImport } from './routes/_authenticated/account'
 import { Route as AuthenticatedCoachRouteImport } from './routes/_authenticated/coach'
+import { Route as AuthenticatedGoalTemplatesRouteImport } from './routes/_authenticated/goal-templates'
 import { Route as AuthenticatedOpsRouteImport } from './routes/_authenticated/ops'
 import { Route as AuthenticatedPaymentRouteImport } from './routes/_authenticated/payment'
 import { Route as AuthenticatedStaffRouteImport } from './routes/_authenticated/staff'
@@ -30,6 +31,7 @@ import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticat
 import { Route as AuthenticatedPaidMessagesRouteImport } from './routes/_authenticated/_paid/messages'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
+import { Route as AuthenticatedPaidSessionsRouteImport } from './routes/_authenticated/_paid/sessions'
 import { Route as AuthenticatedCoursesCourseIdRouteImport } from './routes/_authenticated/courses.$courseId'
 import { Route as AuthenticatedHelpIndexRouteImport } from './routes/_authenticated/help.index'
 import { Route as AuthenticatedHelpTicketIdRouteImport } from './routes/_authenticated/help.$ticketId'
@@ -76,6 +78,12 @@ const AuthenticatedCoachRoute = AuthenticatedCoachRouteImport.update({
   path: '/coach',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedGoalTemplatesRoute =
+  AuthenticatedGoalTemplatesRouteImport.update({
+    id: '/goal-templates',
+    path: '/goal-templates',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedOpsRoute = AuthenticatedOpsRouteImport.update({
   id: '/ops',
   path: '/ops',
@@ -145,6 +153,12 @@ const AuthenticatedPaidProgressRoute =
     path: '/progress',
     getParentRoute: () => AuthenticatedPaidRoute,
   } as any)
+const AuthenticatedPaidSessionsRoute =
+  AuthenticatedPaidSessionsRouteImport.update({
+    id: '/sessions',
+    path: '/sessions',
+    getParentRoute: () => AuthenticatedPaidRoute,
+  } as any)
 const AuthenticatedCoursesCourseIdRoute =
   AuthenticatedCoursesCourseIdRouteImport.update({
     id: '/courses/$courseId',
@@ -194,6 +208,7 @@ export interface FileRoutesByFullPath {
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
   '/coach': typeof AuthenticatedCoachRoute
+  '/goal-templates': typeof AuthenticatedGoalTemplatesRoute
   '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/staff': typeof AuthenticatedStaffRoute
@@ -207,6 +222,7 @@ export interface FileRoutesByFullPath {
   '/messages': typeof AuthenticatedPaidMessagesRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
+  '/sessions': typeof AuthenticatedPaidSessionsRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/help/$ticketId': typeof AuthenticatedHelpTicketIdRoute
   '/help/': typeof AuthenticatedHelpIndexRoute
@@ -222,6 +238,7 @@ export interface FileRoutesByTo {
   '/unsubscribe': typeof UnsubscribeRoute
   '/account': typeof AuthenticatedAccountRoute
   '/coach': typeof AuthenticatedCoachRoute
+  '/goal-templates': typeof AuthenticatedGoalTemplatesRoute
   '/ops': typeof AuthenticatedOpsRoute
   '/payment': typeof AuthenticatedPaymentRoute
   '/staff': typeof AuthenticatedStaffRoute
@@ -235,6 +252,7 @@ export interface FileRoutesByTo {
   '/messages': typeof AuthenticatedPaidMessagesRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
+  '/sessions': typeof AuthenticatedPaidSessionsRoute
   '/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/help/$ticketId': typeof AuthenticatedHelpTicketIdRoute
   '/help': typeof AuthenticatedHelpIndexRoute
@@ -253,6 +271,7 @@ export interface FileRoutesById {
   '/_authenticated/_paid': typeof AuthenticatedPaidRouteWithChildren
   '/_authenticated/account': typeof AuthenticatedAccountRoute
   '/_authenticated/coach': typeof AuthenticatedCoachRoute
+  '/_authenticated/goal-templates': typeof AuthenticatedGoalTemplatesRoute
   '/_authenticated/ops': typeof AuthenticatedOpsRoute
   '/_authenticated/payment': typeof AuthenticatedPaymentRoute
   '/_authenticated/staff': typeof AuthenticatedStaffRoute
@@ -266,6 +285,7 @@ export interface FileRoutesById {
   '/_authenticated/_paid/messages': typeof AuthenticatedPaidMessagesRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
+  '/_authenticated/_paid/sessions': typeof AuthenticatedPaidSessionsRoute
   '/_authenticated/courses/$courseId': typeof AuthenticatedCoursesCourseIdRoute
   '/_authenticated/help/$ticketId': typeof AuthenticatedHelpTicketIdRoute
   '/_authenticated/help/': typeof AuthenticatedHelpIndexRoute
@@ -283,6 +303,7 @@ export interface FileRouteTypes {
     | '/unsubscribe'
     | '/account'
     | '/coach'
+    | '/goal-templates'
     | '/ops'
     | '/payment'
     | '/staff'
@@ -296,6 +317,7 @@ export interface FileRouteTypes {
     | '/messages'
     | '/opt-in'
     | '/progress'
+    | '/sessions'
     | '/courses/$courseId'
     | '/help/$ticketId'
     | '/help/'
@@ -311,6 +333,7 @@ export interface FileRouteTypes {
     | '/unsubscribe'
     | '/account'
     | '/coach'
+    | '/goal-templates'
     | '/ops'
     | '/payment'
     | '/staff'
@@ -324,6 +347,7 @@ export interface FileRouteTypes {
     | '/messages'
     | '/opt-in'
     | '/progress'
+    | '/sessions'
     | '/courses/$courseId'
     | '/help/$ticketId'
     | '/help'
@@ -341,6 +365,7 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid'
     | '/_authenticated/account'
     | '/_authenticated/coach'
+    | '/_authenticated/goal-templates'
     | '/_authenticated/ops'
     | '/_authenticated/payment'
     | '/_authenticated/staff'
@@ -354,6 +379,7 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/messages'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
+    | '/_authenticated/_paid/sessions'
     | '/_authenticated/courses/$courseId'
     | '/_authenticated/help/$ticketId'
     | '/_authenticated/help/'
@@ -429,6 +455,13 @@ declare module '@tanstack/react-router' {
       path: '/coach'
       fullPath: '/coach'
       preLoaderRoute: typeof AuthenticatedCoachRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/goal-templates': {
+      id: '/_authenticated/goal-templates'
+      path: '/goal-templates'
+      fullPath: '/goal-templates'
+      preLoaderRoute: typeof AuthenticatedGoalTemplatesRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/ops': {
@@ -522,6 +555,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidProgressRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_paid/sessions': {
+      id: '/_authenticated/_paid/sessions'
+      path: '/sessions'
+      fullPath: '/sessions'
+      preLoaderRoute: typeof AuthenticatedPaidSessionsRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
     '/_authenticated/courses/$courseId': {
       id: '/_authenticated/courses/$courseId'
       path: '/courses/$courseId'
@@ -582,6 +622,7 @@ interface AuthenticatedPaidRouteChildren {
   AuthenticatedPaidMessagesRoute: typeof AuthenticatedPaidMessagesRoute
   AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
   AuthenticatedPaidProgressRoute: typeof AuthenticatedPaidProgressRoute
+  AuthenticatedPaidSessionsRoute: typeof AuthenticatedPaidSessionsRoute
   AuthenticatedPaidCallsCallIdRoute: typeof AuthenticatedPaidCallsCallIdRoute
   AuthenticatedPaidCallsScheduleRoute: typeof AuthenticatedPaidCallsScheduleRoute
   AuthenticatedPaidReportsWeekRoute: typeof AuthenticatedPaidReportsWeekRoute
@@ -596,6 +637,7 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
   AuthenticatedPaidMessagesRoute: AuthenticatedPaidMessagesRoute,
   AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
   AuthenticatedPaidProgressRoute: AuthenticatedPaidProgressRoute,
+  AuthenticatedPaidSessionsRoute: AuthenticatedPaidSessionsRoute,
   AuthenticatedPaidCallsCallIdRoute: AuthenticatedPaidCallsCallIdRoute,
   AuthenticatedPaidCallsScheduleRoute: AuthenticatedPaidCallsScheduleRoute,
   AuthenticatedPaidReportsWeekRoute: AuthenticatedPaidReportsWeekRoute,
@@ -609,6 +651,7 @@ interface AuthenticatedRouteChildren {
   AuthenticatedPaidRoute: typeof AuthenticatedPaidRouteWithChildren
   AuthenticatedAccountRoute: typeof AuthenticatedAccountRoute
   AuthenticatedCoachRoute: typeof AuthenticatedCoachRoute
+  AuthenticatedGoalTemplatesRoute: typeof AuthenticatedGoalTemplatesRoute
   AuthenticatedOpsRoute: typeof AuthenticatedOpsRoute
   AuthenticatedPaymentRoute: typeof AuthenticatedPaymentRoute
   AuthenticatedStaffRoute: typeof AuthenticatedStaffRoute
@@ -622,6 +665,7 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedPaidRoute: AuthenticatedPaidRouteWithChildren,
   AuthenticatedAccountRoute: AuthenticatedAccountRoute,
   AuthenticatedCoachRoute: AuthenticatedCoachRoute,
+  AuthenticatedGoalTemplatesRoute: AuthenticatedGoalTemplatesRoute,
   AuthenticatedOpsRoute: AuthenticatedOpsRoute,
   AuthenticatedPaymentRoute: AuthenticatedPaymentRoute,
   AuthenticatedStaffRoute: AuthenticatedStaffRoute,

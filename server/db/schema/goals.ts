@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
-import { check, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { GOAL_RECORD_KINDS, SATISFACTION_MAX, SATISFACTION_MIN } from '#common/domain'
+import { goalTemplateVersions } from './goal-templates'
 import { inList } from './helpers'
 import { timestamps, users } from './users'
 
@@ -17,10 +18,13 @@ export const goals = pgTable(
     satisfactionScore: integer(),
     customNotes: text(),
     specificGoals: jsonb().$type<Record<string, string | null>>(),
+    /** The goal template version the intake that wrote this record started from (docs/decisions/081); a version never changes, so this is what the member took. */
+    templateVersionId: uuid().references(() => goalTemplateVersions.id),
     ...timestamps,
   },
   (t) => [
     uniqueIndex('goals_user_life_area_key').on(t.userId, t.lifeArea),
+    index('goals_template_version_idx').on(t.templateVersionId),
     check('goals_life_area_check', inList(t.lifeArea, GOAL_RECORD_KINDS)),
     check(
       'goals_satisfaction_score_range',

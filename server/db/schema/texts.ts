@@ -6,9 +6,10 @@ import { users } from './users'
 
 /**
  * recap: after a completed call; missed_call: a call that did not reach the person; weekly_report:
- * the report's link; coach_message: an Elite member's coach wrote and the message is still unread.
+ * the report's link; coach_message: an Elite member's coach wrote and the message is still unread;
+ * session_reminder: a 1-on-1 session with the coach is tomorrow, or in an hour.
  */
-export const TEXT_KINDS = ['recap', 'missed_call', 'weekly_report', 'coach_message'] as const
+export const TEXT_KINDS = ['recap', 'missed_call', 'weekly_report', 'coach_message', 'session_reminder'] as const
 export type TextKind = (typeof TEXT_KINDS)[number]
 
 /**

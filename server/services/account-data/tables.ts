@@ -16,6 +16,7 @@ import {
   coachAvailabilityExceptions,
   coachMessages,
   coachNotes,
+  coachPhotos,
   coachProfiles,
   coachSessions,
   coachingCallEvents,
@@ -29,6 +30,9 @@ import {
   courses,
   emailTokens,
   goals,
+  goalTemplateOffers,
+  goalTemplates,
+  goalTemplateVersions,
   inboundTextAccounts,
   inboundTexts,
   lessonProgress,
@@ -123,8 +127,30 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'goals.json',
     title: 'Your goals',
-    about: 'Your goal intake: a record per life area with the options you chose, your satisfaction score (1 to 10) and notes, plus your company and industry and your specific goals (90 days, obstacles).',
-    parts: [{ key: 'goals', description: 'One record per life area (and the company_industry and specific_goals records).', table: goals, rowsOf: userIs(goals.userId), orderBy: [goals.lifeArea, goals.id], deletion: 'cascade' }],
+    about:
+      'Your goal intake: a record per life area with the options you chose, your satisfaction score (1 to 10) and notes, plus your company and industry and your specific goals (90 days, obstacles), and the goal template version you started from, if any. The goal templates your coach offered you and your answers; and, if you write goal templates as a coach or administrator, the templates and versions you wrote.',
+    parts: [
+      { key: 'goals', description: 'One record per life area (and the company_industry and specific_goals records); template_version_id: the goal template version the intake started from.', table: goals, rowsOf: userIs(goals.userId), orderBy: [goals.lifeArea, goals.id], deletion: 'cascade' },
+      {
+        key: 'templateOffers',
+        description: 'The goal templates your coach offered you (template_version_id, offered_by: the coach\'s account id) and whether you accepted or declined each.',
+        table: goalTemplateOffers,
+        rowsOf: userIs(goalTemplateOffers.memberUserId),
+        orderBy: [goalTemplateOffers.createdAt, goalTemplateOffers.id],
+        deletion: 'cascade',
+      },
+      // Templates are the product's content, used by the members who took them: when their author's
+      // account goes they stay, with the author's id set to null (as the audit log's rows).
+      { key: 'templatesWritten', description: 'If you write goal templates: the templates you created.', table: goalTemplates, rowsOf: userIs(goalTemplates.createdBy), orderBy: [goalTemplates.createdAt, goalTemplates.id], deletion: 'detach' },
+      {
+        key: 'templateVersionsWritten',
+        description: 'If you write goal templates: each version you wrote (name, who it is for, the life-area targets, the 90-day goal, obstacles and first commitments).',
+        table: goalTemplateVersions,
+        rowsOf: userIs(goalTemplateVersions.createdBy),
+        orderBy: [goalTemplateVersions.createdAt, goalTemplateVersions.id],
+        deletion: 'detach',
+      },
+    ],
   },
   {
     name: 'calls.json',
@@ -326,7 +352,7 @@ export const EXPORT_FILES: readonly ExportFile[] = [
   {
     name: 'coach.json',
     title: 'Your coach',
-    about: "Elite's human coach: your messages with your coach, your 1-on-1 sessions, which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile.",
+    about: "Elite's human coach: your messages with your coach, your 1-on-1 sessions, which coach you had and when (each assignment from its start to its end, and whether the product or an administrator made it); and, if you coach yourself, your coach profile and photo.",
     parts: [
       {
         key: 'assignments',
@@ -353,6 +379,17 @@ export const EXPORT_FILES: readonly ExportFile[] = [
         deletion: 'cascade',
       },
       { key: 'coachProfile', description: 'Your coach profile, if you are a coach: bio, working days and hours, reply-time promise, capacity, session buffer and booking window.', table: coachProfiles, rowsOf: userIs(coachProfiles.userId), orderBy: [coachProfiles.userId], deletion: 'cascade' },
+      {
+        key: 'coachPhoto',
+        description: 'Your coach photo, if you are a coach: the image your members see (a data: URL, WebP in base64), its version and its size in bytes.',
+        table: coachPhotos,
+        rowsOf: userIs(coachPhotos.userId),
+        // The bytes as text a JSON file holds (encode's base64 breaks its lines every 76 characters).
+        omit: ['image'],
+        extra: { image: sql<string>`'data:' || ${coachPhotos.contentType} || ';base64,' || translate(encode(${coachPhotos.image}, 'base64'), chr(10), '')` },
+        orderBy: [coachPhotos.userId],
+        deletion: 'cascade',
+      },
       { key: 'availability', description: 'If you are a coach: your weekly hours for 1-on-1 sessions.', table: coachAvailability, rowsOf: userIs(coachAvailability.coachUserId), orderBy: [coachAvailability.weekday, coachAvailability.startTime], deletion: 'cascade' },
       {
         key: 'availabilityExceptions',

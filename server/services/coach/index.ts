@@ -269,9 +269,12 @@ export function createCoach(deps: CoachDeps) {
     await deps.texts.sendCoachMessageNotice({ userId: memberId, firstUnreadId: unread[0]!.id, coachName, count: unread.length })
   }
 
-  /** The Elite member's current coach for the thread; 403 on other plans, 409 while a coach is being matched. */
-  async function threadCoach(memberId: string): Promise<{ coachId: string; fullName: string; profile: CoachProfileRow }> {
-    if (!(await isEliteMember(db, memberId, clock.now()))) throw new AppError('ELITE_REQUIRED')
+  /**
+   * The Elite member's current coach for the thread and the 1-on-1s; 403 on other plans (`upsell`:
+   * what the plan would give), 409 while a coach is being matched.
+   */
+  async function threadCoach(memberId: string, upsell?: string): Promise<{ coachId: string; fullName: string; profile: CoachProfileRow }> {
+    if (!(await isEliteMember(db, memberId, clock.now()))) throw new AppError('ELITE_REQUIRED', upsell)
     const assignment = await ensureAssigned(memberId)
     if (!assignment?.coachUserId) throw new AppError('CONFLICT', "We're still matching you with a coach. You can write to them once they're assigned.")
     const [coach] = await db.select({ fullName: users.fullName }).from(users).where(eq(users.id, assignment.coachUserId)).limit(1)
@@ -291,6 +294,11 @@ export function createCoach(deps: CoachDeps) {
   }
 
   return {
+    /** The member's coach (1-on-1 sessions): 403 ELITE_REQUIRED with `upsell` on other plans, 409 while one is matched. */
+    coachOf: (memberId: string, upsell: string) => threadCoach(memberId, upsell),
+    /** 404 unless `memberId` is one of the coach's current members. */
+    assertMemberOf,
+
     /** GET /api/coach: an Elite member's coach (assigned now if they have none), or that one is being matched. */
     async mine(memberId: string): Promise<MyCoachResponse> {
       if (!(await isEliteMember(db, memberId, clock.now()))) return { status: 'not-elite' }

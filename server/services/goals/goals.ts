@@ -16,6 +16,7 @@ import type { Db, DbExecutor } from '#server/db/client'
 import { prepared } from '#server/db/prepared'
 import { goals, profiles, type Goal } from '#server/db/schema'
 import { AppError } from '#server/lib/app-error'
+import { assertTemplateVersionUsable } from '#server/services/goal-templates'
 
 const KIND_ORDER = new Map<string, number>(GOAL_RECORD_KINDS.map((kind, index) => [kind, index]))
 
@@ -52,6 +53,9 @@ export async function loadGoals(db: DbExecutor, userId: string): Promise<GoalRec
 
 const trimmed = (value: string) => value.trim()
 
+/** The save's template version, or the one the record already had. */
+const keptTemplateVersion = sql`coalesce(excluded.template_version_id, ${goals.templateVersionId})`
+
 /**
  * Saves the whole wizard in ONE transaction: an upsert per life area on the
  * unique (user, life area) key with the satisfaction defaulting to 5; the company_industry record
@@ -61,6 +65,10 @@ const trimmed = (value: string) => value.trim()
  * Either all of it is written or none of it.
  */
 export async function saveGoals(db: Db, userId: string, body: SaveGoalsBody, now: Date): Promise<SaveGoalsResponse> {
+  // Started from a goal template (Elite): every record this save writes names the version, so what
+  // the member took stays pinned when the template is edited; a later save without one keeps it.
+  const templateVersionId = body.templateVersionId ?? null
+  if (templateVersionId) await assertTemplateVersionUsable(db, userId, templateVersionId, now)
   const areaRows = LIFE_AREAS.map((area) => {
     const answer = body.areas[area]
     return {
@@ -69,6 +77,7 @@ export async function saveGoals(db: Db, userId: string, body: SaveGoalsBody, now
       selectedOptions: [...new Set(answer.selectedOptions)],
       satisfactionScore: answer.satisfactionScore ?? DEFAULT_SATISFACTION,
       customNotes: trimmed(answer.customNotes) || null,
+      templateVersionId,
       createdAt: now,
       updatedAt: now,
     }
@@ -86,6 +95,7 @@ export async function saveGoals(db: Db, userId: string, body: SaveGoalsBody, now
       satisfactionScore: null,
       customNotes: lines.length > 0 ? lines.join('\n') : null,
       specificGoals: { company, industry, role: role || null },
+      templateVersionId,
       createdAt: now,
       updatedAt: now,
     })
@@ -113,6 +123,7 @@ export async function saveGoals(db: Db, userId: string, body: SaveGoalsBody, now
         obstacles: specific.obstacles || null,
         preferred_call_time: preferredCallTime,
       },
+      templateVersionId,
       createdAt: now,
       updatedAt: now,
     })
@@ -136,6 +147,7 @@ export async function saveGoals(db: Db, userId: string, body: SaveGoalsBody, now
           selectedOptions: sql`excluded.selected_options`,
           satisfactionScore: sql`excluded.satisfaction_score`,
           customNotes: sql`excluded.custom_notes`,
+          templateVersionId: keptTemplateVersion,
           updatedAt: sql`excluded.updated_at`,
         },
       })
@@ -150,6 +162,7 @@ export async function saveGoals(db: Db, userId: string, body: SaveGoalsBody, now
             satisfactionScore: sql`excluded.satisfaction_score`,
             customNotes: sql`excluded.custom_notes`,
             specificGoals: sql`excluded.specific_goals`,
+            templateVersionId: keptTemplateVersion,
             updatedAt: sql`excluded.updated_at`,
           },
         })

@@ -176,6 +176,11 @@ export function createTexts(deps: TextsDeps) {
       })
     },
 
+    /** A 1-on-1 session's reminder (the sessions' reminder job words it and keys it per session, reminder and start). */
+    sendSessionReminder(input: { userId: string; dedupeKey: string; content: string; onlyOnLocalDate: string }) {
+      return sendText({ ...input, kind: 'session_reminder' })
+    },
+
     /** The member read their coach's messages: a notice of them still held (the night, the cap) is not sent. */
     withdrawCoachMessageNotices(userId: string): Promise<number> {
       return withdrawHeld(db, userId, 'coach_message', 'read', clock.now())

@@ -2,7 +2,8 @@
  * A small typed fetch client for our own `/api`.
  *
  * - Same-origin cookies (the session cookie is HttpOnly; the browser sends it).
- * - JSON in, JSON out; every successful body is parsed with the caller's zod schema.
+ * - JSON in (or a file, a Blob, as it is), JSON out; every successful body is parsed with the
+ *   caller's zod schema.
  * - Every failure becomes an `ApiError`: non-2xx answers carry the server's
  *   `{"error":{"code","message","field"}}` body, a failed connection has the code
  *   `NETWORK_ERROR`, and a body that does not match the schema has `INVALID_RESPONSE`.
@@ -54,7 +55,11 @@ async function send(method: Method, path: string, body: unknown, accept: string,
   headers.set('Accept', accept)
   const init: RequestInit = { method, headers, credentials: 'same-origin' }
   if (options.signal) init.signal = options.signal
-  if (body !== undefined) {
+  if (body instanceof Blob) {
+    // A file goes as it is, under its own type (a coach's photo).
+    if (body.type) headers.set('Content-Type', body.type)
+    init.body = body
+  } else if (body !== undefined) {
     headers.set('Content-Type', 'application/json')
     init.body = JSON.stringify(body)
   }

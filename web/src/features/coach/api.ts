@@ -29,6 +29,9 @@ export const myCoachQueryOptions = () => queryOptions({ queryKey: coachKeys.mine
 
 export const coachProfileQueryOptions = () => queryOptions({ queryKey: coachKeys.profile, queryFn: ({ signal }) => api.get('/api/staff/coach/profile', CoachProfileSchema, { signal }) })
 export const updateCoachProfile = (body: UpdateCoachProfileBody) => api.put('/api/staff/coach/profile', body, CoachProfileSchema)
+/** The file itself as the body, under its own type; the answer is the profile with its new photoUrl. */
+export const uploadCoachPhoto = (file: File) => api.put('/api/staff/coach/profile/photo', file, CoachProfileSchema)
+export const removeCoachPhoto = () => api.delete('/api/staff/coach/profile/photo', CoachProfileSchema)
 
 export const coachMembersQueryOptions = () =>
   queryOptions({ queryKey: coachKeys.members, queryFn: async ({ signal }) => (await api.get('/api/staff/coach/members', CoachMembersResponseSchema, { signal })).members })

@@ -8,8 +8,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useSearch } from '@tanstack/react-router'
 import { UsersIcon } from 'lucide-react'
-import { useEffect, useId, useState } from 'react'
-import { COACH_BIO_MAX, WEEKDAY_NAMES, type CoachMemberDetail, type CoachMessage, type CoachProfile, type CoachThreadEvent } from '#common/coach'
+import { useEffect, useId, useRef, useState } from 'react'
+import {
+  COACH_BIO_MAX,
+  COACH_PHOTO_MAX_BYTES,
+  COACH_PHOTO_TYPES,
+  WEEKDAY_NAMES,
+  type CoachMemberDetail,
+  type CoachMessage,
+  type CoachProfileWithPhoto,
+  type CoachThreadEvent,
+} from '#common/coach'
 import { LIFE_AREA_TITLES } from '#common/life-areas'
 import { SUPPORT_STATUS_NAMES, SUPPORT_TOPIC_NAMES } from '#common/support'
 import { NotFoundPage } from '#web/components/not-found'
@@ -38,11 +47,15 @@ import {
   coachProfileQueryOptions,
   deleteCoachNote,
   memberThreadQueryOptions,
+  removeCoachPhoto,
   sendMemberMessage,
   setCoachCapacity,
   threadKeys,
   updateCoachProfile,
+  uploadCoachPhoto,
 } from './api'
+import { CoachSessionsPanel } from '#web/features/coach-sessions/coach-sessions-panel'
+import { CoachPhoto } from './coach-photo'
 import { MessageBox, ThreadMessages } from './thread'
 import { useThreadEvents } from './use-thread-events'
 
@@ -90,6 +103,7 @@ export function WorkspacePage() {
               <MemberList selected={selected} />
               {selected ? <MemberFile key={selected} memberId={selected} /> : <p className="text-muted-foreground">Choose a member to open their file.</p>}
             </div>
+            <CoachSessionsPanel />
             <ProfileEditor />
           </>
         ) : null}
@@ -328,7 +342,7 @@ function ProfileEditor() {
   return <ProfileForm key={profile.data.coachId} profile={profile.data} />
 }
 
-function ProfileForm({ profile }: { profile: CoachProfile }) {
+function ProfileForm({ profile }: { profile: CoachProfileWithPhoto }) {
   const queryClient = useQueryClient()
   const [bio, setBio] = useState(profile.bio)
   const [timeZone, setTimeZone] = useState(profile.timeZone)
@@ -347,6 +361,7 @@ function ProfileForm({ profile }: { profile: CoachProfile }) {
   })
   return (
     <SectionCard title="Your profile" description={`What your members see: ${profile.replyPromise} ${profile.hoursText}`}>
+      <PhotoEditor profile={profile} />
       <form
         noValidate
         className="grid gap-4 sm:grid-cols-2"
@@ -397,6 +412,72 @@ function ProfileForm({ profile }: { profile: CoachProfile }) {
         </div>
       </form>
     </SectionCard>
+  )
+}
+
+/** Why a file cannot be the photo, before it is sent (the server checks what the bytes really are). */
+function photoProblem(file: File): string | undefined {
+  if (!(COACH_PHOTO_TYPES as readonly string[]).includes(file.type)) return 'Choose a JPEG, PNG or WebP image.'
+  if (file.size > COACH_PHOTO_MAX_BYTES) return 'Choose an image of at most 5 MB.'
+  return undefined
+}
+
+/** The photo the coach's members see (or their initials): chosen, it is sent at once as the file itself. */
+function PhotoEditor({ profile }: { profile: CoachProfileWithPhoto }) {
+  const queryClient = useQueryClient()
+  const id = useId()
+  const input = useRef<HTMLInputElement>(null)
+  const [problem, setProblem] = useState<string | undefined>()
+  const upload = useMutation({
+    mutationFn: uploadCoachPhoto,
+    onSuccess: (next) => {
+      queryClient.setQueryData(coachKeys.profile, next)
+      if (input.current) input.current.value = ''
+      void toast({ title: 'Photo saved', description: 'Your members see it with your profile.' })
+    },
+    onError: (error) => (isApiError(error) && error.field === 'photo' ? undefined : failedToast('Photo not saved')(error)),
+  })
+  const remove = useMutation({
+    mutationFn: removeCoachPhoto,
+    onSuccess: (next) => {
+      queryClient.setQueryData(coachKeys.profile, next)
+      // The button is gone: the keyboard carries on from the file field.
+      input.current?.focus()
+      void toast({ title: 'Photo removed', description: 'Your members see your initials.' })
+    },
+    onError: failedToast('Photo not removed'),
+  })
+  return (
+    <div className="mb-6 flex flex-wrap items-start gap-4">
+      <CoachPhoto fullName={profile.fullName} photoUrl={profile.photoUrl} size="lg" />
+      <div className="grid min-w-0 flex-1 gap-3">
+        <Field id={id} label="Profile photo" hint="A JPEG, PNG or WebP image of at most 5 MB; it is cropped to a square." error={problem ?? errorFor(upload.error, 'photo')}>
+          {(control) => (
+            <Input
+              {...control}
+              ref={input}
+              type="file"
+              accept={COACH_PHOTO_TYPES.join(',')}
+              onChange={(event) => {
+                const file = event.target.files?.[0]
+                const wrong = file ? photoProblem(file) : undefined
+                upload.reset()
+                setProblem(wrong)
+                if (file && !wrong) upload.mutate(file)
+              }}
+            />
+          )}
+        </Field>
+        {upload.isPending ? <Spinner label="Saving your photo..." showLabel /> : null}
+        {profile.photoUrl ? (
+          <div>
+            <Button type="button" variant="outline" disabled={remove.isPending} onClick={() => remove.mutate()}>
+              Remove photo
+            </Button>
+          </div>
+        ) : null}
+      </div>
+    </div>
   )
 }
 

@@ -17,6 +17,7 @@ import { TrialNotice } from '#web/features/billing/trial-notice'
 import { nextCallQueryOptions } from '#web/features/calls/api'
 import { NextCallCard } from '#web/features/calls/next-call-card'
 import { CoachCard } from '#web/features/coach/coach-card'
+import { TemplateOfferBanner } from '#web/features/goal-templates/offer-banner'
 import { dashboardGoalsQueryOptions, dashboardStatsQueryOptions, recentCallsQueryOptions } from './api'
 import { CommitmentsCard } from './components/commitments-card'
 import { CallsPanel, FocusPanel, LifeAreasPanel } from './components/panels'
@@ -144,6 +145,7 @@ export function DashboardPage() {
         <NextCallCard />
 
         {user.subscriptionTier === 'elite' ? <CoachCard /> : null}
+        {user.subscriptionTier === 'elite' ? <TemplateOfferBanner /> : null}
 
         <CommitmentsCard timeZone={stats.data?.timezone} />
 

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useNavigate } from '@tanstack/react-router'
+import { useNavigate, useSearch } from '@tanstack/react-router'
 import { ArrowLeftIcon, ArrowRightIcon, LoaderCircleIcon } from 'lucide-react'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { applyTemplate } from '#common/goal-templates'
 import {
   GOALS_STEP_TITLE,
   LIFE_AREA_STEPS,
@@ -18,7 +19,9 @@ import { Spinner } from '#web/components/ui/spinner'
 import { useDocumentTitle } from '#web/components/use-document-title'
 import { isApiError } from '#web/lib/api-client'
 import { toast } from '#web/lib/toast'
-import { authKeys } from '#web/features/auth/api'
+import { authKeys, meQueryOptions } from '#web/features/auth/api'
+import { templateVersionQueryOptions } from '#web/features/goal-templates/api'
+import { TemplatePicker } from '#web/features/goal-templates/template-picker'
 import { goalsKeys, saveGoals, wizardGoalsQueryOptions } from './api'
 import { LifeAreaStep } from './components/life-area-step'
 import { SpecificGoalsStep } from './components/specific-goals-step'
@@ -33,26 +36,47 @@ export function GoalIntakePage() {
   useDocumentTitle('Set your goals')
   // Existing goals prefill the form; after 10 s (or on any error) the wizard starts empty.
   const goals = useQuery(wizardGoalsQueryOptions())
+  // An Elite member may start from a goal template (docs/decisions/081): `?template=<version id>`.
+  const search = useSearch({ strict: false }) as Record<string, unknown>
+  const templateId = typeof search.template === 'string' ? search.template : null
+  const elite = useQuery(meQueryOptions()).data?.subscriptionTier === 'elite'
+  const template = useQuery({ ...templateVersionQueryOptions(templateId ?? ''), enabled: elite && templateId !== null })
+  const applied = templateId !== null && template.isSuccess ? template.data : null
 
   useEffect(() => {
     // Spec 2 §8: a load error in the wizard is logged only; the form stays empty.
     if (goals.isError) console.warn('Could not load your saved goals; starting with an empty form.', goals.error)
   }, [goals.isError, goals.error])
 
+  const saved = goals.isSuccess ? formFromRecords(goals.data) : formFromRecords([])
   return (
     <PageShell mainClassName="px-4 py-8 sm:px-6 sm:py-12">
-      {goals.isPending ? (
+      {goals.isPending || (elite && templateId !== null && template.isPending) ? (
         <div className="flex min-h-[40vh] items-center justify-center">
           <Spinner size="lg" label="Loading your goals..." showLabel className="flex-col" />
         </div>
       ) : (
-        <GoalWizard initial={goals.isSuccess ? formFromRecords(goals.data) : formFromRecords([])} />
+        <GoalWizard
+          // A template chosen (or dropped) starts the wizard again from its answers.
+          key={applied?.versionId ?? 'own'}
+          initial={applied ? applyTemplate(saved, applied) : saved}
+          templateVersionId={applied?.versionId}
+          intro={<TemplatePicker elite={elite} applied={applied} failed={templateId !== null && template.isError} />}
+        />
       )}
     </PageShell>
   )
 }
 
-function GoalWizard({ initial }: { initial: GoalsForm }) {
+type WizardProps = {
+  initial: GoalsForm
+  /** The goal template version the answers came from, saved with them. */
+  templateVersionId?: string | undefined
+  /** Shown above the first step: starting from a template. */
+  intro?: ReactNode
+}
+
+function GoalWizard({ initial, templateVersionId, intro }: WizardProps) {
   const [form, setForm] = useState<GoalsForm>(initial)
   const [step, setStep] = useState(0)
   const headingRef = useRef<HTMLHeadingElement>(null)
@@ -118,6 +142,7 @@ function GoalWizard({ initial }: { initial: GoalsForm }) {
 
   return (
     <div className="mx-auto max-w-3xl">
+      {step === 0 && intro ? <div className="mb-6">{intro}</div> : null}
       <div className="mb-6 space-y-2">
         <p className="text-sm font-medium text-muted-foreground" aria-live="polite">
           Step {step + 1} of {WIZARD_STEP_COUNT}
@@ -167,7 +192,7 @@ function GoalWizard({ initial }: { initial: GoalsForm }) {
                 <ArrowRightIcon aria-hidden="true" />
               </Button>
             ) : (
-              <Button onClick={() => save.mutate(form)} disabled={save.isPending} aria-busy={save.isPending}>
+              <Button onClick={() => save.mutate(templateVersionId ? { ...form, templateVersionId } : form)} disabled={save.isPending} aria-busy={save.isPending}>
                 {save.isPending ? (
                   <>
                     <LoaderCircleIcon className="animate-spin" aria-hidden="true" />

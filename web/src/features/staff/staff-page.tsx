@@ -21,9 +21,10 @@ import { useStaffRefusal } from './staff-access'
 /** The staff pages, each for the roles it serves. */
 const STAFF_TOOLS = [
   { to: '/coach', label: 'Coach workspace', roles: ['coach', 'admin'] },
+  { to: '/goal-templates', label: 'Goal templates', roles: ['coach', 'admin'] },
   { to: '/support', label: 'Support inbox', roles: ['support', 'admin'] },
   { to: '/ops', label: 'Operations', roles: ['operator'] },
-] as const satisfies ReadonlyArray<{ to: '/coach' | '/support' | '/ops'; label: string; roles: readonly StaffRole[] }>
+] as const satisfies ReadonlyArray<{ to: '/coach' | '/goal-templates' | '/support' | '/ops'; label: string; roles: readonly StaffRole[] }>
 
 /** Fewer recovery codes than this left: the page suggests new ones. */
 const FEW_RECOVERY_CODES = 3

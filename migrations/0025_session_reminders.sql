@@ -1,0 +1,4 @@
+ALTER TABLE "text_messages" DROP CONSTRAINT "text_messages_kind_check";--> statement-breakpoint
+ALTER TABLE "audit_events" DROP CONSTRAINT "audit_events_action_check";--> statement-breakpoint
+ALTER TABLE "text_messages" ADD CONSTRAINT "text_messages_kind_check" CHECK ("text_messages"."kind" in ('recap', 'missed_call', 'weekly_report', 'coach_message', 'session_reminder'));--> statement-breakpoint
+ALTER TABLE "audit_events" ADD CONSTRAINT "audit_events_action_check" CHECK ("audit_events"."action" in ('staff_account_created', 'role_granted', 'role_revoked', 'two_factor_enabled', 'two_factor_disabled', 'recovery_code_used', 'recovery_codes_regenerated', 'webhook_event_retried', 'support_ticket_viewed', 'support_reply_sent', 'support_note_added', 'support_status_changed', 'coach_assigned', 'coach_member_viewed', 'coach_note_written', 'coach_messages_viewed', 'goal_template_offered', 'coach_session_updated'));
