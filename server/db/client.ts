@@ -194,10 +194,11 @@ function openPostgres(url: string, max: number): Database {
   }
 }
 
+/** The embedded database's extensions: btree_gist, for the 1-on-1 sessions' exclusion constraint (a coach's uuid beside a time range). */
+export const PGLITE_OPTIONS = { extensions: { btree_gist } }
+
 async function openPglite(dir: string | undefined): Promise<Database> {
-  // btree_gist: the 1-on-1 sessions' exclusion constraint (a coach's uuid beside a time range).
-  const options = { extensions: { btree_gist } }
-  const client = dir ? await PGlite.create(dir, options) : await PGlite.create(options)
+  const client = dir ? await PGlite.create(dir, PGLITE_OPTIONS) : await PGlite.create(PGLITE_OPTIONS)
   const db = drizzlePglite({ client, schema, casing: 'snake_case' }) as unknown as Db
   return {
     db,

@@ -12,7 +12,7 @@ import { migrate } from 'drizzle-orm/pglite/migrator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONSENT_TEXT } from '#common/auth'
 import { ConsentResponseSchema } from '#common/consent'
-import { MIGRATIONS_FOLDER } from '#server/db/client'
+import { MIGRATIONS_FOLDER, PGLITE_OPTIONS } from '#server/db/client'
 import { consentEvents, consentStates, users } from '#server/db/schema'
 import { getConsentState, hasConsent, listConsentHistory, recordConsent } from '#server/services/consent'
 import { buildTestApp } from '../helpers/app'
@@ -152,7 +152,7 @@ describe('migration 0007', () => {
   it('moves the consents given before the ledger into it', async () => {
     // The migrations up to 0006, as a database had them before this one.
     const before = mkdtempSync(join(tmpdir(), 'mc-migrations-'))
-    const client = new PGlite()
+    const client = new PGlite(PGLITE_OPTIONS)
     try {
       cpSync(MIGRATIONS_FOLDER, before, { recursive: true })
       const journal = JSON.parse(readFileSync(join(before, 'meta/_journal.json'), 'utf8')) as { entries: Array<{ tag: string }> }
