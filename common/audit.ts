@@ -36,6 +36,8 @@ export const AUDIT_ACTIONS = [
   'goal_template_offered',
   /** Their coach marked a 1-on-1 session missed, or wrote its summary (docs/decisions/082). */
   'coach_session_updated',
+  /** Their coach changed their 90-day goal, obstacles or daily call time (white-glove onboarding, docs/decisions/082). */
+  'coach_plan_updated',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -134,6 +136,11 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
       return `${who} read your messages.`
     case 'goal_template_offered':
       return `${who} suggested a goal template to you.`
+    case 'coach_plan_updated': {
+      const change = event.details?.change
+      if (change === 'daily_call_time') return `${who} moved your daily call to ${typeof event.details?.time === 'string' ? event.details.time : 'a new time'}.`
+      return change === 'obstacles' ? `${who} updated the obstacles in your goals.` : `${who} updated your 90-day goal.`
+    }
     case 'coach_session_updated':
       return event.details?.change === 'no_show' ? `${who} marked your 1-on-1 session as missed.` : `${who} wrote the summary of your 1-on-1 session.`
     case 'coach_note_written': {

@@ -3,6 +3,7 @@
  * rules the member is shown before they book.
  */
 import { z } from 'zod'
+import { GOAL_TEXT_MAX } from './goals'
 import { text } from './text'
 
 export const SESSION_MINUTES = 45
@@ -141,3 +142,23 @@ export const SessionSummaryBodySchema = z
     commitments: z.array(text().trim().min(1).max(200)).max(SESSION_COMMITMENTS_MAX),
   })
   .strict()
+
+/**
+ * White-glove onboarding: the coach adjusts a member's 90-day goal, the obstacles they watch for
+ * and their daily call time (what is left out stays as it is). Each change is on the member's
+ * account page.
+ */
+export const AdjustPlanBodySchema = z
+  .object({
+    goal90Days: text().trim().min(1, 'Write the 90-day goal.').max(GOAL_TEXT_MAX).optional(),
+    obstacles: text().trim().max(GOAL_TEXT_MAX).optional(),
+    dailyCallTime: text()
+      .regex(/^([01]\d|2[0-3]):(00|30)$/, 'Choose a call time on the hour or the half hour')
+      .optional(),
+  })
+  .strict()
+  .refine((body) => body.goal90Days !== undefined || body.obstacles !== undefined || body.dailyCallTime !== undefined, { path: ['goal90Days'], message: 'Change at least one thing.' })
+export type AdjustPlanBody = z.infer<typeof AdjustPlanBodySchema>
+
+/** What changed, as the member's account page names it. */
+export const AdjustPlanResponseSchema = z.object({ changed: z.array(z.enum(['goal_90_days', 'obstacles', 'daily_call_time'])) })

@@ -103,6 +103,8 @@ export const CoachMemberSummarySchema = z.object({
   unread: z.number().int(),
   /** A message of theirs in the last 7 days spoke of suicide or self-harm, not yet read by the coach. */
   urgent: z.boolean(),
+  /** New to Elite (a coach for under 7 days) with no onboarding session held yet (docs/decisions/082). */
+  awaitingOnboarding: z.boolean(),
 })
 export type CoachMemberSummary = z.infer<typeof CoachMemberSummarySchema>
 

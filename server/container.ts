@@ -313,7 +313,7 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** Coaches' photos (docs/decisions/080): decoded and drawn again on upload, served under a versioned URL. */
     coachPhotos: createCoachPhotos({ db, clock }),
     /** Elite's 1-on-1 sessions (docs/decisions/082): the coach's hours, booking through holds, moves, cancels, invitations, reminders. */
-    coachSessions: createCoachSessions({ db, clock, mailer, appUrl: config.appUrl, coach, texts }),
+    coachSessions: createCoachSessions({ db, clock, mailer, appUrl: config.appUrl, coach, texts, calls: { getSchedule: (userId) => calls.getSchedule(userId), updateSchedule: (userId, input) => calls.updateSchedule(userId, input) } }),
     billing,
     goals: createGoals({ db, clock }),
     /** Goal templates (docs/decisions/081): written by coaches and admins, versioned; Elite members start the intake from one. */

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import {
+  AdjustPlanBodySchema,
+  AdjustPlanResponseSchema,
   AvailabilityResponseSchema,
   AvailabilitySchema,
   CoachSessionsResponseSchema,
@@ -22,6 +24,7 @@ const HOLD_LIMIT = perUserLimit('coach-session-hold', 20)
 const WRITE_LIMIT = perUserLimit('coach-session-write', 30)
 const SessionParamsSchema = z.object({ sessionId: text().max(64) }).strict()
 const HoldParamsSchema = z.object({ holdId: text().max(64) }).strict()
+const MemberParamsSchema = z.object({ memberId: text().max(64) }).strict()
 const memberErrors = { 401: ErrorBodySchema, 403: ErrorBodySchema, 409: ErrorBodySchema, 429: ErrorBodySchema }
 const staffErrors = { 403: ErrorBodySchema, 404: ErrorBodySchema, 429: ErrorBodySchema }
 
@@ -180,6 +183,22 @@ const coachSessionRoutes: FastifyPluginAsyncZod = async (app) => {
       await coachSessions.coach.markNoShow(request.user.id, request.params.sessionId)
       return reply.code(204).send(null)
     },
+  )
+
+  app.put(
+    '/api/staff/coach/members/:memberId/plan',
+    {
+      schema: {
+        operationId: 'adjustMemberPlan',
+        tags: ['coach workspace'],
+        summary: "White-glove onboarding: the coach changes one of their members' 90-day goal, obstacles or daily call time (what is left out stays). Each change is on the member's account page and in the audit log",
+        params: MemberParamsSchema,
+        body: AdjustPlanBodySchema,
+        response: { 200: AdjustPlanResponseSchema, 400: ErrorBodySchema, 409: ErrorBodySchema, ...staffErrors },
+      },
+      config: { auth: 'staff', role: 'coach', cache: 'no-store', rateLimit: WRITE_LIMIT },
+    },
+    async (request) => ({ changed: await coachSessions.coach.adjustPlan(request.user.id, request.params.memberId, request.body) }),
   )
 
   app.put(

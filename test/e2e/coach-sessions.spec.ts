@@ -1,15 +1,17 @@
 import { seriousA11yViolations } from './support/a11y'
 import { expect, test, uniqueEmail } from './support/fixtures'
-import { signInAsStaff, startStaffServer, type StaffServer } from './support/staff'
+import { signInAgain, signInAsStaff, startStaffServer, type SignedInStaff, type StaffServer } from './support/staff'
 import { signUpViaApi } from './support/users'
 
 /**
  * Elite's 1-on-1 sessions in Chromium (docs/decisions/082), on a server of this spec's own with one
  * coach: the member reads the rule, books a time from the coach's open times, moves it and cancels
- * it; the coach sees the booking in the workspace.
+ * it; the coach sees the booking in the workspace. A new member books their onboarding session and
+ * the coach adjusts their 90-day goal, which the member sees on their account page.
  */
 
 let server: StaffServer
+let dana: SignedInStaff | undefined
 
 test.describe('1-on-1 sessions', () => {
   test.describe.configure({ mode: 'default', timeout: 120_000 })
@@ -27,7 +29,7 @@ test.describe('1-on-1 sessions', () => {
     // The coach signs in first (two-factor sign-in on), so the member is given her.
     const coachContext = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '10.250.9.1' } })
     const coachPage = await coachContext.newPage()
-    await signInAsStaff(coachPage, server, server.staff[0]!)
+    dana = await signInAsStaff(coachPage, server, server.staff[0]!)
 
     await signUpViaApi(page, { origin: server.baseUrl, paid: 'elite', fullName: 'Bea Booker', logFile: server.logFile })
     await page.goto(`${server.baseUrl}/dashboard`)
@@ -77,5 +79,36 @@ test.describe('1-on-1 sessions', () => {
     await expect(upcoming.getByText('No session booked.')).toBeVisible()
     await expect(page.getByRole('button', { name: 'Book a session' })).toBeVisible()
     await expect(page.getByRole('region', { name: 'Past sessions' })).toContainText('Cancelled')
+  })
+
+  test('a new Elite member books their onboarding session, and the coach adjusts their 90-day goal', async ({ page, browser }) => {
+    const coachContext = await browser.newContext({ extraHTTPHeaders: { 'x-forwarded-for': '10.250.9.2' } })
+    const coachPage = await coachContext.newPage()
+    if (dana) await signInAgain(coachPage, server, dana)
+    else dana = await signInAsStaff(coachPage, server, server.staff[0]!)
+
+    await signUpViaApi(page, { origin: server.baseUrl, paid: 'elite', fullName: 'Otto Onboard', logFile: server.logFile })
+    await page.goto(`${server.baseUrl}/dashboard`)
+    await page.getByRole('region', { name: 'Your coach' }).getByRole('link', { name: 'Book onboarding' }).click()
+    await page.getByRole('region', { name: 'Your onboarding session' }).getByRole('button', { name: 'Book your onboarding session' }).click()
+    const picker = page.getByRole('region', { name: 'Choose a time for your onboarding session' })
+    await picker.getByRole('group', { name: /^Times on / }).getByRole('button').first().click()
+    await picker.getByRole('button', { name: 'Confirm booking' }).click()
+    await expect(page.getByRole('region', { name: 'Upcoming' }).getByRole('listitem')).toContainText('Onboarding session with Dana Lee')
+    await expect(page.getByRole('region', { name: 'Your onboarding session' })).toHaveCount(0)
+
+    // The coach sees the onboarding session, opens the member's file and sets their 90-day goal.
+    await coachPage.goto(`${server.baseUrl}/coach`)
+    await expect(coachPage.getByRole('region', { name: '1-on-1 sessions' })).toContainText('Onboarding with Otto Onboard')
+    await coachPage.getByRole('list', { name: 'Your members' }).getByRole('link', { name: /Otto Onboard/ }).click()
+    const plan = coachPage.getByRole('region', { name: 'Adjust their plan' })
+    await plan.getByLabel('90-day goal').fill('Walk 8,000 steps a day by March')
+    await plan.getByRole('button', { name: 'Save their plan' }).click()
+    await expect(coachPage.getByRole('region', { name: 'Goals and scores' })).toContainText('90-day goal: Walk 8,000 steps a day by March')
+    expect(await seriousA11yViolations(coachPage)).toEqual([])
+    await coachContext.close()
+
+    await page.goto(`${server.baseUrl}/account`)
+    await expect(page.getByRole('region', { name: 'Account activity' })).toContainText('Dana Lee (coach) updated your 90-day goal.')
   })
 })

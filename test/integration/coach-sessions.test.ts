@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify'
 import PostalMime from 'postal-mime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HoldResponseSchema, MemberSessionsResponseSchema, SessionResponseSchema, SlotsResponseSchema } from '#common/coach-sessions'
+import { createSession } from '#server/auth/session'
 import { buildApp } from '#server/app'
 import { coachAvailability, coachProfiles, coachSessions, profiles, textMessages } from '#server/db/schema'
 import { testConfig } from '../helpers/app'
@@ -58,6 +59,12 @@ async function eliteMember(fullName: string, timeZone = 'Europe/London'): Promis
   await database.db.update(profiles).set({ timezone: timeZone }).where(eq(profiles.id, member.user.id))
   expect((await get('/api/coach', member.headers)).json()).toMatchObject({ status: 'assigned', coach: { coachId: dana.user.id } })
   return member
+}
+
+/** A new two-factor session of a staff member (the test clock's days make sessions go idle). */
+async function signedInStaffAs(staff: StaffMember): Promise<Headers> {
+  const session = await createSession(app.db, app.services.clock, staff.user.id, { twoFactorVerified: true })
+  return { cookie: `${app.config.secureCookies ? '__Host-session' : 'session'}=${session.token}`, origin: app.config.appOrigin }
 }
 
 async function slotsOf(member: SignedIn) {
@@ -274,5 +281,38 @@ describe('reminders', () => {
     } finally {
       await second.close()
     }
+  })
+})
+
+describe('white-glove onboarding', () => {
+  it("the coach adjusts a member's 90-day goal, obstacles and call time; the member sees each change; another coach's member is refused", async () => {
+    clock.set(new Date('2027-03-27T12:00:00Z'))
+    // Dana signs in again (her session went idle on the test clock's days).
+    const coach = await signedInStaff(app, ['coach'], { fullName: 'Dana Lee' })
+    await database.db.insert(coachProfiles).values({ userId: coach.user.id, maxMembers: 0, updatedAt: clock.now() })
+    const member = await eliteMember('Olive Onboard', 'America/New_York')
+    const put = (headers: Headers, memberId: string, payload: Record<string, unknown>) => app.inject({ method: 'PUT', url: `/api/staff/coach/members/${memberId}/plan`, headers, payload })
+    // Not Dana's second account's member: 404, as every workspace route.
+    expect((await put(coach.headers, member.user.id, { goal90Days: 'x' })).statusCode).toBe(404)
+
+    const danaAgain = await signedInStaffAs(dana)
+    // New to Elite: flagged for onboarding in Dana's list.
+    const listed = (await get('/api/staff/coach/members', danaAgain)).json().members.find((m: { memberId: string }) => m.memberId === member.user.id)
+    expect(listed).toMatchObject({ awaitingOnboarding: true })
+    const changed = await put(danaAgain, member.user.id, { goal90Days: 'Run a 10k by June', obstacles: 'Late meetings', dailyCallTime: '07:30' })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect(changed.json()).toEqual({ changed: ['goal_90_days', 'obstacles', 'daily_call_time'] })
+    const goalsNow = (await get('/api/goals', member.headers)).json().goals.find((goal: { lifeArea: string }) => goal.lifeArea === 'specific_goals')
+    expect(goalsNow.specificGoals).toMatchObject({ goal_90_days: 'Run a 10k by June', obstacles: 'Late meetings' })
+    expect((await get('/api/calls/schedule', member.headers)).json()).toMatchObject({ dailyCallTime: '07:30' })
+    const activity = (await get('/api/account/activity', member.headers)).json().events.map((event: { description: string }) => event.description)
+    expect(activity).toEqual(expect.arrayContaining(['Dana Lee (coach) updated your 90-day goal.', 'Dana Lee (coach) updated the obstacles in your goals.', 'Dana Lee (coach) moved your daily call to 7:30 AM.']))
+    // The same again changes nothing, and says so.
+    expect((await put(danaAgain, member.user.id, { goal90Days: 'Run a 10k by June' })).json()).toEqual({ changed: [] })
+    const bad = await put(danaAgain, member.user.id, { dailyCallTime: '07:10' })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json().error.field).toBe('dailyCallTime')
+    // A member cannot use it.
+    expect((await put(member.headers, member.user.id, { goal90Days: 'Mine' })).statusCode).toBe(404)
   })
 })

@@ -165,6 +165,7 @@ const CASES: Case[] = [
   },
   { operation: 'PUT /api/staff/coach/sessions/{sessionId}/meeting', asStaff: true, params: { sessionId: UUID }, body: { meeting: 'video', videoUrl: 'https://meet.example.com/dana' } },
   { operation: 'POST /api/staff/coach/sessions/{sessionId}/no-show', asStaff: true, params: { sessionId: UUID } },
+  { operation: 'PUT /api/staff/coach/members/{memberId}/plan', asStaff: true, params: { memberId: UUID }, body: { goal90Days: 'Run a 10k', obstacles: 'Rain', dailyCallTime: '07:30' } },
   { operation: 'PUT /api/staff/coach/sessions/{sessionId}/summary', asStaff: true, params: { sessionId: UUID }, body: { summary: 'We planned the week.', commitments: ['Walk daily'] } },
   { operation: 'GET /api/coaches/{coachId}/photo', signedIn: true, params: { coachId: UUID }, query: { v: '0123456789abcdef' } },
   { operation: 'GET /api/staff/coach/members/{memberId}/messages', asStaff: true, params: { memberId: UUID } },

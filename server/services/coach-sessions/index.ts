@@ -15,6 +15,7 @@ import {
   HOLD_MINUTES,
   SESSION_MINUTES,
   SESSION_RULE,
+  type AdjustPlanBody,
   type Availability,
   type CoachSession,
   type CoachSideSession,
@@ -25,7 +26,7 @@ import {
   type SlotsResponse,
 } from '#common/coach-sessions'
 import type { Db, DbExecutor } from '#server/db/client'
-import { coachAssignments, coachAvailability, coachAvailabilityExceptions, coachProfiles, coachSessions, profiles, users, type CoachSessionRow } from '#server/db/schema'
+import { coachAssignments, coachAvailability, coachAvailabilityExceptions, coachProfiles, coachSessions, goals, profiles, users, type CoachSessionRow } from '#server/db/schema'
 import { composeEmail, type Mailer } from '#server/integrations/mailer'
 import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
@@ -60,6 +61,11 @@ type CoachSessionsDeps = {
   mailer: Mailer
   appUrl: string
   coach: CoachAccess
+  /** The member's call schedule, which the coach may move in onboarding (the calls domain keeps it and its jobs). */
+  calls: {
+    getSchedule(userId: string): Promise<{ dailyCallTime: string | null; timeZone: string; eveningCallTime: string | null; pausedUntil: string | null; callsEnabled: boolean }>
+    updateSchedule(userId: string, input: { dailyCallTime: string; timeZone: string; eveningCallTime: string | null; pausedUntil: string | null; callsEnabled: boolean }): Promise<unknown>
+  }
   /** The member's session reminder by text, through the texts outbox (consent, proven number, hours, cap). */
   texts: { sendSessionReminder(input: { userId: string; dedupeKey: string; content: string; onlyOnLocalDate: string }): Promise<unknown> }
 }
@@ -495,6 +501,58 @@ export function createCoachSessions(deps: CoachSessionsDeps) {
           await tx.update(coachSessions).set({ status: 'no_show', updatedAt: now }).where(eq(coachSessions.id, session.id))
           await audit.record(tx, { actor: { kind: 'user', userId: coachId }, action: 'coach_session_updated', subjectUserId: session.memberUserId, target: { type: 'coach', id: null }, details: { change: 'no_show' }, at: now })
         })
+      },
+
+      /**
+       * White-glove onboarding (or any time after): the coach changes one of their members' 90-day
+       * goal, obstacles or daily call time. Each change is audited, so the member's account page
+       * says "Dana Lee (coach) updated your 90-day goal."; a moved call time goes through the calls
+       * domain (its consent and jobs unchanged).
+       */
+      async adjustPlan(coachId: string, memberId: string, body: AdjustPlanBody): Promise<Array<'goal_90_days' | 'obstacles' | 'daily_call_time'>> {
+        await deps.coach.assertMemberOf(coachId, memberId)
+        const now = clock.now()
+        const changed: Array<'goal_90_days' | 'obstacles' | 'daily_call_time'> = []
+        if (body.goal90Days !== undefined || body.obstacles !== undefined) {
+          await db.transaction(async (tx) => {
+            const [row] = await tx
+              .select({ specificGoals: goals.specificGoals })
+              .from(goals)
+              .where(and(eq(goals.userId, memberId), eq(goals.lifeArea, 'specific_goals')))
+              .limit(1)
+              .for('update')
+            const current = row?.specificGoals ?? {}
+            const next = { ...current }
+            if (body.goal90Days !== undefined && body.goal90Days !== (current.goal_90_days ?? '')) {
+              next.goal_90_days = body.goal90Days
+              changed.push('goal_90_days')
+            }
+            if (body.obstacles !== undefined && body.obstacles !== (current.obstacles ?? '')) {
+              next.obstacles = body.obstacles || null
+              changed.push('obstacles')
+            }
+            if (changed.length === 0) return
+            await tx
+              .insert(goals)
+              .values({ userId: memberId, lifeArea: 'specific_goals', selectedOptions: [], satisfactionScore: null, customNotes: null, specificGoals: next, createdAt: now, updatedAt: now })
+              .onConflictDoUpdate({ target: [goals.userId, goals.lifeArea], set: { specificGoals: next, updatedAt: now } })
+            for (const change of changed) {
+              await audit.record(tx, { actor: { kind: 'user', userId: coachId }, action: 'coach_plan_updated', subjectUserId: memberId, target: { type: 'coach', id: null }, details: { change }, at: now })
+            }
+          })
+        }
+        if (body.dailyCallTime !== undefined) {
+          const schedule = await deps.calls.getSchedule(memberId)
+          if (schedule.dailyCallTime !== body.dailyCallTime) {
+            const { timeZone, eveningCallTime, pausedUntil, callsEnabled } = schedule
+            await deps.calls.updateSchedule(memberId, { dailyCallTime: body.dailyCallTime, timeZone, eveningCallTime, pausedUntil, callsEnabled })
+            const [hours, minutes] = body.dailyCallTime.split(':').map(Number) as [number, number]
+            const time = `${hours % 12 === 0 ? 12 : hours % 12}:${String(minutes).padStart(2, '0')} ${hours < 12 ? 'AM' : 'PM'}`
+            await audit.record(db, { actor: { kind: 'user', userId: coachId }, action: 'coach_plan_updated', subjectUserId: memberId, target: { type: 'coach', id: null }, details: { change: 'daily_call_time', time }, at: now })
+            changed.push('daily_call_time')
+          }
+        }
+        return changed
       },
 
       /** After the session: the summary and the commitments agreed (the member sees them). */

@@ -29,7 +29,7 @@ import { CRISIS_RESOURCES, isCrisisMessage } from '#common/texts'
 import { isUuid } from '#common/uuid'
 import { accessColumns } from '#server/db/access'
 import type { Db, DbExecutor } from '#server/db/client'
-import { coachAssignments, coachMessages, coachNotes, coachProfiles, coachingCalls, goals, profiles, staffRoles, subscribers, twoFactorCredentials, users, type CoachProfileRow } from '#server/db/schema'
+import { coachAssignments, coachMessages, coachNotes, coachProfiles, coachSessions, coachingCalls, goals, profiles, staffRoles, subscribers, twoFactorCredentials, users, type CoachProfileRow } from '#server/db/schema'
 import { composeEmail, type Mailer } from '#server/integrations/mailer'
 import type { ClusterBus } from '#server/services/cluster-bus'
 import { AppError } from '#server/lib/app-error'
@@ -200,8 +200,11 @@ export function createCoach(deps: CoachDeps) {
     const score = sql<string | null>`(select round(avg(${goals.satisfactionScore})) from ${goals} where ${goals.userId} = ${coachAssignments.memberUserId} and ${inArray(goals.lifeArea, [...LIFE_AREAS])} and ${goals.satisfactionScore} is not null)`
     const unread = sql<number>`(select count(*)::int from ${coachMessages} m where m.member_user_id = ${coachAssignments.memberUserId} and m."from" = 'member' and m.read_at is null)`
     const urgent = sql<boolean>`exists (select 1 from ${coachMessages} m where m.member_user_id = ${coachAssignments.memberUserId} and m.crisis and m.read_at is null and m.created_at > ${new Date(now.getTime() - 7 * DAY_MS).toISOString()})`
+    // New: their first coach came in the last 7 days, and no onboarding session was held (completed) yet.
+    const awaitingOnboarding = sql<boolean>`(select min(a.started_at) from ${coachAssignments} a where a.member_user_id = ${coachAssignments.memberUserId}) > ${new Date(now.getTime() - 7 * DAY_MS).toISOString()}
+      and not exists (select 1 from ${coachSessions} s where s.member_user_id = ${coachAssignments.memberUserId} and s.kind = 'onboarding' and s.status = 'completed')`
     const rows = await db
-      .select({ memberId: coachAssignments.memberUserId, fullName: users.fullName, assignedAt: coachAssignments.startedAt, lastCall, score, timeZone: profiles.timezone, unread, urgent })
+      .select({ memberId: coachAssignments.memberUserId, fullName: users.fullName, assignedAt: coachAssignments.startedAt, lastCall, score, timeZone: profiles.timezone, unread, urgent, awaitingOnboarding })
       .from(coachAssignments)
       .innerJoin(users, eq(users.id, coachAssignments.memberUserId))
       .leftJoin(profiles, eq(profiles.id, coachAssignments.memberUserId))
@@ -219,6 +222,7 @@ export function createCoach(deps: CoachDeps) {
         quiet: now.getTime() - since.getTime() > QUIET_AFTER_DAYS * DAY_MS,
         unread: Number(row.unread),
         urgent: row.urgent === true,
+        awaitingOnboarding: row.awaitingOnboarding === true,
         timeZone: row.timeZone ?? null,
       }
     })

@@ -54,6 +54,7 @@ import {
   updateCoachProfile,
   uploadCoachPhoto,
 } from './api'
+import { AdjustPlan } from '#web/features/coach-sessions/adjust-plan'
 import { CoachSessionsPanel } from '#web/features/coach-sessions/coach-sessions-panel'
 import { CoachPhoto } from './coach-photo'
 import { MessageBox, ThreadMessages } from './thread'
@@ -136,6 +137,7 @@ function MemberList({ selected }: { selected: string | null }) {
                   {member.urgent ? <Badge variant="destructive">Urgent: crisis words</Badge> : null}
                   {member.unread > 0 ? <Badge>{member.unread === 1 ? '1 unread message' : `${member.unread} unread messages`}</Badge> : null}
                   {member.quiet ? <Badge variant="destructive">Quiet</Badge> : null}
+                  {member.awaitingOnboarding ? <Badge>New: onboarding</Badge> : null}
                 </span>
                 <span className="block text-sm text-muted-foreground">
                   Score {member.overallScore ?? '—'} · {member.lastCompletedCallAt ? `last call ${formatDateTime(member.lastCompletedCallAt)}` : 'no completed call yet'}
@@ -160,6 +162,7 @@ function MemberFile({ memberId }: { memberId: string }) {
 
 function MemberFileView({ file }: { file: CoachMemberDetail }) {
   const { member } = file
+  const queryClient = useQueryClient()
   const areas = file.goals.filter((goal) => goal.lifeArea in LIFE_AREA_TITLES)
   const specific = file.goals.find((goal) => goal.lifeArea === 'specific_goals')?.specificGoals
   return (
@@ -181,9 +184,31 @@ function MemberFileView({ file }: { file: CoachMemberDetail }) {
             ))}
           </ul>
         )}
-        {specific?.goal90Days ? <p className="mt-3">90-day goal: {specific.goal90Days}</p> : null}
+        {specific?.goal_90_days ? <p className="mt-3">90-day goal: {specific.goal_90_days}</p> : null}
         {specific?.obstacles ? <p>Obstacles: {specific.obstacles}</p> : null}
       </SectionCard>
+      <AdjustPlan
+        memberId={member.memberId}
+        memberName={member.fullName}
+        goal90Days={specific?.goal_90_days ?? ''}
+        obstacles={specific?.obstacles ?? ''}
+        onSaved={(plan) =>
+          // The file is read once per opening (each read is audited): the change is written into it here.
+          queryClient.setQueryData<CoachMemberDetail>(coachKeys.member(member.memberId), (current) =>
+            current
+              ? {
+                  ...current,
+                  goals: current.goals.some((goal) => goal.lifeArea === 'specific_goals')
+                    ? current.goals.map((goal) => (goal.lifeArea === 'specific_goals' ? { ...goal, specificGoals: { ...goal.specificGoals, goal_90_days: plan.goal90Days, obstacles: plan.obstacles || null } } : goal))
+                    : [
+                        ...current.goals,
+                        { lifeArea: 'specific_goals', selectedOptions: [], satisfactionScore: null, customNotes: null, specificGoals: { goal_90_days: plan.goal90Days, obstacles: plan.obstacles || null }, updatedAt: new Date().toISOString() },
+                      ],
+                }
+              : current,
+          )
+        }
+      />
       <SectionCard title="Recent calls">
         {file.calls.length === 0 ? (
           <p className="text-muted-foreground">No calls yet.</p>
