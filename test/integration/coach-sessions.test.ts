@@ -11,7 +11,7 @@ import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import PostalMime from 'postal-mime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { HoldResponseSchema, MemberSessionsResponseSchema, SessionResponseSchema, SlotsResponseSchema } from '#common/coach-sessions'
+import { CoachSessionsResponseSchema, HoldResponseSchema, MemberSessionsResponseSchema, SessionResponseSchema, SlotsResponseSchema } from '#common/coach-sessions'
 import { createSession } from '#server/auth/session'
 import { buildApp } from '#server/app'
 import { coachAvailability, coachProfiles, coachSessions, profiles, textMessages } from '#server/db/schema'
@@ -278,6 +278,15 @@ describe('reminders', () => {
       const [row] = await database.db.select().from(coachSessions).where(eq(coachSessions.id, session.id))
       expect(row!.reminder24hAt).not.toBeNull()
       expect(row!.coachReminder1hAt).not.toBeNull()
+
+      // The coach sees the member's (proven) number only from 15 minutes before the session to its end.
+      const coachHeaders = await signedInStaffAs(dana)
+      const phoneShown = async () => CoachSessionsResponseSchema.parse((await get('/api/staff/coach/sessions', coachHeaders)).json()).sessions.find((item) => item.id === session.id)!.memberPhone
+      expect(await phoneShown()).toBeNull()
+      clock.set(new Date('2027-03-26T15:50:00Z'))
+      expect(await phoneShown()).toBe(member.user.phoneNumber)
+      clock.set(new Date('2027-03-26T16:46:00Z'))
+      expect(await phoneShown()).toBeNull()
     } finally {
       await second.close()
     }

@@ -8,7 +8,7 @@ import { connect } from 'node:net'
 import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { coachingCallEvents, coachingCalls, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
+import { coachSessions, coachingCallEvents, coachingCalls, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
 import { UNAUTHENTIC_PER_MINUTE } from '#server/routes/webhooks-vapi'
 import type { FakeVapi } from '../fakes/vapi'
 import { vapiResources } from '../fakes/vapi-resources'
@@ -54,7 +54,8 @@ describe('a daily call', () => {
     expect(dial!.assistantOverrides?.maxDurationSeconds).toBe(300)
     // The status and the report keep the record; the final transcript lines go to an open dashboard.
     expect(dial!.assistantOverrides?.serverMessages).toEqual(['status-update', 'transcript[transcriptType="final"]', 'end-of-call-report'])
-    expect(dial!.assistantOverrides?.variableValues).toMatchObject({ callKind: 'daily check-in', timezone: 'America/New_York', localDate: '2026-06-15' })
+    // No 1-on-1 with a human coach yet: that variable is empty.
+    expect(dial!.assistantOverrides?.variableValues).toMatchObject({ callKind: 'daily check-in', timezone: 'America/New_York', localDate: '2026-06-15', lastCoachSession: '' })
     const [call] = await callsOf(user.id)
     expect(dial!.assistantOverrides?.metadata).toMatchObject({ callId: call!.id, userId: user.id, slot: 'daily', localDate: '2026-06-15', attempt: 0 })
     expect(dial!.name).toBe(`mc ${call!.id}`)
@@ -70,6 +71,30 @@ describe('a daily call', () => {
     // Exactly one dial, one call, one record.
     expect(dialsTo(phone)).toHaveLength(1)
     expect(await callsOf(user.id)).toHaveLength(1)
+  })
+
+  it("carries the last 1-on-1 with the human coach, as the coach wrote it up, into the call's variables (docs/decisions/082)", async () => {
+    const { user, phone } = await person({ time: '10:00', plan: 'elite' })
+    const session = (startsAt: string, summary: string, commitments: string[]) => ({
+      memberUserId: user.id,
+      kind: 'monthly' as const,
+      status: 'completed' as const,
+      startsAt: at(startsAt),
+      endsAt: new Date(at(startsAt).getTime() + 45 * 60_000),
+      blockedUntil: new Date(at(startsAt).getTime() + 45 * 60_000),
+      memberTimeZone: 'America/New_York',
+      month: startsAt.slice(0, 7),
+      counts: true,
+      summary,
+      commitments,
+      createdAt: at(startsAt),
+      updatedAt: at(startsAt),
+    })
+    // The later one is the last (late on 12 June in New York is 13 June in UTC).
+    await database.db.insert(coachSessions).values([session('2026-05-20T15:00:00Z', 'Set up the budget.', []), session('2026-06-13T01:00:00Z', 'Planned the half marathon.', ['Run 3 times', 'Sleep by 11'])])
+    await advanceTo(at('2026-06-15T13:59:59Z'))
+    await advanceTo(at('2026-06-15T14:00:00Z'))
+    expect(dialsTo(phone)[0]!.assistantOverrides?.variableValues).toMatchObject({ lastCoachSession: 'June 12: Planned the half marathon. Agreed: Run 3 times; Sleep by 11.' })
   })
 
   it('gives Premium two calls a day (the evening check-in at 7:00 PM by default) and a goal session first in the month', async () => {

@@ -11,7 +11,7 @@ import type { Logger } from 'pino'
 import { LIFE_AREAS } from '#common/domain'
 import { lifeAreaDefinition } from '#common/goals'
 import type { Db, DbExecutor } from '#server/db/client'
-import { coachingCallEvents, coachingCalls, profiles, subscribers, users, type CoachingCall } from '#server/db/schema'
+import { coachSessions, coachingCallEvents, coachingCalls, profiles, subscribers, users, type CoachingCall } from '#server/db/schema'
 import type { DialRequest, VapiCallRecord, VapiCallsClient } from '#server/integrations/vapi-calls'
 import type { Clock } from '#server/lib/clock'
 import { isCallableNumber } from '#server/lib/phone-numbers'
@@ -113,6 +113,7 @@ function variablesOf(
   person: CallPerson,
   context: CoachContext | null,
   previousSummary: string | null,
+  lastCoachSession: string | null,
   asked: readonly AskedCommitment[],
   call: Pick<CoachingCall, 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
 ): DialVariables {
@@ -131,6 +132,7 @@ function variablesOf(
       goal90Days: context?.goal90Days ?? '',
       obstacles: context?.obstacles ?? '',
       previousCallSummary: previousSummary ?? '',
+      lastCoachSession: lastCoachSession ?? '',
       openCommitments: openCommitmentsVariable(asked),
       callKind,
       maxMinutes: String(Math.round((call.maxDurationSeconds ?? 300) / 60)),
@@ -145,6 +147,17 @@ const previousSummaryOf = (userId: unknown) =>
   sql<string | null>`(select ${coachingCalls.summary} from ${coachingCalls}
     where ${coachingCalls.userId} = ${userId} and ${coachingCalls.completionStatus} = 'completed' and ${coachingCalls.summary} is not null
     order by ${coachingCalls.callDate} desc limit 1)`
+
+/**
+ * The person's last 1-on-1 with their human coach, as the coach wrote it up ("March 9: We planned
+ * … Agreed: Walk daily; Sleep by 11."), or null (docs/decisions/082).
+ */
+const lastCoachSessionOf = (userId: unknown) =>
+  sql<string | null>`(select concat(to_char(s.starts_at at time zone s.member_time_zone, 'FMMonth FMDD'), ': ', s.summary,
+      case when coalesce(cardinality(s.commitments), 0) > 0 then ' Agreed: ' || array_to_string(s.commitments, '; ') || '.' else '' end)
+    from ${coachSessions} s
+    where s.member_user_id = ${userId} and s.status = 'completed' and s.summary is not null
+    order by s.starts_at desc limit 1)`
 
 /**
  * The variables the assistant's prompt uses, from the person's goals and open commitments as they
@@ -164,7 +177,8 @@ export async function callVariables(
     .orderBy(desc(coachingCalls.callDate))
     .limit(1)
   const asked = await openCommitmentsForCall(db, person.userId)
-  return variablesOf(person, context, previous?.summary ?? null, asked, call)
+  const [session] = await db.select({ text: lastCoachSessionOf(person.userId) }).from(users).where(eq(users.id, person.userId)).limit(1)
+  return variablesOf(person, context, previous?.summary ?? null, session?.text ?? null, asked, call)
 }
 
 /**
@@ -178,12 +192,13 @@ async function readForDial(
   userId: string,
   localDate: string,
   now: Date,
-): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; asked: AskedCommitment[]; goalSessionOwed: boolean } | null> {
+): Promise<{ person: CallPerson; context: CoachContext | null; previousSummary: string | null; lastCoachSession: string | null; asked: AskedCommitment[]; goalSessionOwed: boolean } | null> {
   const [row] = await db
     .select({
       ...personColumns,
       context: coachContextJson(sql`${users.id}`),
       previousSummary: previousSummaryOf(users.id),
+      lastCoachSession: lastCoachSessionOf(users.id),
       openCommitments: openCommitmentsJson(sql`${users.id}`),
       goalSessionHeld: sql<boolean>`exists (select 1 from ${coachingCalls}
         where ${coachingCalls.userId} = ${users.id} and ${coachingCalls.kind} = 'goal_session' and ${coachingCalls.completionStatus} = 'completed'
@@ -195,11 +210,12 @@ async function readForDial(
     .where(eq(users.id, userId))
     .limit(1)
   if (!row) return null
-  const { context, previousSummary, openCommitments, goalSessionHeld, ...personRow } = row
+  const { context, previousSummary, lastCoachSession, openCommitments, goalSessionHeld, ...personRow } = row
   return {
     person: toPerson(personRow as PersonRow, now),
     context: toCoachContext(userId, context, now),
     previousSummary,
+    lastCoachSession,
     asked: openCommitments ?? [],
     goalSessionOwed: goalSessionHeld !== true,
   }
@@ -547,14 +563,14 @@ async function placeCallTry(deps: DiallerDeps, request: PlaceCallRequest, timing
     if (!read) return 'no_user'
     person = read.person
     const call = { slot: request.slot, localDate: request.localDate, kind: 'check_in' as const, maxDurationSeconds: null }
-    const { phone, askedCommitmentIds } = variablesOf(read.person, read.context, read.previousSummary, read.asked, call)
+    const { phone, askedCommitmentIds } = variablesOf(read.person, read.context, read.previousSummary, read.lastCoachSession, read.asked, call)
     // Prepared ahead (the tick enqueues the job a little before the instant): claimed and built
     // now, parked, and dialled at the instant with nothing left to do but ask Vapi.
     const prepared = timing.waitUntil !== undefined && request.dueAt.getTime() > now.getTime()
     const dialAt = prepared ? request.dueAt : now
     claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, goalSessionOwed: read.goalSessionOwed, phone, askedCommitmentIds, now, dialAt })
     if (claimed && 'call' in claimed) {
-      variables = variablesOf(read.person, read.context, read.previousSummary, read.asked, claimed.call)
+      variables = variablesOf(read.person, read.context, read.previousSummary, read.lastCoachSession, read.asked, claimed.call)
       if (prepared && variables.phone) {
         const instant = await atTheInstant(deps, claimed.call, timing.waitUntil!)
         if (instant === null) return 'skipped'

@@ -33,6 +33,7 @@ import type { Clock } from '#server/lib/clock'
 import { jobContract } from '#server/lib/job-contract'
 import { audit } from '#server/services/audit'
 import { localDateOf, localTimeOf } from '#server/services/calls'
+import { isStopped, proofOf } from '#server/services/phones'
 import type { createCoach } from '#server/services/coach'
 import { calendarLinks, invitation, type CalendarSession } from './calendar'
 import { freeSlots, monthOf, type SlotRules } from './slots'
@@ -426,17 +427,21 @@ export function createCoachSessions(deps: CoachSessionsDeps) {
           .leftJoin(profiles, eq(profiles.id, coachSessions.memberUserId))
           .where(and(eq(coachSessions.coachUserId, coachId), ne(coachSessions.status, 'held'), gte(coachSessions.endsAt, new Date(now.getTime() - 24 * HOUR_MS))))
           .orderBy(asc(coachSessions.startsAt))
-        return rows.map(({ session, memberName, phone }) => {
+        const sessions: CoachSideSession[] = []
+        for (const { session, memberName, phone } of rows) {
           const inWindow = session.status === 'booked' && session.meeting === 'phone' && now.getTime() >= session.startsAt.getTime() - PHONE_SHOWN_BEFORE_MS && now.getTime() <= session.endsAt.getTime()
-          return {
+          // Only a number the member proved theirs (docs/decisions/060), and not one that texted STOP.
+          const callable = inWindow && phone !== null && (await proofOf(db, session.memberUserId, phone)) && !(await isStopped(db, phone))
+          sessions.push({
             ...sessionView(session, me?.fullName ?? '', profile?.timeZone ?? 'America/New_York', now),
             memberId: session.memberUserId,
             memberName,
             memberTimeZone: session.memberTimeZone,
-            memberPhone: inWindow ? phone : null,
+            memberPhone: callable ? phone : null,
             started: session.startsAt.getTime() <= now.getTime(),
-          }
-        })
+          })
+        }
+        return sessions
       },
 
       async availability(coachId: string): Promise<Availability & { timeZone: string }> {
