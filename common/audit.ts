@@ -4,6 +4,7 @@
  * ("Dana Lee (operator) turned on …"), so the server and the browser phrase them the same way.
  */
 import { z } from 'zod'
+import { LIFE_AREA_TITLES } from './life-areas'
 import { STAFF_ROLE_NAMES, StaffRoleSchema, isStaffRole, type StaffRole } from './staff'
 import { text } from './text'
 
@@ -139,6 +140,7 @@ export function describeAuditEvent(event: { action: AuditAction; actor: AuditAct
     case 'coach_plan_updated': {
       const change = event.details?.change
       if (change === 'daily_call_time') return `${who} moved your daily call to ${typeof event.details?.time === 'string' ? event.details.time : 'a new time'}.`
+      if (change === 'area_goal') return `${who} updated your ${typeof event.details?.area === 'string' && event.details.area in LIFE_AREA_TITLES ? LIFE_AREA_TITLES[event.details.area as keyof typeof LIFE_AREA_TITLES] : 'life area'} goal.`
       return change === 'obstacles' ? `${who} updated the obstacles in your goals.` : `${who} updated your 90-day goal.`
     }
     case 'coach_session_updated':

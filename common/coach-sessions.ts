@@ -3,7 +3,8 @@
  * rules the member is shown before they book.
  */
 import { z } from 'zod'
-import { GOAL_TEXT_MAX } from './goals'
+import { LIFE_AREAS } from './domain'
+import { GOAL_TEXT_MAX, NOTES_MAX } from './goals'
 import { text } from './text'
 
 export const SESSION_MINUTES = 45
@@ -155,10 +156,15 @@ export const AdjustPlanBodySchema = z
     dailyCallTime: text()
       .regex(/^([01]\d|2[0-3]):(00|30)$/, 'Choose a call time on the hour or the half hour')
       .optional(),
+    /** A life area's goal, in the notes the goal intake keeps for it. */
+    area: z.object({ lifeArea: z.enum(LIFE_AREAS), notes: text().trim().max(NOTES_MAX) }).strict().optional(),
   })
   .strict()
-  .refine((body) => body.goal90Days !== undefined || body.obstacles !== undefined || body.dailyCallTime !== undefined, { path: ['goal90Days'], message: 'Change at least one thing.' })
+  .refine((body) => body.goal90Days !== undefined || body.obstacles !== undefined || body.dailyCallTime !== undefined || body.area !== undefined, {
+    path: ['goal90Days'],
+    message: 'Change at least one thing.',
+  })
 export type AdjustPlanBody = z.infer<typeof AdjustPlanBodySchema>
 
 /** What changed, as the member's account page names it. */
-export const AdjustPlanResponseSchema = z.object({ changed: z.array(z.enum(['goal_90_days', 'obstacles', 'daily_call_time'])) })
+export const AdjustPlanResponseSchema = z.object({ changed: z.array(z.enum(['goal_90_days', 'obstacles', 'daily_call_time', 'area_goal'])) })

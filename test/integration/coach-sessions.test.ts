@@ -316,6 +316,12 @@ describe('white-glove onboarding', () => {
     expect((await get('/api/calls/schedule', member.headers)).json()).toMatchObject({ dailyCallTime: '07:30' })
     const activity = (await get('/api/account/activity', member.headers)).json().events.map((event: { description: string }) => event.description)
     expect(activity).toEqual(expect.arrayContaining(['Dana Lee (coach) updated your 90-day goal.', 'Dana Lee (coach) updated the obstacles in your goals.', 'Dana Lee (coach) moved your daily call to 7:30 AM.']))
+    // A life area's goal, in the notes the intake keeps for it.
+    const area = await put(danaAgain, member.user.id, { area: { lifeArea: 'fitness', notes: 'Half marathon in the fall' } })
+    expect(area.json()).toEqual({ changed: ['area_goal'] })
+    expect((await get('/api/goals', member.headers)).json().goals.find((goal: { lifeArea: string }) => goal.lifeArea === 'fitness')).toMatchObject({ customNotes: 'Half marathon in the fall' })
+    const later = (await get('/api/account/activity', member.headers)).json().events.map((event: { description: string }) => event.description)
+    expect(later).toContain('Dana Lee (coach) updated your Fitness & Health goal.')
     // The same again changes nothing, and says so.
     expect((await put(danaAgain, member.user.id, { goal90Days: 'Run a 10k by June' })).json()).toEqual({ changed: [] })
     const bad = await put(danaAgain, member.user.id, { dailyCallTime: '07:10' })

@@ -514,10 +514,28 @@ export function createCoachSessions(deps: CoachSessionsDeps) {
        * says "Dana Lee (coach) updated your 90-day goal."; a moved call time goes through the calls
        * domain (its consent and jobs unchanged).
        */
-      async adjustPlan(coachId: string, memberId: string, body: AdjustPlanBody): Promise<Array<'goal_90_days' | 'obstacles' | 'daily_call_time'>> {
+      async adjustPlan(coachId: string, memberId: string, body: AdjustPlanBody): Promise<Array<'goal_90_days' | 'obstacles' | 'daily_call_time' | 'area_goal'>> {
         await deps.coach.assertMemberOf(coachId, memberId)
         const now = clock.now()
-        const changed: Array<'goal_90_days' | 'obstacles' | 'daily_call_time'> = []
+        const changed: Array<'goal_90_days' | 'obstacles' | 'daily_call_time' | 'area_goal'> = []
+        if (body.area) {
+          const { lifeArea, notes } = body.area
+          await db.transaction(async (tx) => {
+            const [row] = await tx
+              .select({ customNotes: goals.customNotes })
+              .from(goals)
+              .where(and(eq(goals.userId, memberId), eq(goals.lifeArea, lifeArea)))
+              .limit(1)
+              .for('update')
+            if ((row?.customNotes ?? '') === notes) return
+            await tx
+              .insert(goals)
+              .values({ userId: memberId, lifeArea, selectedOptions: [], satisfactionScore: null, customNotes: notes || null, createdAt: now, updatedAt: now })
+              .onConflictDoUpdate({ target: [goals.userId, goals.lifeArea], set: { customNotes: notes || null, updatedAt: now } })
+            await audit.record(tx, { actor: { kind: 'user', userId: coachId }, action: 'coach_plan_updated', subjectUserId: memberId, target: { type: 'coach', id: null }, details: { change: 'area_goal', area: lifeArea }, at: now })
+            changed.push('area_goal')
+          })
+        }
         if (body.goal90Days !== undefined || body.obstacles !== undefined) {
           await db.transaction(async (tx) => {
             const [row] = await tx

@@ -6,6 +6,8 @@
 import { useMutation } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { AdjustPlanResponseSchema, type AdjustPlanBody } from '#common/coach-sessions'
+import { LIFE_AREAS, type LifeArea } from '#common/domain'
+import { LIFE_AREA_TITLES } from '#common/life-areas'
 import { SectionCard } from '#web/components/section-card'
 import { Button } from '#web/components/ui/button'
 import { Field } from '#web/components/ui/field'
@@ -13,23 +15,34 @@ import { Input } from '#web/components/ui/input'
 import { Textarea } from '#web/components/ui/textarea'
 import { api, isApiError } from '#web/lib/api-client'
 import { toast } from '#web/lib/toast'
-import { errorFor } from '#web/features/support/support-form'
+import { NativeSelect, errorFor } from '#web/features/support/support-form'
 
 const adjustPlan = (memberId: string, body: AdjustPlanBody) => api.put(`/api/staff/coach/members/${encodeURIComponent(memberId)}/plan`, body, AdjustPlanResponseSchema)
 
-type Props = { memberId: string; memberName: string; goal90Days: string; obstacles: string; onSaved: (plan: { goal90Days: string; obstacles: string }) => void }
+type Props = {
+  memberId: string
+  memberName: string
+  goal90Days: string
+  obstacles: string
+  /** Each life area's goal notes from the intake. */
+  areaNotes: Partial<Record<LifeArea, string>>
+  onSaved: (plan: { goal90Days: string; obstacles: string }) => void
+}
 
-export function AdjustPlan({ memberId, memberName, goal90Days, obstacles, onSaved }: Props) {
+export function AdjustPlan({ memberId, memberName, goal90Days, obstacles, areaNotes, onSaved }: Props) {
   const [goal, setGoal] = useState(goal90Days)
   const [watch, setWatch] = useState(obstacles)
   const [callTime, setCallTime] = useState('')
-  const ids = { goal: useId(), watch: useId(), time: useId() }
+  const [area, setArea] = useState<LifeArea>(LIFE_AREAS[0])
+  const [notes, setNotes] = useState<Partial<Record<LifeArea, string>>>(areaNotes)
+  const ids = { goal: useId(), watch: useId(), time: useId(), area: useId(), notes: useId() }
   const save = useMutation({
     mutationFn: () =>
       adjustPlan(memberId, {
         ...(goal.trim() !== goal90Days ? { goal90Days: goal.trim() } : {}),
         ...(watch.trim() !== obstacles ? { obstacles: watch.trim() } : {}),
         ...(callTime ? { dailyCallTime: callTime } : {}),
+        ...((notes[area] ?? '').trim() !== (areaNotes[area] ?? '') ? { area: { lifeArea: area, notes: (notes[area] ?? '').trim() } } : {}),
       }),
     onSuccess: ({ changed }) => {
       onSaved({ goal90Days: goal.trim(), obstacles: watch.trim() })
@@ -54,6 +67,22 @@ export function AdjustPlan({ memberId, memberName, goal90Days, obstacles, onSave
         <Field id={ids.watch} label="Obstacles to watch" error={errorFor(save.error, 'obstacles')}>
           {(control) => <Textarea {...control} rows={2} value={watch} onChange={(event) => setWatch(event.target.value)} />}
         </Field>
+        <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]">
+          <Field id={ids.area} label="Life area">
+            {(control) => (
+              <NativeSelect {...control} value={area} onChange={(event) => setArea(event.target.value as LifeArea)}>
+                {LIFE_AREAS.map((item) => (
+                  <option key={item} value={item}>
+                    {LIFE_AREA_TITLES[item]}
+                  </option>
+                ))}
+              </NativeSelect>
+            )}
+          </Field>
+          <Field id={ids.notes} label={`Their ${LIFE_AREA_TITLES[area]} goal`} error={errorFor(save.error, 'area')}>
+            {(control) => <Textarea {...control} rows={2} value={notes[area] ?? ''} onChange={(event) => setNotes((current) => ({ ...current, [area]: event.target.value }))} />}
+          </Field>
+        </div>
         <Field id={ids.time} label="New daily call time (their time zone; leave empty to keep it)" error={errorFor(save.error, 'dailyCallTime')}>
           {(control) => <Input {...control} type="time" step={1800} className="w-40" value={callTime} onChange={(event) => setCallTime(event.target.value)} />}
         </Field>

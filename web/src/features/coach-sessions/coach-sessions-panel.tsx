@@ -146,22 +146,27 @@ function AvailabilityForm({ initial }: { initial: Availability & { timeZone: str
       .map((exception) => exception.date)
       .join(', '),
   )
+  const [extras, setExtras] = useState(
+    initial.exceptions.filter((exception) => exception.kind === 'extra').map((exception) => ({ date: exception.date, startTime: exception.startTime ?? '09:00', endTime: exception.endTime ?? '10:00' })),
+  )
   const [buffer, setBuffer] = useState(String(initial.bufferMinutes))
-  const ids = { buffer: useId(), off: useId() }
+  const [notice, setNotice] = useState(String(initial.minNoticeHours))
+  const [horizon, setHorizon] = useState(String(initial.horizonDays))
+  const ids = { buffer: useId(), off: useId(), notice: useId(), horizon: useId() }
   const save = useMutation({
     mutationFn: () =>
       saveAvailability({
         weekly: days.flatMap((day, index) => (day.on ? [{ weekday: index + 1, startTime: day.startTime, endTime: day.endTime }] : [])),
         exceptions: [
-          ...initial.exceptions.filter((exception) => exception.kind === 'extra'),
+          ...extras.filter((extra) => extra.date).map((extra) => ({ ...extra, kind: 'extra' as const })),
           ...daysOff
             .split(/[,\s]+/)
             .filter(Boolean)
             .map((date) => ({ date, kind: 'off' as const, startTime: null, endTime: null })),
         ],
         bufferMinutes: Number(buffer),
-        minNoticeHours: initial.minNoticeHours,
-        horizonDays: initial.horizonDays,
+        minNoticeHours: Number(notice),
+        horizonDays: Number(horizon),
       }),
     onSuccess: (saved) => {
       queryClient.setQueryData(sessionKeys.availability, saved)
@@ -204,8 +209,33 @@ function AvailabilityForm({ initial }: { initial: Availability & { timeZone: str
           <Field id={ids.off} label="Days off (YYYY-MM-DD, separated by commas)" error={errorFor(save.error, 'exceptions')}>
             {(control) => <Input {...control} value={daysOff} onChange={(event) => setDaysOff(event.target.value)} />}
           </Field>
+          <Field id={ids.notice} label="Minimum notice (hours)" error={errorFor(save.error, 'minNoticeHours')}>
+            {(control) => <Input {...control} type="number" min={1} max={168} value={notice} onChange={(event) => setNotice(event.target.value)} />}
+          </Field>
+          <Field id={ids.horizon} label="Bookable up to (days ahead)" error={errorFor(save.error, 'horizonDays')}>
+            {(control) => <Input {...control} type="number" min={7} max={90} value={horizon} onChange={(event) => setHorizon(event.target.value)} />}
+          </Field>
         </div>
-        {fieldError && !['bufferMinutes', 'exceptions'].some((field) => errorFor(save.error, field)) ? (
+        <fieldset className="space-y-2">
+          <legend className="mb-2 text-sm font-medium">Extra hours on a date</legend>
+          {extras.map((extra, index) => {
+            const update = (change: Partial<typeof extra>) => setExtras((current) => current.map((item, at) => (at === index ? { ...item, ...change } : item)))
+            return (
+              <div key={index} className="flex flex-wrap items-center gap-3">
+                <Input className="w-44" type="date" aria-label={`Extra hours ${index + 1}: date`} value={extra.date} onChange={(event) => update({ date: event.target.value })} />
+                <Input className="w-32" type="time" aria-label={`Extra hours ${index + 1}: from`} value={extra.startTime} onChange={(event) => update({ startTime: event.target.value })} />
+                <Input className="w-32" type="time" aria-label={`Extra hours ${index + 1}: until`} value={extra.endTime} onChange={(event) => update({ endTime: event.target.value })} />
+                <Button type="button" variant="ghost" onClick={() => setExtras((current) => current.filter((_, at) => at !== index))}>
+                  Remove
+                </Button>
+              </div>
+            )
+          })}
+          <Button type="button" variant="outline" size="sm" onClick={() => setExtras((current) => [...current, { date: '', startTime: '09:00', endTime: '10:00' }])}>
+            Add extra hours
+          </Button>
+        </fieldset>
+        {fieldError && !['bufferMinutes', 'exceptions', 'minNoticeHours', 'horizonDays'].some((field) => errorFor(save.error, field)) ? (
           <p role="alert" className="text-sm font-medium text-destructive">
             {fieldError}
           </p>

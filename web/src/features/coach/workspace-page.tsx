@@ -192,6 +192,7 @@ function MemberFileView({ file }: { file: CoachMemberDetail }) {
         memberName={member.fullName}
         goal90Days={specific?.goal_90_days ?? ''}
         obstacles={specific?.obstacles ?? ''}
+        areaNotes={Object.fromEntries(areas.map((goal) => [goal.lifeArea, goal.customNotes ?? '']))}
         onSaved={(plan) =>
           // The file is read once per opening (each read is audited): the change is written into it here.
           queryClient.setQueryData<CoachMemberDetail>(coachKeys.member(member.memberId), (current) =>
