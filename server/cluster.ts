@@ -53,7 +53,10 @@ export function supervise(config: Config): void {
   const onExit = (worker: Worker, startedAt: number, code: number | null, signal: string | null) => {
     const wasReady = ready.delete(worker.id)
     if (stopping) {
-      if (code !== 0) exitCode = 1
+      if (code !== 0) {
+        log.error({ pid: worker.process.pid, code, signal }, 'a server process did not stop cleanly')
+        exitCode = 1
+      }
       if (Object.keys(cluster.workers ?? {}).length === 0) finish(0)
       return
     }

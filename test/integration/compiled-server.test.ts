@@ -128,7 +128,7 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
       const tree = processTree(server.child.pid!)
       expect(commandLine(tree[0]!)).toEqual([process.execPath, ENTRY])
       for (const pid of tree) expect(commandLine(pid).join(' ')).not.toMatch(/tsx/)
-      expect(await stop(server)).toBe(0)
+      expect(await stop(server), server.output()).toBe(0)
     } finally {
       if (server.child.exitCode === null) server.child.kill('SIGKILL')
       rmSync(dataDir, { recursive: true, force: true })
@@ -173,7 +173,7 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
         for (const pid of tree) {
           expect(commandLine(pid)).toEqual([process.execPath, ENTRY])
         }
-        expect(await stop(server)).toBe(0)
+        expect(await stop(server), server.output()).toBe(0)
       } finally {
         if (server.child.exitCode === null) server.child.kill('SIGKILL')
       }
@@ -183,7 +183,7 @@ describe.runIf(process.platform === 'linux')('the compiled server', () => {
       const worker = spawnCompiled(join(OUT, 'worker', 'index.js'), { DATABASE_URL: database.url, REDIS_URL: redisUrl() })
       try {
         await worker.waitFor(/worker ready/, 60_000)
-        expect(await stop(worker)).toBe(0)
+        expect(await stop(worker), worker.output()).toBe(0)
       } finally {
         if (worker.child.exitCode === null) worker.child.kill('SIGKILL')
       }
