@@ -18,6 +18,7 @@ import { chatFirstToken } from './chat'
 import { webhookBench } from './calls-webhooks'
 import { processTree, quantile } from './calls-setup'
 import { dstAgreement } from './dst'
+import { memoryBriefBench } from './memory-brief'
 import { textsMatcherBench } from './texts-matcher'
 import { liveTranscript, voiceGateway } from './voice'
 import { weeklyReportsBench } from './weekly-reports'
@@ -331,6 +332,10 @@ if (wanted('live')) {
 if (wanted('reports')) {
   console.log("\nBenchmark: weekly reports for 10,000 people, each at its own Sunday 6:00 PM, 2 runners at once, vs reading the same rows with one SQL query")
   results.push(await weeklyReportsBench())
+}
+if (wanted('memory')) {
+  console.log('\nBenchmark: the coach brief for a person with two years of daily calls vs reading the same rows with plain queries')
+  results.push(await memoryBriefBench())
 }
 if (wanted('faults')) {
   console.log('\nBenchmark: daily calls exactly once under faults (workers killed, Redis restarted)')

@@ -43,7 +43,9 @@ export const SEARCH_MAX = 200
 /** The sidebar shows at most this many conversations (newest first). */
 export const CONVERSATION_LIST_LIMIT = 200
 /**
- * Conversations one user may keep: as many as the sidebar lists, so every one stays reachable.
+ * Open conversations one user may keep: as many as the sidebar lists, so every one stays
+ * reachable. Creating (or reopening) one more archives the least recently updated open one; archived
+ * ones are kept, found by the search and listed under 'Archived' (docs/decisions/084).
  * @alias
  */
 export const CONVERSATIONS_PER_USER_MAX = CONVERSATION_LIST_LIMIT
@@ -77,6 +79,16 @@ export const CHAT_TEXT = {
   deleteConfirm: 'Are you sure you want to delete this conversation?',
   loadEarlier: 'Load earlier messages',
   loadingEarlier: 'Loading earlier messages...',
+  /** A message said in a voice call (read after its time; a mic icon shows it). */
+  spoken: 'Spoken',
+  archived: 'Archived',
+  /** The sidebar's section of archived conversations (a toggle: expanded or not). */
+  archivedConversations: 'Archived conversations',
+  noArchived: 'No archived conversations',
+  loadingArchived: 'Loading archived conversations...',
+  reopen: 'Reopen',
+  /** Above the message box while an archived conversation is open. */
+  archivedNotice: 'This conversation is archived. Send a message or reopen it to move it back to your list.',
 } as const
 
 export const CHAT_ERRORS = {
@@ -120,6 +132,8 @@ export const ChatMessageSchema = z.object({
   text: text().trim().min(1, CHAT_ERRORS.blankMessage).max(STORED_MESSAGE_MAX),
   sender: ChatSenderSchema,
   timestamp: z.iso.datetime({ offset: true }),
+  /** Said in a voice call (its transcript), not typed. Only the server marks a message so. */
+  spoken: z.literal(true).optional(),
 })
 export type ChatMessage = z.infer<typeof ChatMessageSchema>
 
@@ -134,6 +148,8 @@ export const ConversationSummarySchema = z.object({
   messageCount: z.number().int().nonnegative(),
   createdAt: z.iso.datetime({ offset: true }),
   updatedAt: z.iso.datetime({ offset: true }),
+  /** When it was archived to keep the open conversations under the cap; null while it is open. */
+  archivedAt: z.iso.datetime({ offset: true }).nullable(),
 })
 export type ConversationSummary = z.infer<typeof ConversationSummarySchema>
 
@@ -177,9 +193,22 @@ export const ConversationQuerySchema = z.object({
 })
 export type ConversationQuery = z.infer<typeof ConversationQuerySchema>
 
+/**
+ * `archived`: 'true' lists only the archived conversations, 'false' only the open ones. Without it,
+ * the open ones; with `search`, the matches among all of them (archived ones marked by `archivedAt`).
+ */
 export const ListConversationsQuerySchema = z.object({
   search: text().trim().max(SEARCH_MAX, `Search must be at most ${SEARCH_MAX} characters`).optional(),
+  archived: z.enum(['true', 'false']).optional(),
 })
+export type ConversationListFilter = 'open' | 'archived' | 'all'
+
+/** Which conversations a list query asks for. */
+export function conversationListFilter(query: { search?: string | undefined; archived?: 'true' | 'false' | undefined }): ConversationListFilter {
+  if (query.archived === 'true') return 'archived'
+  if (query.archived === 'false') return 'open'
+  return query.search?.trim() ? 'all' : 'open'
+}
 
 export const ConversationListResponseSchema = z.object({ conversations: z.array(ConversationSummarySchema) })
 export type ConversationListResponse = z.infer<typeof ConversationListResponseSchema>
@@ -340,7 +369,8 @@ export function addAssistantMessage(messages: readonly ChatMessage[], reply: Cha
   }
   if (decision.action === 'replace') {
     const replaced = messages.find((m) => m.id === decision.id)!
-    const updated = { ...replaced, text: reply.text.trim() }
+    // Said in a voice call, the stored message now holds spoken words.
+    const updated = { ...replaced, text: reply.text.trim(), ...(reply.spoken ? { spoken: true as const } : {}) }
     return { messages: messages.map((m) => (m.id === decision.id ? updated : m)), outcome: 'replaced', message: updated }
   }
   return { messages: insertByTime(messages, [reply]), outcome: 'appended', message: reply }

@@ -58,10 +58,6 @@ export const ERRORS = {
   },
   CONVERSATION_FULL: { status: 409, message: 'This conversation is full. Please start a new chat.' },
   DUPLICATE_MESSAGE: { status: 409, message: 'This message was already sent.' },
-  TOO_MANY_CONVERSATIONS: {
-    status: 409,
-    message: 'You have reached the limit of saved conversations. Delete one to start a new chat.',
-  },
   /** Twilio refused to text the code to the new phone number (not a mobile number, opted out of our number...). */
   PHONE_UNREACHABLE: { status: 409, message: 'We could not text a code to this number. Check the number and try again.' },
   /** The person's number texted STOP (the do-not-contact list): only a START from it brings calls and texts back. */

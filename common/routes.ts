@@ -19,7 +19,7 @@ export const BROWSER_ROUTES = [
  * weekly reports and one week's report, the report email's unsubscribe page, the progress charts,
  * one call's details, the call schedule, the account page, the staff pages, and Help with a support request's page. A unit test checks this list against the web's routes.
  */
-const ADDED_ROUTES = ['/reports', '/reports/$week', '/unsubscribe', '/progress', '/calls/$callId', '/calls/schedule', '/account', '/staff', '/ops', '/help', '/help/$ticketId', '/support', '/coach', '/messages', '/goal-templates', '/sessions'] as const
+const ADDED_ROUTES = ['/reports', '/reports/$week', '/unsubscribe', '/progress', '/calls/$callId', '/calls/schedule', '/account', '/staff', '/ops', '/help', '/help/$ticketId', '/support', '/coach', '/messages', '/goal-templates', '/sessions', '/memory'] as const
 
 const patterns = [...BROWSER_ROUTES, ...ADDED_ROUTES].map(
   (route) => new RegExp(`^${route.replace(/\$[A-Za-z]+/g, '[^/]+')}/?$`),

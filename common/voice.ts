@@ -65,8 +65,12 @@ const role = z.enum(['user', 'assistant'])
 
 /** Browser → server (text frames). */
 export const VoiceClientMessageSchema = z.discriminatedUnion('type', [
-  /** Starts a voice call with the assistant (the server adds the person's context). */
-  z.object({ type: z.literal('start'), v: z.literal(VOICE_PROTOCOL_VERSION) }).strict(),
+  /**
+   * Starts a voice call with the assistant (the server adds the person's context). With
+   * `conversationId` (the conversation open in the chat, the person's own), the call's transcript
+   * is written into it; without, into a new one.
+   */
+  z.object({ type: z.literal('start'), v: z.literal(VOICE_PROTOCOL_VERSION), conversationId: z.uuid().optional() }).strict(),
   /** Ends the voice call (the server ends it at Vapi, then says `ended`). */
   z.object({ type: z.literal('end') }).strict(),
   /** A typed message, into the voice call (the assistant answers by voice). */
@@ -92,7 +96,7 @@ export const VoiceServerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('speech'), role, status: z.enum(['started', 'stopped']) }),
   /** The user interrupted the assistant: drop the assistant audio queued for playback at once. */
   z.object({ type: z.literal('interrupted') }),
-  /** The voice call ended (after `end`, or on its own); `conversationId` is where it was saved. */
+  /** The voice call ended (after `end`, or on its own); `conversationId` is where it was saved (null: nothing was said). */
   z.object({ type: z.literal('ended'), reason: z.enum(VOICE_END_REASONS), conversationId: z.uuid().nullable() }),
   /** Something went wrong; `code` is one of the contract's error codes. */
   z.object({ type: z.literal('error'), code: text(), message: text() }),

@@ -55,6 +55,7 @@ import supportInboxRoutes from './routes/support-inbox'
 import coachRoutes from './routes/coach'
 import coachThreadRoutes from './routes/coach-thread'
 import coachSessionRoutes from './routes/coach-sessions'
+import memoryRoutes from './routes/memory'
 import goalTemplateRoutes from './routes/goal-templates'
 
 const WEB_DIST = join(PROJECT_ROOT, 'web', 'dist')
@@ -254,6 +255,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await app.register(coachRoutes)
   await app.register(coachThreadRoutes)
   await app.register(coachSessionRoutes)
+  await app.register(memoryRoutes)
   await app.register(goalTemplateRoutes)
 
   await app.register(webApp, { root: overrides.webRoot ?? WEB_DIST })

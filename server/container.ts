@@ -47,6 +47,8 @@ import { createCoach } from '#server/services/coach'
 import { createTexts, type Texts } from '#server/services/texts'
 import { createUsage, type Usage } from '#server/services/usage'
 import { createVoice } from '#server/services/voice'
+import { createMemory, type Memory } from '#server/services/memory'
+import { loadCoachContext, toVariableValues } from '#server/services/chat'
 
 type ServiceDeps = {
   db: Db
@@ -72,7 +74,7 @@ const noJobQueue: AppJobQueue = {
 }
 
 /** The domains others call back into (wireDomains). */
-type CallbackTargets = { accounts: Accounts; billing: Billing; calls: Calls; clusterBus: ClusterBus; texts: Texts; usage: Usage }
+type CallbackTargets = { accounts: Accounts; billing: Billing; calls: Calls; clusterBus: ClusterBus; memory: Memory; texts: Texts; usage: Usage }
 
 /**
  * Every cross-domain callback (docs/decisions/021): how one domain calls into another through a
@@ -124,6 +126,11 @@ function wireDomains(the: () => CallbackTargets, config: Config, log: Logger, te
     chat: {
       // Each chat turn is taken from the plan's budget, in the turn's transaction.
       turns: { take: (tx: Parameters<Usage['takeChatTurn']>[0], userId: string) => the().usage.takeChatTurn(tx, userId) },
+      // Every turn reads the coach brief; a stored turn schedules the chat's extraction (docs/decisions/083).
+      memory: {
+        brief: async (userId: string, query: string) => (await the().memory.brief(userId, query))?.text ?? '',
+        turnStored: (userId: string, conversationId: string, messageId: string) => the().memory.chatTurnStored(userId, conversationId, messageId),
+      },
     },
     reports: {
       // The weekly report's link goes out through the texts outbox (its consent, hours and daily cap).
@@ -266,7 +273,18 @@ export function createServices(config: Config, deps: ServiceDeps) {
     },
   })
   const reports = createReports({ db, clock, log, mailer, appUrl: config.appUrl, jobs, ...wired.reports })
-  targets.built = { accounts, billing, calls, clusterBus, texts, usage }
+  // The coach's memory (docs/decisions/083): a chat's extraction turn goes through the chat's assistant with the chat's variables.
+  const memory = createMemory({
+    db,
+    clock,
+    jobs,
+    vapiChat,
+    variablesOf: async (userId, brief) => {
+      const context = await loadCoachContext(db, userId, clock.now())
+      return { ...(context ? toVariableValues(context) : {}), coachBrief: brief.text }
+    },
+  })
+  targets.built = { accounts, billing, calls, clusterBus, memory, texts, usage }
   const commitmentsService = createCommitments({ db, clock })
   const support = createSupport({ db, clock, mailer, appUrl: config.appUrl, jobs })
   const coach = createCoach({
@@ -332,6 +350,8 @@ export function createServices(config: Config, deps: ServiceDeps) {
     /** The commitment loop: open commitments, the kept rate, marking one done. */
     commitments: commitmentsService,
     chat,
+    /** The coach's memory (docs/decisions/083): facts and episodes from every channel, the coach brief, and `/memory`. */
+    memory,
     courses: createCourses({ db, clock, log, billing, appUrl: config.appUrl }),
     maintenance: createMaintenance({ db, clock }),
     /** Premium and Elite's detailed analytics: the progress page's weekly series. */

@@ -9,6 +9,7 @@ import type { AccountsJob } from '#server/services/accounts'
 import type { BillingJob } from '#server/services/billing'
 import type { CallsJob } from '#server/services/calls'
 import type { MaintenanceJob } from '#server/services/maintenance'
+import type { MemoryJob } from '#server/services/memory'
 import type { ReportsJob } from '#server/services/reports'
 import type { SupportJob } from '#server/services/support'
 import type { CoachJob } from '#server/services/coach'
@@ -18,7 +19,7 @@ import type { TextsJob } from '#server/services/texts'
 export type { JobContract, JobQueue } from '../lib/job-contract'
 
 /** The contract of every job the app runs. */
-export type AppJob = AccountsJob | AccountDataJob | BillingJob | CallsJob | MaintenanceJob | ReportsJob | SupportJob | CoachJob | CoachSessionsJob | TextsJob
+export type AppJob = AccountsJob | AccountDataJob | BillingJob | CallsJob | MaintenanceJob | ReportsJob | SupportJob | CoachJob | CoachSessionsJob | MemoryJob | TextsJob
 export type JobName = AppJob['name']
 /** What `enqueue(name, payload)` takes for the job named N. */
 export type PayloadOf<N extends JobName> = ContractPayload<AppJob, N>

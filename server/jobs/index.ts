@@ -5,6 +5,7 @@ import type { AppJob, SameJobs } from './contracts'
 import type { AnyJobDefinition } from './define'
 import { cleanupExpired } from './maintenance'
 import { weeklyReportDelivery, weeklyReportsSweep, weeklyReportsTick } from './reports'
+import { memoryExtractChat, memoryRecord } from './memory'
 import { sendEmail } from './send-email'
 import { coachAssignmentsSweep, coachMessageNotices, coachSessionReminders } from './coach'
 import { supportRepliesSweep, supportReplyEmail } from './support'
@@ -35,6 +36,8 @@ export const JOBS = [
   coachAssignmentsSweep,
   coachMessageNotices,
   coachSessionReminders,
+  memoryRecord,
+  memoryExtractChat,
 ] as const satisfies readonly AnyJobDefinition[]
 
 /** A registry job: one of the contracts, with its handler. */

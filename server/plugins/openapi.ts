@@ -16,6 +16,7 @@ const TAGS = [
   { name: 'calls', description: 'Coaching calls: the schedule, the next call, one call with its timeline, "Call me now" and the diagnostics.' },
   { name: 'voice', description: "Voice in the app: whether it is configured, and the realtime WebSocket gateway to the coach." },
   { name: 'conversations', description: 'Text chat with the coach: conversations and their messages.' },
+  { name: 'memory', description: 'What the coach remembers of the person (docs/decisions/083): its facts and episodes, correcting or deleting them, and pausing it.' },
   { name: 'courses', description: 'Courses, their lessons and quizzes, enrollment and progress.' },
   { name: 'reports', description: 'Weekly progress reports, progress over the weeks, and unsubscribing from report emails.' },
   { name: 'support', description: "The Help page: a person's support requests and the conversation with support (docs/decisions/077)." },

@@ -13,6 +13,7 @@ import {
   SaveContentBodySchema,
   SendMessageBodySchema,
   SendMessageResponseSchema,
+  conversationListFilter,
   type ChatStreamEvent,
 } from '#common/chat'
 import { ErrorBodySchema, ERRORS } from '#common/errors'
@@ -48,13 +49,15 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'listConversations',
         tags: ['conversations'],
-        summary: "The user's conversations, newest first; `search` matches titles and message text",
+        summary:
+          "The user's conversations, newest first: the open ones, or the archived ones with `archived=true`; `search` matches titles and " +
+          'message text among all of them (archived ones have `archivedAt`) unless `archived` is given',
         querystring: ListConversationsQuerySchema,
         response: { 200: ConversationListResponseSchema, ...errors },
       },
       config: { auth: 'paid', cache: 'no-store', rateLimit: READ_LIMIT },
     },
-    async (request) => ({ conversations: await chat.list(request.user.id, request.query.search) }),
+    async (request) => ({ conversations: await chat.list(request.user.id, request.query.search, conversationListFilter(request.query)) }),
   )
 
   app.post(
@@ -63,7 +66,9 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         operationId: 'createConversation',
         tags: ['conversations'],
-        summary: 'Save a new conversation (title: the given one, else the first 50 characters of the first user message plus "...")',
+        summary:
+          'Save a new conversation (title: the given one, else the first 50 characters of the first user message plus "..."); ' +
+          'past the 200 open conversations, the least recently updated one is archived',
         body: CreateConversationBodySchema,
         response: { 201: ConversationSchema, ...errors, 413: ErrorBodySchema },
       },
@@ -138,6 +143,23 @@ const chatRoutes: FastifyPluginAsyncZod = async (app) => {
       await chat.remove(request.user.id, request.params.id)
       return reply.code(204).send()
     },
+  )
+
+  app.post(
+    '/api/conversations/:id/reopen',
+    {
+      schema: {
+        operationId: 'reopenConversation',
+        tags: ['conversations'],
+        summary:
+          'Reopen an archived conversation: back at the top of the list; past the 200 open conversations, the least recently ' +
+          'updated one is archived (an open conversation is left as it is). Sending or saving a message into an archived one reopens it too',
+        params: ConversationParamsSchema,
+        response: { 200: ConversationSummarySchema, ...errors },
+      },
+      config: { auth: 'paid', rateLimit: WRITE_LIMIT },
+    },
+    async (request) => chat.reopen(request.user.id, request.params.id),
   )
 
   app.post(

@@ -191,6 +191,50 @@ test.describe('a voice call in the chat', () => {
     await expect(line(page, 'coach', `echo:${TYPED}`)).toHaveCount(1)
   })
 
+  test('a call started from a chat leaves its transcript in that chat: the typed lines stay in view, the spoken ones are marked (docs/decisions/084)', async ({ page }) => {
+    const base = server.baseUrl
+    await signUpViaApi(page, { paid: 'basic', fullName: 'Noor Haddad', origin: base })
+    await page.goto(`${base}/chat`)
+
+    // A text chat first: the message and the coach's reply, saved as a conversation.
+    const typedFirst = 'Help me plan a calmer week'
+    await messageBox(page).fill(typedFirst)
+    await messageBox(page).press('Enter')
+    await expect(line(page, 'you', typedFirst)).toBeVisible()
+    await expect(messages(page).getByText(`echo:${typedFirst}`, { exact: false })).toBeVisible()
+    await expect(page.getByRole('heading', { level: 1, name: CHAT_TEXT.currentConversation })).toBeVisible()
+    await expect(conversationList(page).getByRole('listitem')).toHaveCount(1)
+
+    // The call: the thread stays, the call's lines come into it.
+    await startVoiceCall(page)
+    await expect(line(page, 'you', typedFirst)).toBeVisible()
+    await expect(line(page, 'you', USER_WORDS)).toBeVisible()
+    await expect(line(page, 'coach', `echo:${USER_WORDS}`)).toBeVisible()
+    await expect(line(page, 'you', typedFirst)).toBeVisible()
+    await endVoiceCall(page)
+    await expect(line(page, 'coach', 'Voice call ended. The conversation has been processed.')).toBeVisible()
+
+    // Still one conversation, holding both, as the server saved it: the spoken lines marked, the typed one not.
+    const spokenMark = (who: 'you' | 'coach', text: string) => messages(page).getByRole('listitem').filter({ has: page.getByText(`${who === 'you' ? 'You' : 'Coach'} said: ${text}`, { exact: true }) }).getByText(CHAT_TEXT.spoken)
+    const check = async () => {
+      await expect(line(page, 'you', typedFirst)).toBeVisible()
+      await expect(line(page, 'you', USER_WORDS)).toHaveCount(1)
+      await expect(line(page, 'coach', `echo:${USER_WORDS}`)).toHaveCount(1)
+      await expect(spokenMark('you', USER_WORDS)).toHaveCount(1)
+      await expect(spokenMark('coach', `echo:${USER_WORDS}`)).toHaveCount(1)
+      await expect(spokenMark('you', typedFirst)).toHaveCount(0)
+    }
+    await check()
+    await expect(conversationList(page).getByRole('listitem')).toHaveCount(1)
+    expect(await seriousA11yViolations(page)).toEqual([])
+
+    // Opened again from the history, it reads the same.
+    await page.reload()
+    await conversationList(page).getByRole('button', { name: new RegExp(`^${typedFirst}`) }).click()
+    await expect(page.getByRole('heading', { level: 1, name: CHAT_TEXT.currentConversation })).toBeVisible()
+    await check()
+  })
+
   test("the user interrupts (Vapi's user-interrupted): the reply's queued audio is flushed at once, and the next reply plays", async ({ page }) => {
     // The microphone is not heard as speech (a threshold above any sample): only the test
     // interrupts. Replies are 4 s, sent faster than real time (as a speech synthesiser may), and

@@ -31,7 +31,10 @@
  *   An unknown `previousChatId` (or `sessionId`: the fake has no sessions) is a **404** (Vapi's real
  *   status is unconfirmed, 400 or 404; this fake picks 404).
  * - The reply is deterministic: `echo:<input>|name:<firstName>|goals:<goalsSummary or goals>|turn:<n>`;
- *   each chat gets a new id; `messages` holds the chained history plus the input. Streaming answers
+ *   `scriptChatReply(inputStartsWith, content)` queues a reply as a model would write it for one
+ *   instruction (a memory extraction's JSON, docs/decisions/083): the next chat whose input starts
+ *   with those words is answered with `content`, once; other chats are answered as above.
+ *   Each chat gets a new id; `messages` holds the chained history plus the input. Streaming answers
  *   `data: {"id","path":"chat.output[0].content","delta"}` lines, one per word. `holdStreams()`
  *   holds every stream after its first delta until released.
  *
@@ -191,7 +194,7 @@
  * connected(id?), ended(id), idle(id), waitFor(id, predicate), settled().
  *
  * Test control over HTTP under `/__fake/*` (no auth; loopback only), for another process:
- * GET requests, POST faults ({route, fault, times} or {route, sequence}), POST settings, POST reset,
+ * GET requests, POST faults ({route, fault, times} or {route, sequence}), POST settings, POST chat-replies ({inputStartsWith, content}), POST reset,
  * GET calls, GET calls/:id, POST calls/:id/play, POST advance, POST settled, GET deliveries
  * (?callId=), POST scenarios ({scenarios, default}), POST webhooks (knobs, url, pacing,
  * concurrencyLimit, enforceConcurrency, timeScale), GET lines, POST webhooks/auth, POST calls/hold ({before}), POST calls/hold/reached,
@@ -287,6 +290,8 @@ export class FakeVapi implements FakeVapiHost {
   #resets: Array<() => void> = []
   #hanging = new Set<ServerResponse>()
   #held: { promise: Promise<void>; release: () => void } | null = null
+  /** Replies queued by `scriptChatReply`, oldest first. */
+  #scriptedReplies: Array<{ inputStartsWith: string; content: string }> = []
   #startedAt = performance.now()
   #url = ''
 
@@ -333,6 +338,22 @@ export class FakeVapi implements FakeVapiHost {
   /** The bodies of the chat requests received, in order. */
   chatBodies(): Array<Record<string, unknown>> {
     return this.requestsTo('POST', '/chat').map((request) => request.body as Record<string, unknown>)
+  }
+
+  /**
+   * The next chat whose input starts with `inputStartsWith` is answered with `content` (once), as a
+   * model would answer that instruction: a scripted extraction stands in for the model.
+   */
+  scriptChatReply(inputStartsWith: string, content: string): void {
+    if (!inputStartsWith) throw new Error('scriptChatReply: inputStartsWith must not be empty')
+    this.#scriptedReplies.push({ inputStartsWith, content })
+  }
+
+  /** The scripted reply for an input (taken from the queue), if one matches. */
+  #takeScriptedReply(input: string): string | undefined {
+    const index = this.#scriptedReplies.findIndex((scripted) => input.startsWith(scripted.inputStartsWith))
+    if (index < 0) return undefined
+    return this.#scriptedReplies.splice(index, 1)[0]!.content
   }
 
   /** Applies a fault to the next `times` requests of a route such as 'POST /call' (Infinity for all). */
@@ -387,6 +408,7 @@ export class FakeVapi implements FakeVapiHost {
   reset(): void {
     this.requests.length = 0
     this.#faults = []
+    this.#scriptedReplies = []
     this.#held?.release()
     for (const response of this.#hanging) response.destroy()
     this.#hanging.clear()
@@ -492,6 +514,11 @@ export class FakeVapi implements FakeVapiHost {
       if (typeof body.firstTokenDelayMs === 'number') this.firstTokenDelayMs = body.firstTokenDelayMs
       return { ok: true }
     })
+    app.post('/__fake/chat-replies', async (request) => {
+      const { inputStartsWith, content } = request.body as { inputStartsWith: string; content: string }
+      this.scriptChatReply(inputStartsWith, content)
+      return { ok: true }
+    })
     app.post('/__fake/reset', async () => {
       this.reset()
       return { ok: true }
@@ -538,7 +565,7 @@ export class FakeVapi implements FakeVapiHost {
     for (let chat = previous; chat; chat = chat.previousChatId ? this.chats.get(chat.previousChatId) : undefined) history.unshift(chat)
     const input = inputText(fields.input)
     const variableValues = ((fields.assistantOverrides as { variableValues?: Record<string, unknown> } | undefined)?.variableValues ?? {}) as Record<string, unknown>
-    const content = this.reply({ input, variableValues, turn: history.length + 1, history })
+    const content = this.#takeScriptedReply(input) ?? this.reply({ input, variableValues, turn: history.length + 1, history })
     const now = this.now().toISOString()
     const chat: FakeChat = {
       id: randomUUID(),

@@ -28,6 +28,11 @@ import {
   inboundTexts,
   lessonProgress,
   lessons,
+  memoryEpisodes,
+  memoryExtractions,
+  memoryFacts,
+  memoryForgotten,
+  memoryPauses,
   phoneProofs,
   quizAttempts,
   quizzes,
@@ -345,6 +350,22 @@ export const SEEDERS: readonly Seeder[] = [
         .values({ userId: user.id, topic: 'calls', status: 'open', priority: 'basic', priorityRank: 3, plan: null, createdAt: now, updatedAt: now, lastMessageAt: now, lastFrom: 'member', firstResponseDueAt: now })
         .returning()
       await db.insert(supportMessages).values({ ticketId: ticket!.id, kind: 'member', authorUserId: user.id, body: `support request ${marker}`, createdAt: now })
+    },
+  },
+  {
+    tables: ['memory_facts', 'memory_episodes', 'memory_extractions', 'memory_forgotten', 'memory_pauses'],
+    async seed({ db, user, clock, marker }) {
+      // The coach's memory (docs/decisions/083): a fact a correction replaced, the correction, a
+      // call's episode, the extraction that read it, a deleted fact's fingerprint, and a pause.
+      const now = clock.now()
+      const sourceId = `call-${marker}`
+      const [old] = await db.insert(memoryFacts).values({ userId: user.id, statement: `remembered fact ${marker}`, subject: 'fitness', sourceChannel: 'call', sourceId, validFrom: new Date(now.getTime() - 86_400_000) }).returning()
+      const [fact] = await db.insert(memoryFacts).values({ userId: user.id, statement: `remembered correction ${marker}`, subject: 'fitness', sourceChannel: 'person', sourceId: old!.id, validFrom: now }).returning()
+      await db.update(memoryFacts).set({ validTo: now, supersededBy: fact!.id }).where(eq(memoryFacts.id, old!.id))
+      await db.insert(memoryEpisodes).values({ userId: user.id, channel: 'call', sourceId, summary: `remembered episode ${marker}`, occurredAt: now })
+      await db.insert(memoryExtractions).values({ userId: user.id, channel: 'call', key: sourceId, facts: 1, extractedAt: now })
+      await db.insert(memoryForgotten).values({ userId: user.id, sourceChannel: 'call', sourceId, fingerprint: randomBytes(16).toString('hex'), forgottenAt: now })
+      await db.insert(memoryPauses).values({ userId: user.id, pausedAt: new Date(now.getTime() - 3_600_000), resumedAt: now })
     },
   },
 ]

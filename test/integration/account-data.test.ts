@@ -187,7 +187,7 @@ describe('POST /api/account/export', () => {
 
     const everything = [...files.values()].join('\n')
     // What was seeded is there, in words.
-    for (const words of ['call summary', 'transcript', 'commitment', 'message', 'goal notes', 'recap', 'hello', 'timeline']) expect(everything).toContain(`${words} ${alice.marker}`)
+    for (const words of ['call summary', 'transcript', 'commitment', 'message', 'goal notes', 'recap', 'hello', 'timeline', 'remembered fact', 'remembered correction', 'remembered episode']) expect(everything).toContain(`${words} ${alice.marker}`)
     // A coach's private notes are not the member's to read.
     expect(everything).not.toContain(`coach note ${alice.marker}`)
     for (const part of NOT_EXPORTED) expect(readme).toContain(part.why)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { VapiClient, VapiError, type Vapi } from '@vapi-ai/server-sdk'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -237,6 +237,7 @@ describe("another user's conversation", () => {
       { method: 'PATCH', url: `/api/conversations/${id}`, payload: { title: 'Mine now' } },
       { method: 'PUT', url: `/api/conversations/${id}/content`, payload: { content: [{ id: 'x', text: 'hi', sender: 'user', timestamp: t }] } },
       { method: 'DELETE', url: `/api/conversations/${id}` },
+      { method: 'POST', url: `/api/conversations/${id}/reopen` },
       { method: 'POST', url: `/api/conversations/${id}/messages`, payload: { text: 'hello' } },
       { method: 'POST', url: `/api/conversations/${id}/messages`, payload: { text: 'hello' }, headers: { accept: 'text/event-stream' } },
     ]
@@ -277,6 +278,41 @@ describe('limits: checked by size before any merging', () => {
   const put = (user: SignedIn, id: string, content: ChatMessage[]) =>
     call(app, user, { method: 'PUT', url: `/api/conversations/${id}/content`, payload: { content } })
   const errorOf = (response: { json(): unknown }) => ErrorBodySchema.parse(response.json()).error
+
+  /**
+   * `count` conversations of the user's, updated a minute apart long ago (the first the least
+   * recently), the first holding a message about a lighthouse. Returns them oldest first.
+   */
+  async function fillToCap(user: SignedIn, count: number) {
+    const at = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, i))
+    return database.db
+      .insert(conversations)
+      .values(
+        Array.from({ length: count }, (_, i) => ({
+          userId: user.user.id,
+          title: `Earlier ${i}`,
+          content: i === 0 ? [{ id: 'l1', text: 'The lighthouse plan, step one', sender: 'user' as const, timestamp: at(0).toISOString() }] : [],
+          createdAt: at(i),
+          updatedAt: at(i),
+        })),
+      )
+      .returning({ id: conversations.id, title: conversations.title })
+      .then((rows) => rows.sort((a, b) => Number(a.title.split(' ')[1]) - Number(b.title.split(' ')[1])))
+  }
+
+  const listOf = async (user: SignedIn, query = '') => {
+    const response = await call(app, user, { method: 'GET', url: `/api/conversations${query}` })
+    expect(response.statusCode, response.body).toBe(200)
+    return ConversationListResponseSchema.parse(response.json()).conversations
+  }
+
+  const openCount = async (user: SignedIn) => {
+    const [row] = await database.db
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(conversations)
+      .where(and(eq(conversations.userId, user.user.id), isNull(conversations.archivedAt)))
+    return row!.n
+  }
   const countOf = async (id: string) => {
     const [row] = await database.db.select({ n: sql<number>`jsonb_array_length(${conversations.content})`.mapWith(Number) }).from(conversations).where(eq(conversations.id, id))
     return row!.n
@@ -346,24 +382,94 @@ describe('limits: checked by size before any merging', () => {
     expect(await countOf(conversation.id)).toBe(count + 1)
   })
 
-  it(`keeps at most ${CONVERSATIONS_PER_USER_MAX} conversations per user; two creates at once cannot both take the last place`, async () => {
+  it(`keeps at most ${CONVERSATIONS_PER_USER_MAX} open conversations: creating more archives the least recently updated, never refuses; two creates at once archive one each`, async () => {
     const user = await signedInUser(app, { paid: 'basic' })
     const other = await signedInUser(app, { paid: 'basic' })
-    await database.db
-      .insert(conversations)
-      .values(Array.from({ length: CONVERSATIONS_PER_USER_MAX - 1 }, (_, i) => ({ userId: user.user.id, title: `Earlier ${i}` })))
+    const oldest = await fillToCap(user, CONVERSATIONS_PER_USER_MAX - 1)
+    await createConversation(app, other) // another user's count is their own
+
     const create = () => call(app, user, { method: 'POST', url: '/api/conversations', payload: { title: 'One more' } })
     const both = await Promise.all([create(), create()])
-    expect(both.map((r) => r.statusCode).sort()).toEqual([201, 409])
-    const refused = both.find((r) => r.statusCode === 409)!
-    expect(errorOf(refused).code).toBe('TOO_MANY_CONVERSATIONS')
-    const [kept] = await database.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(conversations).where(eq(conversations.userId, user.user.id))
-    expect(kept!.n).toBe(CONVERSATIONS_PER_USER_MAX)
+    expect(both.map((r) => r.statusCode)).toEqual([201, 201])
+    for (const created of both) expect(ConversationSchema.parse(created.json()).archivedAt).toBeNull()
 
-    await createConversation(app, other) // another user's count is their own
-    const created = ConversationSchema.parse(both.find((r) => r.statusCode === 201)!.json())
-    expect((await call(app, user, { method: 'DELETE', url: `/api/conversations/${created.id}` })).statusCode).toBe(204)
+    // One past the cap: the least recently updated one is archived, in the same transaction.
+    expect(await openCount(user)).toBe(CONVERSATIONS_PER_USER_MAX)
+    const archived = await listOf(user, '?archived=true')
+    expect(archived.map((c) => c.title)).toEqual([oldest[0]!.title])
+    expect(archived[0]!.archivedAt).not.toBeNull()
+    // The list shows the open ones only; the other user lost nothing.
+    const open = await listOf(user)
+    expect(open).toHaveLength(CONVERSATIONS_PER_USER_MAX)
+    expect(open.every((c) => c.archivedAt === null)).toBe(true)
+    expect(open.map((c) => c.id)).not.toContain(oldest[0]!.id)
+    expect(await listOf(other)).toHaveLength(1)
+    expect(await listOf(other, '?archived=true')).toEqual([])
+
+    // Still more: each create archives the next oldest, and nothing is deleted.
     expect((await create()).statusCode).toBe(201)
+    expect((await listOf(user, '?archived=true')).map((c) => c.title)).toEqual([oldest[1]!.title, oldest[0]!.title])
+    expect(await openCount(user)).toBe(CONVERSATIONS_PER_USER_MAX)
+    const [all] = await database.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(conversations).where(eq(conversations.userId, user.user.id))
+    expect(all!.n).toBe(CONVERSATIONS_PER_USER_MAX + 2)
+  })
+
+  it('finds archived conversations by search (marked archived), opens them without reopening, and reopens them (keeping the cap)', async () => {
+    const user = await signedInUser(app, { paid: 'basic' })
+    const other = await signedInUser(app, { paid: 'basic' })
+    const oldest = await fillToCap(user, CONVERSATIONS_PER_USER_MAX)
+    const newest = await createConversation(app, user, { title: 'Newest' })
+    const [first, second] = oldest
+    expect((await listOf(user, '?archived=true')).map((c) => c.id)).toEqual([first!.id])
+
+    // Found by its title and by its messages' text, marked archived; `archived=false` leaves it out.
+    expect((await listOf(user, '?search=lighthouse')).map((c) => [c.id, c.archivedAt !== null])).toEqual([[first!.id, true]])
+    expect((await listOf(user, `?search=${encodeURIComponent(first!.title)}`)).map((c) => c.id)).toEqual([first!.id])
+    expect(await listOf(user, '?search=lighthouse&archived=false')).toEqual([])
+    expect((await listOf(user, '?search=lighthouse&archived=true')).map((c) => c.id)).toEqual([first!.id])
+    expect(await listOf(other, '?search=lighthouse')).toEqual([])
+
+    // Opening it reads it as it is: still archived.
+    const read = ConversationSchema.parse((await call(app, user, { method: 'GET', url: `/api/conversations/${first!.id}` })).json())
+    expect(read.archivedAt).not.toBeNull()
+    expect(read.content.map((m) => m.text)).toEqual(['The lighthouse plan, step one'])
+    expect((await listOf(user, '?archived=true')).map((c) => c.id)).toEqual([first!.id])
+
+    // Reopen: open again at the top of the list; the least recently updated open one is archived instead.
+    const reopened = await call(app, user, { method: 'POST', url: `/api/conversations/${first!.id}/reopen` })
+    expect(reopened.statusCode, reopened.body).toBe(200)
+    const summary = ConversationSummarySchema.strict().parse(reopened.json())
+    expect(summary.archivedAt).toBeNull()
+    expect(Date.parse(summary.updatedAt)).toBeGreaterThan(Date.parse(newest.updatedAt) - 1)
+    expect((await listOf(user))[0]!.id).toBe(first!.id)
+    expect((await listOf(user, '?archived=true')).map((c) => c.id)).toEqual([second!.id])
+    expect(await openCount(user)).toBe(CONVERSATIONS_PER_USER_MAX)
+    // Reopening an open one changes nothing; another user's is not found.
+    const again = ConversationSummarySchema.parse((await call(app, user, { method: 'POST', url: `/api/conversations/${first!.id}/reopen` })).json())
+    expect(again).toEqual(summary)
+    expect((await call(app, other, { method: 'POST', url: `/api/conversations/${second!.id}/reopen` })).statusCode).toBe(404)
+    expect((await listOf(user, '?archived=true')).map((c) => c.id)).toEqual([second!.id])
+  })
+
+  it('a message sent, or saved, into an archived conversation reopens it, keeping the cap', async () => {
+    const user = await signedInUser(app, { paid: 'basic' })
+    const oldest = await fillToCap(user, CONVERSATIONS_PER_USER_MAX)
+    await createConversation(app, user, { title: 'Newest' })
+    const [first, second, third] = oldest
+
+    const sent = await send(app, user, first!.id, 'Back to the lighthouse plan')
+    expect(sent.statusCode, sent.body).toBe(201)
+    expect(SendMessageResponseSchema.parse(sent.json()).conversation.archivedAt).toBeNull()
+    expect((await stored(first!.id)).map((m) => m.text)).toEqual(['The lighthouse plan, step one', 'Back to the lighthouse plan', expect.stringContaining('echo:Back to the lighthouse plan')])
+    expect((await listOf(user, '?archived=true')).map((c) => c.id)).toEqual([second!.id])
+    expect(await openCount(user)).toBe(CONVERSATIONS_PER_USER_MAX)
+
+    const t = new Date().toISOString()
+    const saved = await call(app, user, { method: 'PUT', url: `/api/conversations/${second!.id}/content`, payload: { content: [{ id: 'back', text: 'Me again', sender: 'user', timestamp: t }] } })
+    expect(saved.statusCode, saved.body).toBe(200)
+    expect(ConversationSummarySchema.parse(saved.json()).archivedAt).toBeNull()
+    expect((await listOf(user, '?archived=true')).map((c) => c.id)).toEqual([third!.id])
+    expect(await openCount(user)).toBe(CONVERSATIONS_PER_USER_MAX)
   })
 
   it('reads a conversation a page at a time: the newest 50, then those before a message id', async () => {
@@ -441,7 +547,7 @@ describe('sending messages to Vapi (the fake)', () => {
     const vb = (b!.assistantOverrides as { variableValues: Record<string, string> }).variableValues
     for (const values of [va, vb]) {
       expect(Object.keys(values).sort()).toEqual(
-        ['dailyCallTime', 'email', 'firstName', 'goals', 'goalsSummary', 'phoneNumber', 'timestamp', 'timezone', 'userId', 'userName'].sort(),
+        ['coachBrief', 'dailyCallTime', 'email', 'firstName', 'goals', 'goalsSummary', 'phoneNumber', 'timestamp', 'timezone', 'userId', 'userName'].sort(),
       )
       expect(values).toMatchObject({ userId: user.user.id, userName: 'Dana Whitfield', firstName: 'Dana', email: user.user.email, timezone: 'America/New_York' })
     }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CoachSessionsResponseSchema, HoldResponseSchema, MemberSessionsResponseSchema, SessionResponseSchema, SlotsResponseSchema } from '#common/coach-sessions'
 import { createSession } from '#server/auth/session'
 import { buildApp } from '#server/app'
-import { coachAvailability, coachProfiles, coachSessions, profiles, textMessages } from '#server/db/schema'
+import { coachAvailability, coachProfiles, coachSessions, memoryEpisodes, profiles, textMessages } from '#server/db/schema'
 import { testConfig } from '../helpers/app'
 import { fakeClock } from '../helpers/clock'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -329,5 +329,22 @@ describe('white-glove onboarding', () => {
     expect(bad.json().error.field).toBe('dailyCallTime')
     // A member cannot use it.
     expect((await put(member.headers, member.user.id, { goal90Days: 'Mine' })).statusCode).toBe(404)
+  })
+})
+
+describe("the coach's memory (docs/decisions/083)", () => {
+  it("keeps the coach's summary of a session, with what was agreed, as an episode the next brief reads; once", async () => {
+    clock.set(new Date('2027-04-05T12:00:00Z'))
+    const member = await eliteMember('Mira Stone', 'America/New_York')
+    const [slot] = (await slotsOf(member)).slots
+    const session = await book(member, slot!.startsAt)
+    clock.set(new Date(new Date(slot!.startsAt).getTime() + 50 * MINUTE))
+    await app.services.coachSessions.coach.complete(dana.user.id, session.id, { summary: 'We mapped out the half marathon.', commitments: ['Run 3 times', 'Sleep by 11'] })
+    const episodes = await database.db.select().from(memoryEpisodes).where(eq(memoryEpisodes.userId, member.user.id))
+    expect(episodes.map((episode) => [episode.channel, episode.sourceId, episode.summary, episode.occurredAt.toISOString()])).toEqual([
+      ['coach_session', session.id, 'We mapped out the half marathon. Agreed: Run 3 times; Sleep by 11.', new Date(slot!.startsAt).toISOString()],
+    ])
+    const brief = await app.services.memory.brief(member.user.id)
+    expect(brief!.text).toContain('1-on-1 with their human coach: We mapped out the half marathon. Agreed: Run 3 times; Sleep by 11.')
   })
 })

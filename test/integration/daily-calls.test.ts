@@ -8,7 +8,7 @@ import { connect } from 'node:net'
 import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { coachSessions, coachingCallEvents, coachingCalls, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
+import { coachSessions, coachingCallEvents, coachingCalls, memoryEpisodes, memoryFacts, profiles, subscribers, vapiWebhookEvents } from '#server/db/schema'
 import { UNAUTHENTIC_PER_MINUTE } from '#server/routes/webhooks-vapi'
 import type { FakeVapi } from '../fakes/vapi'
 import { vapiResources } from '../fakes/vapi-resources'
@@ -95,6 +95,45 @@ describe('a daily call', () => {
     await advanceTo(at('2026-06-15T13:59:59Z'))
     await advanceTo(at('2026-06-15T14:00:00Z'))
     expect(dialsTo(phone)[0]!.assistantOverrides?.variableValues).toMatchObject({ lastCoachSession: 'June 12: Planned the half marathon. Agreed: Run 3 times; Sleep by 11.' })
+  })
+
+  it('carries the coach brief (docs/decisions/083): what a chat taught is in the call, and what the call learned joins the memory with its report', async () => {
+    const { user, phone } = await person({
+      time: '10:00',
+      scenario: {
+        name: 'answered',
+        result: {
+          factsLearned: [{ statement: 'Is training for a 10k in April', subject: 'fitness', stated: true }],
+          factsChanged: [{ previous: 'Her daughter starts school on Monday', statement: 'Her daughter starts school on Wednesday', subject: 'family', stated: true }],
+        },
+      },
+    })
+    await h.app.services.memory.record({
+      userId: user.id,
+      channel: 'chat',
+      sourceId: '6c0e7c1e-31c4-4a39-9c8e-0d3b5b0f2d11',
+      key: '6c0e7c1e-31c4-4a39-9c8e-0d3b5b0f2d11:m1',
+      occurredAt: '2026-06-14T20:00:00Z',
+      summary: 'They talked about the week ahead.',
+      learned: [{ statement: 'Her daughter starts school on Monday', subject: 'family', stated: true }],
+      changed: [],
+    })
+    await advanceTo(at('2026-06-15T13:59:59Z'))
+    await advanceTo(at('2026-06-15T14:00:00Z'))
+    const brief = String(dialsTo(phone)[0]!.assistantOverrides?.variableValues?.coachBrief)
+    expect(brief).toContain('Her daughter starts school on Monday')
+    expect(brief).toContain('They talked about the week ahead.')
+    await advanceTo(at('2026-06-15T14:10:00Z'))
+    const [call] = await callsOf(user.id)
+    expect(call!.completionStatus).toBe('completed')
+    const facts = await h.database.db.select().from(memoryFacts).where(eq(memoryFacts.userId, user.id))
+    const current = facts.filter((fact) => fact.validTo === null).map((fact) => [fact.statement, fact.sourceChannel, fact.sourceId])
+    expect(current.sort()).toEqual([
+      ['Her daughter starts school on Wednesday', 'call', call!.id],
+      ['Is training for a 10k in April', 'call', call!.id],
+    ])
+    const [episode] = await h.database.db.select().from(memoryEpisodes).where(and(eq(memoryEpisodes.userId, user.id), eq(memoryEpisodes.channel, 'call')))
+    expect(episode).toMatchObject({ sourceId: call!.id, summary: call!.summary })
   })
 
   it('gives Premium two calls a day (the evening check-in at 7:00 PM by default) and a goal session first in the month', async () => {

@@ -82,6 +82,7 @@ function paidRequests({ conversationId, callId, commitmentId }: Ids): Array<{ ro
         payload: { text: 'And stream it', id: randomUUID() },
       },
     },
+    { route: 'POST /api/conversations/:id/reopen', request: { method: 'POST', url: at('/api/conversations/:id/reopen') } },
     { route: 'DELETE /api/conversations/:id', request: { method: 'DELETE', url: at('/api/conversations/:id') } },
     // The voice gateway's socket: through the guard, a plain GET (no upgrade) answers 426.
     { route: 'GET /api/voice', request: { method: 'GET', url: '/api/voice' } },
@@ -106,6 +107,12 @@ function paidRequests({ conversationId, callId, commitmentId }: Ids): Array<{ ro
     { route: 'POST /api/coach/sessions/holds', request: { method: 'POST', url: '/api/coach/sessions/holds', payload: { startsAt: '2030-01-07T16:00:00Z' } } },
     { route: 'POST /api/coach/sessions/holds/:holdId/confirm', request: { method: 'POST', url: `/api/coach/sessions/holds/${randomUUID()}/confirm` } },
     { route: 'POST /api/coach/sessions/:sessionId/cancel', request: { method: 'POST', url: `/api/coach/sessions/${randomUUID()}/cancel` } },
+    // What the coach remembers (docs/decisions/083): the fact ids are no one's, so through the guard they answer 404.
+    { route: 'GET /api/memory', request: { method: 'GET', url: '/api/memory' } },
+    { route: 'PUT /api/memory/pause', request: { method: 'PUT', url: '/api/memory/pause', payload: { paused: false } } },
+    { route: 'PATCH /api/memory/facts/:factId', request: { method: 'PATCH', url: `/api/memory/facts/${randomUUID()}`, payload: { statement: 'Runs on Sundays' } } },
+    { route: 'DELETE /api/memory/facts/:factId', request: { method: 'DELETE', url: `/api/memory/facts/${randomUUID()}` } },
+    { route: 'DELETE /api/memory', request: { method: 'DELETE', url: '/api/memory', payload: { confirm: true } } },
   ]
 }
 
@@ -208,7 +215,9 @@ describe('the paid guard', () => {
         response.statusCode < 300 ||
         (route === 'POST /api/calls/test' && code === 'CALLS_NOT_CONFIGURED') ||
         (route === 'GET /api/voice' && code === 'UPGRADE_REQUIRED') ||
-        ((route.includes('/api/coach/messages') || route.includes('/api/goal-templates') || route.includes('/api/coach/sessions')) && code === 'ELITE_REQUIRED')
+        ((route.includes('/api/coach/messages') || route.includes('/api/goal-templates') || route.includes('/api/coach/sessions')) && code === 'ELITE_REQUIRED') ||
+        (route.startsWith('PATCH /api/memory/facts') && code === 'NOT_FOUND') ||
+        (route.startsWith('DELETE /api/memory/facts') && code === 'NOT_FOUND')
       expect({ route, ok: through, cache }).toEqual({ route, ok: true, cache: response.headers['cache-control'] })
     }
   })

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { UpdateCallSchedule } from '#common/calls'
 import { CRISIS_REPLY, helpReply, OPT_OUT_QUESTION, START_REPLY, STOP_REPLY } from '#common/texts'
 import { createSession } from '#server/auth/session'
-import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, profiles, textMessages } from '#server/db/schema'
+import { coachingCallEvents, coachingCalls, consentEvents, consentStates, inboundTexts, memoryEpisodes, profiles, textMessages } from '#server/db/schema'
 import { OPT_IN_STREAMS_PER_USER } from '#server/routes/opt-in'
 import { buildTestApp } from '../helpers/app'
 import { createTestDatabase, type TestDatabase } from '../helpers/db'
@@ -513,5 +513,19 @@ describe('the opt-in screen’s stream', () => {
     } finally {
       for (const stream of streams) await stream.close()
     }
+  })
+})
+
+describe("the coach's memory (docs/decisions/083)", () => {
+  it('keeps a free-text text as an episode of the account, in the words sent; never a keyword, crisis words or an opt-out question', async () => {
+    const { user, phone } = await h.person()
+    const episodes = () => database.db.select().from(memoryEpisodes).where(eq(memoryEpisodes.userId, user.id))
+    for (const body of ['HELP', 'I want to kill myself', 'how do I stop these texts']) expect((await h.twilio.deliver(h.twilio.inboundParams({ from: phone, body }))).status).toBe(200)
+    expect(await episodes()).toEqual([])
+    const params = h.twilio.inboundParams({ from: phone, body: 'Did the walk today, knee   feels better!' })
+    expect((await h.twilio.deliver(params)).status).toBe(200)
+    // Twilio's retry of the same message adds nothing.
+    expect((await h.twilio.deliver(params)).status).toBe(200)
+    expect((await episodes()).map((episode) => [episode.channel, episode.sourceId, episode.summary])).toEqual([['text', params.MessageSid, 'They texted: “Did the walk today, knee feels better!”']])
   })
 })

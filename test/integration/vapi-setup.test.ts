@@ -3,6 +3,7 @@ import { promisify } from 'node:util'
 import { VapiClient } from '@vapi-ai/server-sdk'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { LIFE_AREAS } from '#common/domain'
+import { MEMORY_SUBJECTS } from '#common/memory'
 import {
   CALL_REPORT_OUTPUT,
   COACH_ASSISTANT_NAME,
@@ -60,7 +61,10 @@ describe('npm run vapi:setup', () => {
     const output = resources.structuredOutputs.get(first.structuredOutput.id)!
     expect(output).toMatchObject({ name: CALL_REPORT_OUTPUT, type: 'ai', schema: { type: 'object' } })
     const properties = (output.schema as { properties: Record<string, Record<string, unknown>> }).properties
-    expect(Object.keys(properties)).toEqual(['areasDiscussed', 'summary', 'mood', 'energy', 'commitments', 'commitmentsReviewed'])
+    expect(Object.keys(properties)).toEqual(['areasDiscussed', 'summary', 'mood', 'energy', 'commitments', 'commitmentsReviewed', 'factsLearned', 'factsChanged'])
+    // What the coach's memory keeps (docs/decisions/083): each fact with its subject and whether the person said it.
+    expect(properties.factsLearned!.items).toMatchObject({ type: 'object', required: ['statement', 'subject', 'stated'], properties: { subject: { type: 'string', enum: [...MEMORY_SUBJECTS] } } })
+    expect(properties.factsChanged!.items).toMatchObject({ type: 'object', required: ['previous', 'statement', 'subject', 'stated'] })
     expect(properties.areasDiscussed!.items).toEqual({ type: 'string', enum: [...LIFE_AREAS] })
     // The next call's review of the open commitments it was given: by number and words, kept or missed.
     expect(properties.commitmentsReviewed!.items).toMatchObject({ type: 'object', required: ['commitment', 'outcome'], properties: { outcome: { type: 'string', enum: ['kept', 'missed'] } } })

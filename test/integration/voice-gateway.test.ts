@@ -603,6 +603,81 @@ describe('a voice call', () => {
 
 // ---- caps --------------------------------------------------------------------------------------
 
+describe('a voice call started from a conversation (docs/decisions/084)', () => {
+  /** A conversation of the user's with two typed lines, created through the API. */
+  async function typedConversation(headers: Record<string, string>): Promise<string> {
+    const typed = (id: string, text: string, minute: number) => ({ id, text, sender: 'user', timestamp: new Date(Date.UTC(2026, 5, 15, 13, minute)).toISOString() })
+    const response = await app.inject({ method: 'POST', url: '/api/conversations', headers, payload: { content: [typed('t1', 'Typed before the call', 0), typed('t2', 'And one more typed line', 1)] } })
+    expect(response.statusCode, response.body).toBe(201)
+    return (response.json() as { id: string }).id
+  }
+
+  it('writes its transcript into that conversation, after the typed lines, each spoken line marked; an archived one is reopened', async () => {
+    const { user, headers } = await paidUser()
+    const id = await typedConversation(headers)
+    await database.db.update(conversations).set({ archivedAt: clock.now() }).where(eq(conversations.id, id))
+    const client = await open(headers)
+    const connected = fake.transport.connected()
+    client.send({ type: 'start', v: 1, conversationId: id })
+    await client.next('status', (m) => m.status === 'listening')
+    const callId = await connected
+    await client.next('transcript', (m) => m.role === 'assistant' && m.final)
+    await fake.transport.idle(callId)
+    speak(client)
+    await client.next('transcript', (m) => m.role === 'assistant' && m.final && m.text.startsWith('echo:'))
+    await fake.transport.idle(callId)
+    const fromTyped = client.messages.length
+    client.send({ type: 'text', text: 'Typed into the call' })
+    await client.next('transcript', (m) => m.role === 'assistant' && m.final && m.text === 'echo:Typed into the call', fromTyped)
+    await fake.transport.idle(callId)
+    client.send({ type: 'end' })
+    expect(await endedOf(client)).toEqual({ type: 'ended', reason: 'user-ended', conversationId: id })
+
+    // One conversation: the typed lines kept first, the call's after them, spoken ones marked.
+    const rows = await database.db.select().from(conversations).where(eq(conversations.userId, user.id))
+    expect(rows.map((row) => row.id)).toEqual([id])
+    expect(rows[0]!.content.map((m) => [m.sender, m.text, m.spoken ?? false])).toEqual([
+      ['user', 'Typed before the call', false],
+      ['user', 'And one more typed line', false],
+      ['ai', "Hi Test, it's your AI coach from Momentum Coach. What would you like to work on today?", true],
+      ['user', 'I want to work on my fitness this week.', true],
+      ['ai', 'echo:I want to work on my fitness this week.', true],
+      // Typed into the call: not spoken; the assistant answered by voice.
+      ['user', 'Typed into the call', false],
+      ['ai', 'echo:Typed into the call', true],
+    ])
+    // The title stays the text chat's; the call reopened it.
+    expect(rows[0]!.title).toBe('Typed before the call...')
+    expect(rows[0]!.archivedAt).toBeNull()
+    // Read back through the API, the marks are there.
+    const read = await app.inject({ method: 'GET', url: `/api/conversations/${id}`, headers })
+    expect((read.json() as { content: { spoken?: boolean }[] }).content.map((m) => m.spoken === true)).toEqual([false, false, true, true, true, false, true])
+  })
+
+  it("refuses another user's conversation (or one that does not exist) as not found, before Vapi is asked; nothing is written", async () => {
+    const owner = await paidUser()
+    const theirs = await typedConversation(owner.headers)
+    const { user, headers } = await paidUser()
+    const client = await open(headers)
+    for (const conversationId of [theirs, '6c5b0a52-4f86-4a3c-9f4e-0a0d9c9a4c11']) {
+      const from = client.messages.length
+      client.send({ type: 'start', v: 1, conversationId })
+      expect(await client.next('error', () => true, from)).toEqual({ type: 'error', code: 'NOT_FOUND', message: 'Conversation not found' })
+    }
+    // No call began: no `connecting`, no `ended`, nothing at Vapi, no row, no conversation.
+    expect(client.messages.filter((m) => m.type === 'status' || m.type === 'ended')).toEqual([])
+    expect(fake.requestsTo('POST', '/call')).toHaveLength(0)
+    expect(await callRows(user.id)).toEqual([])
+    expect(await database.db.select().from(conversations).where(eq(conversations.userId, user.id))).toEqual([])
+    const [kept] = await database.db.select().from(conversations).where(eq(conversations.id, theirs))
+    expect(kept!.content.map((m) => m.text)).toEqual(['Typed before the call', 'And one more typed line'])
+    // The socket still serves: a call of their own goes through.
+    await startCall(client)
+    client.send({ type: 'end' })
+    expect((await endedOf(client)).reason).toBe('user-ended')
+  })
+})
+
 describe('every coaching line busy (docs/decisions/069, 070)', () => {
   it("a start with no line free reaches the browser as VOICE_LINES_BUSY with its words: no `connecting`, no call at Vapi, no row; once a call ends and gives its line back, the next start goes through", async () => {
     // This app's account has 2 lines (the app's reserve is all of it but the one a phone call keeps).

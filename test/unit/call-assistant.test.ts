@@ -99,7 +99,7 @@ describe('CallReportResult', () => {
       commitments: ['Walk on Tuesday'],
       commitmentsReviewed: [{ number: 1, commitment: 'Walk 20 minutes on Monday', outcome: 'kept' }],
     }
-    expect(CallReportResult.parse(result)).toEqual(result)
+    expect(CallReportResult.parse(result)).toEqual({ ...result, facts: { learned: [], changed: [] } })
   })
 
   it('drops unknown areas and reads titles and other spellings, each area once', () => {
@@ -168,7 +168,7 @@ describe('CallReportResult', () => {
   })
 
   it.each([null, 'a summary', ['fitness'], 42])('gives the empty report for %j', (input) => {
-    expect(CallReportResult.parse(input)).toEqual({ areasDiscussed: [], summary: null, mood: null, energy: null, commitments: [], commitmentsReviewed: [] })
+    expect(CallReportResult.parse(input)).toEqual({ areasDiscussed: [], summary: null, mood: null, energy: null, commitments: [], commitmentsReviewed: [], facts: { learned: [], changed: [] } })
   })
 
   it('finds the report among the structured outputs by name, not by id', () => {
@@ -176,7 +176,7 @@ describe('CallReportResult', () => {
       'f1b9c3a0-0000-4000-8000-000000000001': { name: 'other_output', result: { mood: 1 } },
       'f1b9c3a0-0000-4000-8000-000000000002': { name: CALL_REPORT_OUTPUT, result: { areasDiscussed: ['fun'], summary: 'Fun.', mood: 12, commitments: ['Play'] } },
     }
-    expect(findCallReport(outputs)).toEqual({ areasDiscussed: ['fun'], summary: 'Fun.', mood: 10, energy: null, commitments: ['Play'], commitmentsReviewed: [] })
+    expect(findCallReport(outputs)).toEqual({ areasDiscussed: ['fun'], summary: 'Fun.', mood: 10, energy: null, commitments: ['Play'], commitmentsReviewed: [], facts: { learned: [], changed: [] } })
     expect(findCallReport({ x: { name: 'other_output', result: {} } })).toBeNull()
     expect(findCallReport(undefined)).toBeNull()
     expect(findCallReport('nope')).toBeNull()

@@ -138,6 +138,7 @@ describe('the end-of-call report', () => {
       energy: 10,
       commitments: ['Walk 20 minutes daily'],
       commitmentsReviewed: [{ number: 1, commitment: 'Read ten pages', outcome: 'missed' }],
+      facts: { learned: [], changed: [] },
     })
   })
 

@@ -44,6 +44,7 @@ const conversation = (id: string, content: ChatMessage[], hasEarlier = false): C
   messageCount: content.length,
   createdAt: AT,
   updatedAt: AT,
+  archivedAt: null,
   content,
   hasEarlier,
 })
@@ -62,7 +63,7 @@ const opened = (content: ChatMessage[], hasEarlier = false) =>
 /** A typed message through the send's events, from start to its reply. */
 const sent = (message: ChatMessage, reply: ChatMessage, epoch: number): ChatEvent[] => [
   { type: 'send-started', message },
-  { type: 'send-stored', id: message.id },
+  { type: 'send-stored', id: message.id, epoch },
   { type: 'send-delta', text: 'Hel', epoch },
   { type: 'send-delta', text: 'lo', epoch },
   { type: 'send-replied', reply, outcome: 'appended', epoch },
@@ -318,44 +319,51 @@ describe('loading earlier messages', () => {
 })
 
 describe('a voice call in the chat (spec 2 §5)', () => {
-  const began = (from = opened([user('u1')])) => run([{ type: 'voice-began', at: AT }], from).state
+  const began = (from = opened([user('u1')])) => run([{ type: 'voice-began' }], from).state
   const transcript = (role: 'user' | 'assistant', text: string, final: boolean, id: string): ChatEvent => ({
     type: 'voice-transcript',
     transcript: { role, text, final },
     message: { id, at: AT },
   })
 
-  it('begins in a new chat, its epoch remembered', () => {
+  it('begins in the chat on screen, its thread kept and its epoch remembered (docs/decisions/084)', () => {
     const state = began()
-    expect(state).toMatchObject({ conversationId: null, voiceEpoch: 2, epoch: 2 })
-    expect(ids(state)).toEqual([])
+    expect(state).toMatchObject({ conversationId: CONVERSATION, voiceEpoch: 1, epoch: 1 })
+    expect(ids(state)).toEqual(['u1'])
     expect(state.transcripts.live).toEqual({ user: null, assistant: null })
+    // A new chat too: the call makes its conversation.
+    expect(began(initialChat(GREETING, AT))).toMatchObject({ conversationId: null, voiceEpoch: 0, epoch: 0 })
   })
 
   it('partials are the live lines; finals become voice messages, which the browser never saves', () => {
     const live = run([transcript('user', 'I want', false, 'v1'), transcript('assistant', 'Sure', false, 'v2')], began()).state
     expect(live.transcripts.live).toEqual({ user: 'I want', assistant: 'Sure' })
-    expect(ids(live)).toEqual([])
+    expect(ids(live)).toEqual(['u1'])
     const { state } = run([transcript('user', 'I want to run', true, 'v3'), transcript('assistant', 'Sure, let us plan it', true, 'v4')], live)
     expect(visibleMessages(state)).toEqual([
-      { id: 'v3', text: 'I want to run', sender: 'user', timestamp: AT, voice: true },
-      { id: 'v4', text: 'Sure, let us plan it', sender: 'ai', timestamp: AT, voice: true },
+      user('u1'),
+      { id: 'v3', text: 'I want to run', sender: 'user', timestamp: AT, voice: true, spoken: true },
+      { id: 'v4', text: 'Sure, let us plan it', sender: 'ai', timestamp: AT, voice: true, spoken: true },
     ])
     expect(state.transcripts.live).toEqual({ user: null, assistant: null })
-    expect(savable(state.messages)).toEqual([])
+    // The call's lines are never saved by the browser (u1 is the server's already).
+    expect(savable(state.messages).map((message) => message.id)).toEqual(['u1'])
     expect(saveDelay(state)).toBeNull()
   })
 
   it("typed words are shown at once, and the same words coming back as the user's transcript are not shown twice", () => {
     const { state } = run([{ type: 'voice-typed', text: '  Hello coach ', id: 't1', at: AT }, transcript('user', 'Hello coach', true, 'v1')], began())
-    expect(visibleMessages(state).map((message) => [message.id, message.text, message.voice])).toEqual([['t1', 'Hello coach', true]])
+    expect(visibleMessages(state).map((message) => [message.id, message.text, message.voice, message.spoken])).toEqual([
+      ['u1', 'said u1', undefined, undefined],
+      ['t1', 'Hello coach', true, undefined],
+    ])
     const blank = began()
     expect(nextChat(blank, { type: 'voice-typed', text: '   ', id: 't2', at: AT }).state).toBe(blank)
   })
 
   it('ends with the live lines cleared and the list refreshed; the saved conversation opens while the call is on screen', () => {
     const going = run([transcript('user', 'I want', false, 'v1')], began()).state
-    expect(voiceConversationToOpen(going, CONVERSATION)).toEqual({ conversationId: CONVERSATION, epoch: 2 })
+    expect(voiceConversationToOpen(going, CONVERSATION)).toEqual({ conversationId: CONVERSATION, epoch: 1 })
     expect(voiceConversationToOpen(going, null)).toBeNull()
     const { state, effects } = run([{ type: 'voice-ended' }], going)
     expect(state.voiceEpoch).toBeNull()
@@ -363,7 +371,7 @@ describe('a voice call in the chat (spec 2 §5)', () => {
     expect(refreshes(effects)).toBe(1)
     const shown = run(
       [
-        { type: 'voice-conversation-loaded', conversation: conversation(CONVERSATION, [user('s1'), ai('s2')]), epoch: 2, at: AT },
+        { type: 'voice-conversation-loaded', conversation: conversation(CONVERSATION, [user('s1'), ai('s2')]), epoch: 1, at: AT },
         { type: 'notice', text: 'Voice call ended. The conversation has been processed.', tone: 'info', id: 'n1', at: AT },
       ],
       state,
@@ -373,11 +381,13 @@ describe('a voice call in the chat (spec 2 §5)', () => {
     expect(visibleMessages(shown).at(-1)).toMatchObject({ ephemeral: true, info: true })
   })
 
-  it('after another chat was shown during the call, the saved conversation does not replace it', () => {
+  it('after another chat was shown during the call, the saved conversation does not replace it, and the call adds nothing to it', () => {
     const moved = run([{ type: 'shown', chat: { conversationId: OTHER, content: [], hasEarlier: false }, at: AT }], began()).state
     expect(voiceConversationToOpen(moved, CONVERSATION)).toBeNull()
     expect(voiceConversationToOpen(initialChat(GREETING, AT), CONVERSATION)).toBeNull()
-    expect(nextChat(moved, { type: 'voice-conversation-loaded', conversation: conversation(CONVERSATION, []), epoch: 2, at: AT }).state).toBe(moved)
+    expect(nextChat(moved, { type: 'voice-conversation-loaded', conversation: conversation(CONVERSATION, []), epoch: 1, at: AT }).state).toBe(moved)
+    expect(nextChat(moved, transcript('user', 'Still talking', true, 'v9')).state).toBe(moved)
+    expect(nextChat(moved, { type: 'voice-typed', text: 'Typed', id: 't9', at: AT }).state).toBe(moved)
     const failed = nextChat(moved, { type: 'voice-conversation-failed', error: new Error('gone') })
     expect(failed.effects).toEqual([{ type: 'log', what: 'Loading the voice conversation failed', error: 'gone' }])
     expect(toasts(failed.effects)).toEqual([])
@@ -396,5 +406,23 @@ describe("the chat's notices", () => {
     expect(planSave(state, 'now')).toBeNull()
     expect(planSendCreate(state, user('u1', 'Plan my week')).title).toBe('Plan my week...')
     expect(planSendCreate({ ...state, messages: state.messages }, { ...user('u1'), text: '   ' }).title).toBe(DEFAULT_CONVERSATION_TITLE)
+  })
+})
+
+describe('an archived conversation (docs/decisions/084)', () => {
+  const archivedChat = () =>
+    run([{ type: 'conversation-loaded', conversation: { ...conversation(CONVERSATION, [user('u1')]), archivedAt: AT }, at: AT }]).state
+
+  it('opens as archived; a message stored into it, a save, or reopening it makes it open again', () => {
+    const state = archivedChat()
+    expect(state.archived).toBe(true)
+    expect(run([{ type: 'send-started', message: user('u2') }, { type: 'send-stored', id: 'u2', epoch: 1 }], state).state.archived).toBe(false)
+    // A message stored for a chat shown before leaves this one as it is.
+    expect(run([{ type: 'send-stored', id: 'u2', epoch: 0 }], state).state.archived).toBe(true)
+    expect(run([{ type: 'saved', ids: ['u2'], created: null, epoch: 1 }], state).state.archived).toBe(false)
+    expect(run([{ type: 'reopened', conversationId: CONVERSATION }], state).state.archived).toBe(false)
+    expect(nextChat(state, { type: 'reopened', conversationId: OTHER }).state).toBe(state)
+    // Another chat shown: not archived.
+    expect(run([{ type: 'shown', chat: { conversationId: null, content: [], hasEarlier: false }, at: AT }], state).state.archived).toBe(false)
   })
 })

@@ -15,6 +15,7 @@ import { ACCOUNTS_JOBS, type AccountsJobQueue } from '#server/services/accounts'
 import { BILLING_JOBS } from '#server/services/billing'
 import { CALLS_JOBS, type CallsJobQueue } from '#server/services/calls'
 import { MAINTENANCE_JOBS } from '#server/services/maintenance'
+import { MEMORY_JOBS } from '#server/services/memory'
 import { REPORTS_JOBS, type ReportsJobQueue } from '#server/services/reports'
 import { COACH_JOBS } from '#server/services/coach'
 import { COACH_SESSIONS_JOBS } from '#server/services/coach-sessions'
@@ -99,7 +100,7 @@ export function runnerTypes(inProcess: JobRunner<RegistryJob>, bullmq: BullmqEnq
 }
 
 describe('the job contracts', () => {
-  const contracts = [ACCOUNTS_JOBS, ACCOUNT_DATA_JOBS, BILLING_JOBS, CALLS_JOBS, MAINTENANCE_JOBS, REPORTS_JOBS, SUPPORT_JOBS, COACH_JOBS, COACH_SESSIONS_JOBS, TEXTS_JOBS].flatMap((area) => Object.values(area))
+  const contracts = [ACCOUNTS_JOBS, ACCOUNT_DATA_JOBS, BILLING_JOBS, CALLS_JOBS, MAINTENANCE_JOBS, REPORTS_JOBS, SUPPORT_JOBS, COACH_JOBS, COACH_SESSIONS_JOBS, MEMORY_JOBS, TEXTS_JOBS].flatMap((area) => Object.values(area))
 
   it('gives every job of the registry its domain contract: the same name and the very same schema', () => {
     expect(JOBS.map((job) => job.name).sort()).toEqual(contracts.map((contract) => contract.name).sort())

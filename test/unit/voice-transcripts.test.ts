@@ -26,18 +26,26 @@ function memoryStore() {
   const store: VoiceConversations & { conversations: typeof conversations; opened: number } = {
     conversations,
     opened: 0,
-    async open() {
-      store.opened++
-      const id = `conversation-${++n}`
-      conversations.set(id, [])
-      return id
+    async check(_userId, id) {
+      if (!conversations.has(id)) throw new Error('not found')
     },
-    async addUser(_userId, id, text) {
-      conversations.get(id)!.push({ id: `m${conversations.get(id)!.length}`, text, sender: 'user', timestamp: new Date(1000 + conversations.get(id)!.length).toISOString() })
+    async open(userId, id) {
+      if (id) {
+        await store.check(userId, id)
+        return id
+      }
+      store.opened++
+      const created = `conversation-${++n}`
+      conversations.set(created, [])
+      return created
+    },
+    async addUser(_userId, id, text, spoken) {
+      const messages = conversations.get(id)!
+      messages.push({ id: `m${messages.length}`, text, sender: 'user', timestamp: new Date(1000 + messages.length).toISOString(), ...(spoken ? { spoken: true as const } : {}) })
     },
     async addAssistant(_userId, id, text) {
       const messages = conversations.get(id)!
-      const result = addAssistantMessage(messages, { id: `m${messages.length}`, text, sender: 'ai', timestamp: new Date(1000 + messages.length).toISOString() })
+      const result = addAssistantMessage(messages, { id: `m${messages.length}`, text, sender: 'ai', timestamp: new Date(1000 + messages.length).toISOString(), spoken: true })
       conversations.set(id, result.messages)
       return result.outcome
     },
@@ -60,12 +68,45 @@ describe("a voice call's conversation", () => {
     recorder.userFinal('My running.')
     await recorder.flush()
     expect(store.opened).toBe(1)
-    expect(store.conversations.get(recorder.conversationId!)!.map((m) => [m.sender, m.text])).toEqual([
-      ['ai', 'Hi Dana, what would you like to work on today?'],
-      ['user', 'My running.'],
-      ['ai', 'Let us plan three runs this week.'],
-      ['user', 'And stretching'],
+    expect(store.conversations.get(recorder.conversationId!)!.map((m) => [m.sender, m.text, m.spoken ?? false])).toEqual([
+      ['ai', 'Hi Dana, what would you like to work on today?', true],
+      ['user', 'My running.', true],
+      ['ai', 'Let us plan three runs this week.', true],
+      // Typed into the call: not spoken.
+      ['user', 'And stretching', false],
     ])
+  })
+
+  it('writes into the conversation it was started from, after what it holds, and creates none', async () => {
+    const store = memoryStore()
+    store.conversations.set('typed', [{ id: 't1', text: 'Typed first', sender: 'user', timestamp: new Date(1).toISOString() }])
+    const recorder = new VoiceRecorder(store, 'user-1', () => {}, 'typed')
+    recorder.assistantFinal('Hi Dana, what would you like to work on today?')
+    await recorder.flush()
+    // Nothing is written before the user says something.
+    expect(store.conversations.get('typed')).toHaveLength(1)
+    expect(recorder.conversationId).toBeNull()
+    recorder.userFinal('My running.')
+    await recorder.flush()
+    expect(store.opened).toBe(0)
+    expect(recorder.conversationId).toBe('typed')
+    expect(store.conversations.get('typed')!.map((m) => [m.text, m.spoken ?? false])).toEqual([
+      ['Typed first', false],
+      ['Hi Dana, what would you like to work on today?', true],
+      ['My running.', true],
+    ])
+  })
+
+  it("reports a conversation that is gone (or not the user's) once, and writes nothing", async () => {
+    const store = memoryStore()
+    const failures: unknown[] = []
+    const recorder = new VoiceRecorder(store, 'user-1', (error) => failures.push(error), 'missing')
+    recorder.userFinal('Hello')
+    recorder.userFinal('Anyone?')
+    await recorder.flush()
+    expect(failures).toHaveLength(1)
+    expect(recorder.conversationId).toBeNull()
+    expect(store.conversations.size).toBe(0)
   })
 
   it('leaves nothing behind when the user said nothing', async () => {

@@ -28,6 +28,7 @@ import { Route as AuthenticatedPaidChatRouteImport } from './routes/_authenticat
 import { Route as AuthenticatedPaidDashboardRouteImport } from './routes/_authenticated/_paid/dashboard'
 import { Route as AuthenticatedPaidGoalIntakeRouteImport } from './routes/_authenticated/_paid/goal-intake'
 import { Route as AuthenticatedPaidHomeRouteImport } from './routes/_authenticated/_paid/home'
+import { Route as AuthenticatedPaidMemoryRouteImport } from './routes/_authenticated/_paid/memory'
 import { Route as AuthenticatedPaidMessagesRouteImport } from './routes/_authenticated/_paid/messages'
 import { Route as AuthenticatedPaidOptInRouteImport } from './routes/_authenticated/_paid/opt-in'
 import { Route as AuthenticatedPaidProgressRouteImport } from './routes/_authenticated/_paid/progress'
@@ -136,6 +137,11 @@ const AuthenticatedPaidHomeRoute = AuthenticatedPaidHomeRouteImport.update({
   path: '/home',
   getParentRoute: () => AuthenticatedPaidRoute,
 } as any)
+const AuthenticatedPaidMemoryRoute = AuthenticatedPaidMemoryRouteImport.update({
+  id: '/memory',
+  path: '/memory',
+  getParentRoute: () => AuthenticatedPaidRoute,
+} as any)
 const AuthenticatedPaidMessagesRoute =
   AuthenticatedPaidMessagesRouteImport.update({
     id: '/messages',
@@ -219,6 +225,7 @@ export interface FileRoutesByFullPath {
   '/dashboard': typeof AuthenticatedPaidDashboardRoute
   '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/home': typeof AuthenticatedPaidHomeRoute
+  '/memory': typeof AuthenticatedPaidMemoryRoute
   '/messages': typeof AuthenticatedPaidMessagesRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
@@ -249,6 +256,7 @@ export interface FileRoutesByTo {
   '/dashboard': typeof AuthenticatedPaidDashboardRoute
   '/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/home': typeof AuthenticatedPaidHomeRoute
+  '/memory': typeof AuthenticatedPaidMemoryRoute
   '/messages': typeof AuthenticatedPaidMessagesRoute
   '/opt-in': typeof AuthenticatedPaidOptInRoute
   '/progress': typeof AuthenticatedPaidProgressRoute
@@ -282,6 +290,7 @@ export interface FileRoutesById {
   '/_authenticated/_paid/dashboard': typeof AuthenticatedPaidDashboardRoute
   '/_authenticated/_paid/goal-intake': typeof AuthenticatedPaidGoalIntakeRoute
   '/_authenticated/_paid/home': typeof AuthenticatedPaidHomeRoute
+  '/_authenticated/_paid/memory': typeof AuthenticatedPaidMemoryRoute
   '/_authenticated/_paid/messages': typeof AuthenticatedPaidMessagesRoute
   '/_authenticated/_paid/opt-in': typeof AuthenticatedPaidOptInRoute
   '/_authenticated/_paid/progress': typeof AuthenticatedPaidProgressRoute
@@ -314,6 +323,7 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/goal-intake'
     | '/home'
+    | '/memory'
     | '/messages'
     | '/opt-in'
     | '/progress'
@@ -344,6 +354,7 @@ export interface FileRouteTypes {
     | '/dashboard'
     | '/goal-intake'
     | '/home'
+    | '/memory'
     | '/messages'
     | '/opt-in'
     | '/progress'
@@ -376,6 +387,7 @@ export interface FileRouteTypes {
     | '/_authenticated/_paid/dashboard'
     | '/_authenticated/_paid/goal-intake'
     | '/_authenticated/_paid/home'
+    | '/_authenticated/_paid/memory'
     | '/_authenticated/_paid/messages'
     | '/_authenticated/_paid/opt-in'
     | '/_authenticated/_paid/progress'
@@ -534,6 +546,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedPaidHomeRouteImport
       parentRoute: typeof AuthenticatedPaidRoute
     }
+    '/_authenticated/_paid/memory': {
+      id: '/_authenticated/_paid/memory'
+      path: '/memory'
+      fullPath: '/memory'
+      preLoaderRoute: typeof AuthenticatedPaidMemoryRouteImport
+      parentRoute: typeof AuthenticatedPaidRoute
+    }
     '/_authenticated/_paid/messages': {
       id: '/_authenticated/_paid/messages'
       path: '/messages'
@@ -619,6 +638,7 @@ interface AuthenticatedPaidRouteChildren {
   AuthenticatedPaidDashboardRoute: typeof AuthenticatedPaidDashboardRoute
   AuthenticatedPaidGoalIntakeRoute: typeof AuthenticatedPaidGoalIntakeRoute
   AuthenticatedPaidHomeRoute: typeof AuthenticatedPaidHomeRoute
+  AuthenticatedPaidMemoryRoute: typeof AuthenticatedPaidMemoryRoute
   AuthenticatedPaidMessagesRoute: typeof AuthenticatedPaidMessagesRoute
   AuthenticatedPaidOptInRoute: typeof AuthenticatedPaidOptInRoute
   AuthenticatedPaidProgressRoute: typeof AuthenticatedPaidProgressRoute
@@ -634,6 +654,7 @@ const AuthenticatedPaidRouteChildren: AuthenticatedPaidRouteChildren = {
   AuthenticatedPaidDashboardRoute: AuthenticatedPaidDashboardRoute,
   AuthenticatedPaidGoalIntakeRoute: AuthenticatedPaidGoalIntakeRoute,
   AuthenticatedPaidHomeRoute: AuthenticatedPaidHomeRoute,
+  AuthenticatedPaidMemoryRoute: AuthenticatedPaidMemoryRoute,
   AuthenticatedPaidMessagesRoute: AuthenticatedPaidMessagesRoute,
   AuthenticatedPaidOptInRoute: AuthenticatedPaidOptInRoute,
   AuthenticatedPaidProgressRoute: AuthenticatedPaidProgressRoute,

@@ -19,6 +19,7 @@ import { LIFE_AREA_TITLES } from '#common/life-areas'
 import { storableText } from '#common/text'
 import { VAPI_SECRET_HEADER, VAPI_SIGNATURE_HEADER, VAPI_TIMESTAMP_HEADER } from '#common/webhooks'
 import type { ReviewedCommitment } from '#server/services/commitments'
+import { ExtractedFacts, FACTS_SCHEMA_PROPERTIES } from '#server/services/memory'
 
 /** The assistant's name in Vapi: setup finds it by this name (Vapi allows 40 characters). */
 export const COACH_ASSISTANT_NAME = 'Momentum Coach daily coach'
@@ -39,6 +40,11 @@ export const CALL_VARIABLES = [
    * commitments agreed); '' when there was none.
    */
   'lastCoachSession',
+  /**
+   * The coach brief (docs/decisions/083): what the coach remembers of them from every channel (the
+   * current facts, the last episodes, what is next), at most about 1,500 tokens; '' when none.
+   */
+  'coachBrief',
   /**
    * The open commitments from earlier calls (the most recent five), numbered from 1, one a line;
    * '' when none is open. The call's report reviews them by number (`commitmentsReviewed`).
@@ -138,6 +144,8 @@ If the call type is empty, {{firstName}} started this conversation in the app (a
 - Obstacles they named: {{obstacles}}
 - The last call's summary: {{previousCallSummary}}
 - Their last 1-on-1 session with their human coach: {{lastCoachSession}}
+- What you remember of them from your calls, chats, texts and their sessions (the newest facts replace older ones; use it naturally, never recite it):
+{{coachBrief}}
 - Their open commitments from earlier calls, numbered:
 {{openCommitments}}
 Anything blank above is unknown: do not invent it and do not point out that it is missing. If there was no last call, this is your first call together: welcome them and skip the follow-up. When there was a 1-on-1 session, build on what they agreed with their coach; never contradict the coach.
@@ -208,7 +216,7 @@ export const COACH_VOICEMAIL_MESSAGE =
 export const CALL_REPORT_OUTPUT = 'coaching_call_report'
 
 export const CALL_REPORT_DESCRIPTION =
-  'What a Momentum Coach coaching call covered: the life areas discussed, a one-paragraph summary, the person\'s mood and energy, the commitments they made for the next call, and whether they kept each open commitment from earlier calls that the coach asked about.'
+  'What a Momentum Coach coaching call covered: the life areas discussed, a one-paragraph summary, the person\'s mood and energy, the commitments they made for the next call, whether they kept each open commitment from earlier calls that the coach asked about, and the facts about them learned or changed.'
 
 /**
  * The result's JSON schema, as Vapi's structured outputs take it (JSON Schema with `minimum`,
@@ -263,6 +271,8 @@ export const CALL_REPORT_SCHEMA = {
         required: ['commitment', 'outcome'],
       },
     },
+    // What the coach's memory keeps of the call (docs/decisions/083).
+    ...FACTS_SCHEMA_PROPERTIES,
   },
   required: ['areasDiscussed', 'summary', 'commitments'],
 } as const
@@ -349,6 +359,8 @@ export const CallReportResult = z
       energy: scoreOf(result.energy),
       commitments,
       commitmentsReviewed,
+      /** The facts learned and changed, for the coach's memory. */
+      facts: ExtractedFacts.parse(result),
     }
   })
 

@@ -18,6 +18,7 @@ import { isCallableNumber } from '#server/lib/phone-numbers'
 import { coachContextJson, loadCoachContext, toCoachContext, type CoachContext } from '#server/services/chat'
 import { openCommitmentsForCall, openCommitmentsJson, openCommitmentsVariable, type AskedCommitment } from '#server/services/commitments'
 import { CALL_SERVER_MESSAGES, type CallVariables } from './assistant'
+import { buildBrief, type CoachBrief } from '#server/services/memory'
 import { callDurationLimit, type CallSlot } from './entitlements'
 import { insideAllowedWindow } from './next-fire'
 import { eligibilityOf, loadCallPerson, personColumns, toPerson, type CallPerson, type PersonRow } from './person'
@@ -116,6 +117,7 @@ function variablesOf(
   lastCoachSession: string | null,
   asked: readonly AskedCommitment[],
   call: Pick<CoachingCall, 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
+  brief: CoachBrief | null,
 ): DialVariables {
   const focus = (context?.lowestAreas ?? []).map((area) => area.title)
   // A web call (the person started it in the app) has no call type: the prompt then coaches
@@ -133,6 +135,7 @@ function variablesOf(
       obstacles: context?.obstacles ?? '',
       previousCallSummary: previousSummary ?? '',
       lastCoachSession: lastCoachSession ?? '',
+      coachBrief: brief?.text ?? '',
       openCommitments: openCommitmentsVariable(asked),
       callKind,
       maxMinutes: String(Math.round((call.maxDurationSeconds ?? 300) / 60)),
@@ -169,7 +172,7 @@ export async function callVariables(
   call: Pick<CoachingCall, 'id' | 'slot' | 'kind' | 'localDate' | 'maxDurationSeconds'>,
   now: Date,
 ): Promise<DialVariables> {
-  const context = await loadCoachContext(db, person.userId, now)
+  const [context, brief] = await Promise.all([loadCoachContext(db, person.userId, now), buildBrief(db, person.userId, now)])
   const [previous] = await db
     .select({ summary: coachingCalls.summary })
     .from(coachingCalls)
@@ -178,7 +181,7 @@ export async function callVariables(
     .limit(1)
   const asked = await openCommitmentsForCall(db, person.userId)
   const [session] = await db.select({ text: lastCoachSessionOf(person.userId) }).from(users).where(eq(users.id, person.userId)).limit(1)
-  return variablesOf(person, context, previous?.summary ?? null, session?.text ?? null, asked, call)
+  return variablesOf(person, context, previous?.summary ?? null, session?.text ?? null, asked, call, brief)
 }
 
 /**
@@ -559,18 +562,19 @@ async function placeCallTry(deps: DiallerDeps, request: PlaceCallRequest, timing
   let person: CallPerson | null = null
   let variables: DialVariables | null = null
   if (!request.callId && request.localDate) {
-    const read = await readForDial(db, request.userId, request.localDate, now)
+    // The coach brief (the memory's own reads) alongside the one statement, not after it.
+    const [read, brief] = await Promise.all([readForDial(db, request.userId, request.localDate, now), buildBrief(db, request.userId, now)])
     if (!read) return 'no_user'
     person = read.person
     const call = { slot: request.slot, localDate: request.localDate, kind: 'check_in' as const, maxDurationSeconds: null }
-    const { phone, askedCommitmentIds } = variablesOf(read.person, read.context, read.previousSummary, read.lastCoachSession, read.asked, call)
+    const { phone, askedCommitmentIds } = variablesOf(read.person, read.context, read.previousSummary, read.lastCoachSession, read.asked, call, brief)
     // Prepared ahead (the tick enqueues the job a little before the instant): claimed and built
     // now, parked, and dialled at the instant with nothing left to do but ask Vapi.
     const prepared = timing.waitUntil !== undefined && request.dueAt.getTime() > now.getTime()
     const dialAt = prepared ? request.dueAt : now
     claimed = await insertClaim(db, { request: { ...request, localDate: request.localDate }, person, goalSessionOwed: read.goalSessionOwed, phone, askedCommitmentIds, now, dialAt })
     if (claimed && 'call' in claimed) {
-      variables = variablesOf(read.person, read.context, read.previousSummary, read.lastCoachSession, read.asked, claimed.call)
+      variables = variablesOf(read.person, read.context, read.previousSummary, read.lastCoachSession, read.asked, claimed.call, brief)
       if (prepared && variables.phone) {
         const instant = await atTheInstant(deps, claimed.call, timing.waitUntil!)
         if (instant === null) return 'skipped'

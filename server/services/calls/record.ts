@@ -11,6 +11,7 @@ import { isUuid } from '#common/uuid'
 import type { DbExecutor } from '#server/db/client'
 import { coachingCallEvents, coachingCalls, type CoachingCall } from '#server/db/schema'
 import { applyReportCommitments, type ReviewedCommitment } from '#server/services/commitments'
+import { applyRecord, type Extracted } from '#server/services/memory'
 import { insideAllowedWindow, localDateOf } from './next-fire'
 
 /** Live statuses in the order a call goes through them; every final status ranks above them. */
@@ -87,6 +88,8 @@ export type EndOfCallReport = {
   commitments: string[]
   /** The open commitments the call asked about: kept or missed (matched against `askedCommitmentIds`). */
   commitmentsReviewed: ReviewedCommitment[]
+  /** The facts the call learned or changed, for the coach's memory (docs/decisions/083). */
+  facts?: Extracted | undefined
 }
 
 /** What a webhook or a GET says about a call. */
@@ -246,6 +249,17 @@ export async function applyObservation(tx: DbExecutor, observation: CallObservat
     if (report.endedReason && !call.endedReason && !set.endedReason) set.endedReason = report.endedReason
     // The commitments made become open rows; the open ones the call asked about are settled.
     const settled = await applyReportCommitments(tx, { call, made: report.commitments, reviewed: report.commitmentsReviewed, at: report.endedAt ?? observation.at, now: deps.now })
+    // The call's episode and facts join the coach's memory with the report, once (the call is its key).
+    await applyRecord(tx, {
+      userId: call.userId,
+      channel: call.slot === 'web' ? 'voice' : 'call',
+      sourceId: call.id,
+      key: call.id,
+      occurredAt: (report.endedAt ?? observation.at).toISOString(),
+      summary: report.summary,
+      learned: report.facts?.learned ?? [],
+      changed: report.facts?.changed ?? [],
+    })
     events.push({
       type: 'report',
       at: report.endedAt ?? observation.at,

@@ -119,6 +119,7 @@ export function reportOf(source: Record<string, unknown>): EndOfCallReport {
     energy: result?.energy ?? null,
     commitments: result?.commitments ?? [],
     commitmentsReviewed: result?.commitmentsReviewed ?? [],
+    facts: result?.facts,
   }
 }
 

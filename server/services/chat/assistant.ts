@@ -16,6 +16,8 @@ export type AssistantTurn = {
   /** The provider chat id of the previous turn (Vapi chains on it), or null. */
   previousChatId: string | null
   context: CoachContext
+  /** The coach brief (docs/decisions/083), when the memory is wired. */
+  brief?: string | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -32,7 +34,7 @@ export function createVapiAssistant(client: VapiChatClient): Assistant {
       const request: ChatRequest = {
         input: turn.input,
         previousChatId: turn.previousChatId,
-        variableValues: toVariableValues(turn.context),
+        variableValues: { ...toVariableValues(turn.context), coachBrief: turn.brief ?? '' },
         signal: turn.signal,
       }
       const result = onDelta ? await client.streamChat(request, onDelta) : await client.createChat(request)

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, count, desc, eq, ilike, or, sql } from 'drizzle-orm'
+import { and, desc, eq, ilike, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm'
 import {
   CONVERSATION_LIST_LIMIT,
   CONVERSATION_MESSAGES_MAX,
@@ -16,6 +16,7 @@ import {
   utf8Length,
   type ChatMessage,
   type Conversation,
+  type ConversationListFilter,
   type ConversationQuery,
   type ConversationSummary,
   type SavedMessage,
@@ -35,8 +36,11 @@ import { coachContextJson, toCoachContext, type CoachContext } from './coach-con
  * A conversation holds its messages in order (content, a JSON array); each message sent is stored
  * when it is sent, each reply when it has arrived, so history survives any failure. Clients save
  * only the user's own messages; every assistant reply is stored by the server (docs/decisions/026).
- * Sizes are bounded (messages and text bytes per conversation, conversations per user) and checked
- * before any merging; reads return one page of messages.
+ * Sizes are bounded (messages and text bytes per conversation, open conversations per user) and
+ * checked before any merging; reads return one page of messages. A user keeps at most
+ * CONVERSATIONS_PER_USER_MAX open conversations: one more (created, or reopened) archives the least
+ * recently updated open ones in the same transaction (docs/decisions/084). Archived ones keep their
+ * messages, are found by the search, and writing into one (a message, a save, a voice call) reopens it.
  */
 
 type ChatDeps = { db: Db; clock: Clock; assistant: Assistant; turns: ChatTurns }
@@ -57,11 +61,6 @@ const conversationFull = (field: string) =>
 
 const conversationTooLarge = (field: string) => new AppError('CONVERSATION_TOO_LARGE', undefined, { field })
 
-const tooManyConversations = () =>
-  new AppError(
-    'TOO_MANY_CONVERSATIONS',
-    `You have ${CONVERSATIONS_PER_USER_MAX} saved conversations, the most you can keep. Delete one to start a new chat.`,
-  )
 
 /** The UTF-8 bytes of a conversation's message texts, counted by the database (see textBytes). */
 const storedTextBytes = sql<number>`coalesce((select sum(octet_length(m->>'text')) from jsonb_array_elements(${conversations.content}) as m), 0)`.mapWith(Number)
@@ -76,10 +75,11 @@ const summaryColumns = {
   title: conversations.title,
   createdAt: conversations.createdAt,
   updatedAt: conversations.updatedAt,
+  archivedAt: conversations.archivedAt,
   messageCount,
 }
 
-type SummaryRow = { id: string; title: string; createdAt: Date; updatedAt: Date; messageCount: number }
+type SummaryRow = { id: string; title: string; createdAt: Date; updatedAt: Date; archivedAt: Date | null; messageCount: number }
 
 const toSummary = (row: SummaryRow): ConversationSummary => ({
   id: row.id,
@@ -87,16 +87,18 @@ const toSummary = (row: SummaryRow): ConversationSummary => ({
   messageCount: row.messageCount,
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
+  archivedAt: row.archivedAt?.toISOString() ?? null,
 })
 
 /** `%`, `_` and `\` match themselves. */
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, '\\$&')
 
 /**
- * The user's conversations, newest `updated_at` first. With `search`, only those whose title or
- * any message text contains it (case-insensitive).
+ * The user's conversations, newest `updated_at` first: the open ones, the archived ones, or all
+ * (`filter`). With `search`, only those whose title or any message text contains it
+ * (case-insensitive).
  */
-export async function listConversations(db: Db, userId: string, search?: string): Promise<ConversationSummary[]> {
+export async function listConversations(db: Db, userId: string, search: string | undefined, filter: ConversationListFilter): Promise<ConversationSummary[]> {
   const term = search?.trim()
   const pattern = term ? `%${escapeLike(term)}%` : undefined
   const rows = await db
@@ -105,6 +107,7 @@ export async function listConversations(db: Db, userId: string, search?: string)
     .where(
       and(
         eq(conversations.userId, userId),
+        filter === 'open' ? isNull(conversations.archivedAt) : filter === 'archived' ? isNotNull(conversations.archivedAt) : undefined,
         pattern
           ? or(
               ilike(conversations.title, pattern),
@@ -148,6 +151,7 @@ export async function getConversation(db: DbExecutor, userId: string, id: string
       title: located.title,
       createdAt: located.createdAt,
       updatedAt: located.updatedAt,
+      archivedAt: located.archivedAt,
       messageCount: located.messageCount,
       end: located.end,
       page: sql<ChatMessage[]>`(select coalesce(jsonb_agg(t.m order by t.i), '[]'::jsonb) from jsonb_array_elements(${located.content}) with ordinality as t(m, i) where t.i > ${located.end} - ${limit}::int and t.i <= ${located.end})`,
@@ -168,11 +172,75 @@ const newestPage = (summary: ConversationSummary, messages: readonly ChatMessage
 // ---------------------------------------------------------------------------------------------
 // Writing
 
+/** Serialises what changes how many open conversations a user has (creates, reopens) until the transaction ends. */
+async function lockOpenConversations(tx: DbExecutor, userId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`conversations:${userId}`}))`)
+}
+
+/**
+ * Makes room for one more open conversation (the lock held): every open one but the newest
+ * CONVERSATIONS_PER_USER_MAX - 1 (`except` not counted) is archived, least recently updated first.
+ */
+async function makeRoom(tx: DbExecutor, userId: string, now: Date, except?: string): Promise<void> {
+  const beyond = tx
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.userId, userId), isNull(conversations.archivedAt), except ? ne(conversations.id, except) : undefined))
+    .orderBy(desc(conversations.updatedAt), desc(conversations.id))
+    .offset(CONVERSATIONS_PER_USER_MAX - 1)
+  await tx.update(conversations).set({ archivedAt: now }).where(inArray(conversations.id, beyond))
+}
+
+/**
+ * Reopens an archived conversation whose row this transaction has already changed (its row lock
+ * is taken before the user's lock, on every path): it is open again, and room is made for it.
+ */
+async function reopened(tx: DbExecutor, userId: string, id: string, now: Date): Promise<void> {
+  await tx.update(conversations).set({ archivedAt: null }).where(eq(conversations.id, id))
+  await lockOpenConversations(tx, userId)
+  await makeRoom(tx, userId, now, id)
+}
+
+/**
+ * Reopens an archived conversation (the "Reopen" button): open again, moved to the top of the list
+ * (`updated_at`), and the least recently updated open one archived if the cap is reached. An open
+ * conversation is left as it is.
+ */
+export async function reopenConversation(db: Db, userId: string, id: string, now: Date): Promise<ConversationSummary> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(conversations)
+      .set({ archivedAt: null, updatedAt: now })
+      .where(and(eq(conversations.id, id), eq(conversations.userId, userId), isNotNull(conversations.archivedAt)))
+      .returning(summaryColumns)
+    if (row) {
+      await reopened(tx, userId, id, now)
+      return toSummary(row)
+    }
+    const [open] = await tx
+      .select(summaryColumns)
+      .from(conversations)
+      .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    if (!open) throw conversationNotFound()
+    return toSummary(open)
+  })
+}
+
+/** Throws "not found" unless the conversation is the user's (a voice call checks the one it was started from). */
+export async function assertOwnConversation(db: DbExecutor, userId: string, id: string): Promise<void> {
+  const [row] = await db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+  if (!row) throw conversationNotFound()
+}
+
 /**
  * Saves a new conversation: with the given title, else the title rule applied to its
  * messages (the user's own; ids unique, placed by time). A user keeps at most
- * CONVERSATIONS_PER_USER_MAX conversations: creates of one user are serialised by a lock, so two at
- * once cannot pass the limit together.
+ * CONVERSATIONS_PER_USER_MAX open conversations: the least recently updated ones beyond it are
+ * archived in the same transaction. Creates of one user are serialised by a lock, so two at once
+ * cannot pass the cap together.
  */
 export async function createConversation(
   db: Db,
@@ -185,9 +253,8 @@ export async function createConversation(
   if (textBytes(messages) > CONVERSATION_TEXT_BYTES_MAX) throw conversationTooLarge('content')
   const title = input.title ?? titleFromMessages(messages)
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`conversations:${userId}`}))`)
-    const [kept] = await tx.select({ n: count() }).from(conversations).where(eq(conversations.userId, userId))
-    if ((kept?.n ?? 0) >= CONVERSATIONS_PER_USER_MAX) throw tooManyConversations()
+    await lockOpenConversations(tx, userId)
+    await makeRoom(tx, userId, now)
     const [row] = await tx
       .insert(conversations)
       .values({ userId, title, content: messages, createdAt: now, updatedAt: now })
@@ -211,7 +278,8 @@ export async function renameConversation(db: Db, userId: string, id: string, tit
  * repeated or stale save never duplicates or loses one), placed by time, under a row lock so
  * concurrent saves and replies never overwrite each other. First the sizes: the database answers
  * which of the ids it holds, the count and the text bytes, without sending the content; only a save
- * that fits reads the content and writes it back. `updated_at` moves only when something changed.
+ * that fits reads the content and writes it back. `updated_at` moves only when something changed;
+ * a save that adds messages to an archived conversation reopens it.
  */
 export async function saveConversationContent(
   db: Db,
@@ -246,7 +314,9 @@ export async function saveConversationContent(
       .set({ content: messages, updatedAt: now, ...(titled ? { title: titleFromMessages(messages) } : {}) })
       .where(eq(conversations.id, id))
       .returning(summaryColumns)
-    return toSummary(updated!)
+    if (!row.archivedAt) return toSummary(updated!)
+    await reopened(tx, userId, id, now)
+    return toSummary({ ...updated!, archivedAt: null })
   })
 }
 
@@ -263,7 +333,8 @@ type AppendedUserMessage = { message: ChatMessage; previousChatId: string | null
 /**
  * Appends the user's message in ONE statement, committed before the assistant is asked: only into
  * the user's own conversation, never twice under one id, never past the limits on messages and text
- * bytes (the route's paid guard has decided before).
+ * bytes (the route's paid guard has decided before). Into an archived conversation, it reopens it
+ * (so run it in a transaction: the user's lock is held until it ends).
  * The first user message of a conversation still titled 'New Conversation' also sets the title
  * rule. The same statement returns what the reply needs: the chat id to chain on, the turn, and the
  * user's coach context. When nothing was written, a second read says why (404, 409 or 413).
@@ -290,11 +361,15 @@ export async function appendUserMessage(db: DbExecutor, userId: string, id: stri
       ),
     )
     .returning({
+      archivedAt: conversations.archivedAt,
       previousChatId: conversations.previousChatId,
       turn: sql<number>`(select count(*) from jsonb_array_elements(${conversations.content}) as m where m->>'sender' = 'user')`.mapWith(Number),
       person: coachContextJson(userId),
     })
-  if (row) return { message, previousChatId: row.previousChatId, turn: row.turn, context: toCoachContext(userId, row.person, now) }
+  if (row) {
+    if (row.archivedAt) await reopened(db, userId, id, now)
+    return { message, previousChatId: row.previousChatId, turn: row.turn, context: toCoachContext(userId, row.person, now) }
+  }
 
   // Why nothing was written: not the user's (or no such) conversation, a repeated id, full, or too large.
   const [why] = await db

@@ -7,6 +7,7 @@
  * rows of one table under an exclusion constraint on (coach, [start, end + buffer)); a second
  * writer of an overlapping row gets SLOT_TAKEN from the constraint itself.
  */
+import { applyRecord } from '#server/services/memory'
 import { and, asc, eq, gt, gte, inArray, isNull, lte, min, ne, or, sql } from 'drizzle-orm'
 import { Temporal } from 'temporal-polyfill'
 import { z } from 'zod'
@@ -585,6 +586,18 @@ export function createCoachSessions(deps: CoachSessionsDeps) {
         if (session.status === 'cancelled' || session.startsAt.getTime() > now.getTime()) throw new AppError('CONFLICT', 'A summary is written once the session has started.', { field: 'sessionId' })
         await db.transaction(async (tx) => {
           await tx.update(coachSessions).set({ status: 'completed', summary: body.summary, commitments: body.commitments, updatedAt: now }).where(eq(coachSessions.id, session.id))
+          // The session joins the coach's memory as an episode (docs/decisions/083), once.
+          const agreed = body.commitments.length > 0 ? ` Agreed: ${body.commitments.join('; ')}.` : ''
+          await applyRecord(tx, {
+            userId: session.memberUserId,
+            channel: 'coach_session',
+            sourceId: session.id,
+            key: session.id,
+            occurredAt: session.startsAt.toISOString(),
+            summary: `${body.summary}${agreed}`.slice(0, 4000),
+            learned: [],
+            changed: [],
+          })
           await audit.record(tx, { actor: { kind: 'user', userId: coachId }, action: 'coach_session_updated', subjectUserId: session.memberUserId, target: { type: 'coach', id: null }, details: { change: 'summary' }, at: now })
         })
       },

@@ -18,6 +18,7 @@
  * A text from a number no account uses is answered with nothing and not stored (a STOP or START
  * from it still puts the number on the list or takes it off).
  */
+import { applyRecord } from '#server/services/memory'
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm'
 import { optInConsentText } from '#common/opt-in'
 import { CRISIS_REPLY, helpReply, isCrisisMessage, isStartWord, keywordOf, OPT_OUT_QUESTION, optOutOf, START_REPLY, STOP_REPLY, type KeywordFamily } from '#common/texts'
@@ -187,6 +188,17 @@ export async function receiveInbound(deps: { db: Db; appUrl: string; smsNumber: 
     } else if (inWords === 'unclear' && userIds.some((userId) => states.get(userId)!.texts.granted || states.get(userId)!.calls.granted)) {
       // Asked at most once a day: a person who talks about quitting sugar is not asked every time.
       if (!(await answeredWithin(tx, message.from, OPT_OUT_QUESTION, new Date(now.getTime() - OPT_OUT_QUESTION_EVERY_MS)))) reply = OPT_OUT_QUESTION
+    }
+    // Free words (no keyword, no crisis, not an opt-out question) become an episode of each account's
+    // memory (docs/decisions/083), the person's words as they sent them.
+    if (!keyword && !crisis && inWords === null) {
+      const body = message.body.replace(/\s+/g, ' ').trim()
+      const said = body.length > 600 ? `${body.slice(0, 599)}…` : body
+      if (said) {
+        for (const userId of userIds) {
+          await applyRecord(tx, { userId, channel: 'text', sourceId: message.messageSid, key: message.messageSid, occurredAt: now.toISOString(), summary: `They texted: “${said}”`, learned: [], changed: [] })
+        }
+      }
     }
     if (reply) await tx.update(inboundTexts).set({ reply }).where(eq(inboundTexts.messageSid, message.messageSid))
     return { ...result, reply }

@@ -135,21 +135,35 @@ export class VoiceCall {
   #markDone: () => void = () => {}
   readonly #done = new Promise<void>((resolve) => (this.#markDone = resolve))
 
-  constructor(ctx: CallContext, browser: BrowserSide, userId: string) {
+  readonly #conversationId: string | null
+
+  /** `conversationId`: the conversation open when the call was started (the call is written there), or null for a new one. */
+  constructor(ctx: CallContext, browser: BrowserSide, userId: string, conversationId: string | null = null) {
     this.#ctx = ctx
     this.#browser = browser
     this.#userId = userId
-    this.#recorder = new VoiceRecorder(ctx.conversations, userId, (error) => this.#recordingFailed(error))
+    this.#conversationId = conversationId
+    this.#recorder = new VoiceRecorder(ctx.conversations, userId, (error) => this.#recordingFailed(error), conversationId)
   }
 
   get live(): boolean {
     return this.#state === 'live'
   }
 
-  /** Starts the call: the user's lock, our row, Vapi's call, its socket. Never throws. */
+  /** Starts the call: the conversation it was started from checked, the user's lock, our row, Vapi's call, its socket. Never throws. */
   async start(): Promise<void> {
     const ctx = this.#ctx
     try {
+      if (this.#conversationId) {
+        // Another user's conversation (or none) is "not found", before anything is spent.
+        try {
+          await ctx.conversations.check(this.#userId, this.#conversationId)
+        } catch (error) {
+          if (!(error instanceof AppError)) ctx.log.error({ err: error }, 'voice: could not read the conversation')
+          return this.#refuse(error instanceof AppError ? error : new AppError('INTERNAL'))
+        }
+        if (this.#endReason) return void (await this.#finish())
+      }
       if (!(await ctx.locks.acquire(this.#userId, this.#owner, ctx.settings.lockTtlMs))) return this.#refuse(new AppError('VOICE_SESSION_ACTIVE'))
       this.#locked = true
       this.#renewLease()

@@ -218,7 +218,7 @@ export class VoiceConnection implements BrowserSide {
       case 'start': {
         if (!this.#env.calls) return this.#error(new AppError('VOICE_NOT_CONFIGURED'))
         if (this.#call) return this.#error(new AppError('VOICE_SESSION_ACTIVE'))
-        const call = new VoiceCall(this.#env.calls, this, this.userId)
+        const call = new VoiceCall(this.#env.calls, this, this.userId, message.conversationId ?? null)
         this.#call = call
         void call.start()
         return

@@ -1,16 +1,22 @@
 /**
  * A voice call's conversation, saved like a text one: final transcripts only (partials are for the
- * screen), under spec 2 §5's rules. A user transcript is kept only if it is non-empty and differs
- * from the previous one; the assistant's go through the chat's duplicate rules as they are stored.
- * The conversation is created at the first thing the user says (or types), so a call in which the
- * user said nothing leaves no conversation behind; the assistant's lines before it (its greeting)
- * are written first. Writes are made one after another in the order the finals came.
+ * screen), under spec 2 §5's rules, each marked spoken. A user transcript is kept only if it is
+ * non-empty and differs from the previous one; the assistant's go through the chat's duplicate
+ * rules as they are stored. The call writes into the conversation it was started from
+ * (docs/decisions/084), else into a new one created at the first thing the user says (or types),
+ * so a call in which the user said nothing leaves no conversation behind; either way nothing is
+ * written before that, and the assistant's lines before it (its greeting) are written first.
+ * Writes are made one after another in the order the finals came.
  */
 import { acceptUserTranscript } from '#common/chat'
 
 export type VoiceConversations = {
-  open(userId: string): Promise<string>
-  addUser(userId: string, conversationId: string, text: string): Promise<void>
+  /** Throws (NOT_FOUND) unless the conversation is the user's. */
+  check(userId: string, conversationId: string): Promise<void>
+  /** The conversation to write into: `conversationId` (checked again), or a new one when null. */
+  open(userId: string, conversationId: string | null): Promise<string>
+  /** `spoken`: a transcript (a line typed into the call is not). */
+  addUser(userId: string, conversationId: string, text: string, spoken: boolean): Promise<void>
   addAssistant(userId: string, conversationId: string, text: string): Promise<unknown>
 }
 
@@ -38,7 +44,10 @@ export class TranscriptRules {
 }
 
 export class VoiceRecorder {
+  /** Where the call was written, once something was. */
   conversationId: string | null = null
+  /** The conversation the call was started from (written into at the first thing the user says). */
+  readonly #target: string | null
   readonly #store: VoiceConversations
   readonly #userId: string
   readonly #onError: (error: unknown) => void
@@ -49,8 +58,9 @@ export class VoiceRecorder {
   #pendingAssistant: string[] = []
   #failed = false
 
-  constructor(store: VoiceConversations, userId: string, onError: (error: unknown) => void) {
+  constructor(store: VoiceConversations, userId: string, onError: (error: unknown) => void, target: string | null = null) {
     this.#store = store
+    this.#target = target
     this.#userId = userId
     this.#onError = onError
   }
@@ -58,13 +68,13 @@ export class VoiceRecorder {
   /** A final user transcript. */
   userFinal(text: string): void {
     const kept = this.#rules.user(text)
-    if (kept) this.#user(kept)
+    if (kept) this.#user(kept, true)
   }
 
   /** A message the user typed into the call (not a transcript: only its blankness is checked). */
   typed(text: string): void {
     const kept = text.trim()
-    if (kept) this.#user(kept)
+    if (kept) this.#user(kept, false)
   }
 
   /** A final assistant transcript. */
@@ -85,16 +95,16 @@ export class VoiceRecorder {
     return this.#chain
   }
 
-  #user(text: string): void {
+  #user(text: string, spoken: boolean): void {
     this.#userSeen = true
     this.#enqueue(async () => {
       if (!this.conversationId) {
-        this.conversationId = await this.#store.open(this.#userId)
+        this.conversationId = await this.#store.open(this.#userId, this.#target)
         const greeting = this.#pendingAssistant
         this.#pendingAssistant = []
         for (const line of greeting) await this.#store.addAssistant(this.#userId, this.conversationId, line)
       }
-      await this.#store.addUser(this.#userId, this.conversationId, text)
+      await this.#store.addUser(this.#userId, this.conversationId, text, spoken)
     })
   }
 

@@ -15,6 +15,8 @@ export type ClockedAppServer = AppServer & {
   callHeld(before: string): Promise<StepInfo>
   /** Lets the calls held before `before` go on (to the next hold); resolves once what followed has run. */
   releaseCalls(before: string): Promise<void>
+  /** The next chat whose input starts with `inputStartsWith` gets `content` as the assistant's reply (FakeVapi.scriptChatReply). */
+  scriptChatReply(inputStartsWith: string, content: string): Promise<void>
 }
 
 /**
@@ -47,5 +49,6 @@ export async function startClockedAppServer(options: { start: Date; env?: Record
     holdCalls: async (before) => void (await control('POST', '/vapi/hold', { before })),
     callHeld: async (before) => (await control<{ step: StepInfo }>('POST', '/vapi/hold/reached', { before })).step,
     releaseCalls: async (before) => void (await control('POST', '/vapi/release', { before })),
+    scriptChatReply: async (inputStartsWith, content) => void (await control('POST', '/vapi/chat-replies', { inputStartsWith, content })),
   }
 }

@@ -19,6 +19,8 @@
  *                            stops waiting for a held call once it is held at the latest hold set
  *     POST /vapi/hold/reached {before} → { step }: once a call is held there
  *     POST /vapi/release {before} → lets the calls held there go on (to the next hold), and settles
+ *     POST /vapi/chat-replies {inputStartsWith, content} → the next chat whose input starts so is
+ *                            answered with `content` (a scripted memory extraction: FakeVapi.scriptChatReply)
  * The clock moves only on /advance; a job due at the current instant runs at once (see appTimers).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -130,6 +132,12 @@ const control = createServer((request, response) => {
     try {
       if (request.method === 'GET' && request.url === '/now') return send(response, 200, { now: clock.now().toISOString() })
       if (request.method === 'GET' && request.url === '/vapi/calls') return send(response, 200, { calls: fake.calls.list() })
+      if (request.method === 'POST' && request.url === '/vapi/chat-replies') {
+        const { inputStartsWith, content } = await readJson(request)
+        if (typeof inputStartsWith !== 'string' || !inputStartsWith || typeof content !== 'string') return send(response, 400, { error: 'inputStartsWith and content must be strings' })
+        fake.scriptChatReply(inputStartsWith, content)
+        return send(response, 200, { ok: true })
+      }
       if (request.url?.startsWith('/vapi/hold') || request.url === '/vapi/release') {
         const before = request.method === 'POST' ? (await readJson(request)).before : undefined
         if (typeof before !== 'string' || !before) return send(response, 400, { error: 'before must be a step label such as status-update:ended' })

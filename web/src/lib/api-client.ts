@@ -141,8 +141,9 @@ export const api = {
     request('PUT', path, schema, body, options),
   patch: <S extends z.ZodType>(path: string, body: unknown, schema: S, options?: RequestOptions) =>
     request('PATCH', path, schema, body, options),
-  delete: <S extends z.ZodType>(path: string, schema: S, options?: RequestOptions) =>
-    request('DELETE', path, schema, undefined, options),
+  /** `body`: for a deletion that must be confirmed in its body (deleting everything the coach remembers). */
+  delete: <S extends z.ZodType>(path: string, schema: S, options?: RequestOptions, body?: unknown) =>
+    request('DELETE', path, schema, body, options),
   /** A request whose answer is a file (an attachment): failures are ApiErrors as for the others. */
   download: (method: 'GET' | 'POST', path: string, options?: RequestOptions) => download(method, path, options),
 }

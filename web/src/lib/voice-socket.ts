@@ -117,9 +117,9 @@ export class VoiceSocket {
     return true
   }
 
-  /** Starts the voice call. */
-  start(): boolean {
-    return this.send({ type: 'start', v: VOICE_PROTOCOL_VERSION })
+  /** Starts the voice call, written into `conversationId` (the chat's own) or, without, into a new conversation. */
+  start(conversationId: string | null = null): boolean {
+    return this.send({ type: 'start', v: VOICE_PROTOCOL_VERSION, ...(conversationId ? { conversationId } : {}) })
   }
 
   /**

@@ -17,6 +17,7 @@ import { meQueryOptions } from '#web/features/auth/api'
 import { isPaid } from '#web/features/auth/guards'
 import { CallScheduleSettings } from '#web/features/calls/schedule-page'
 import { ConsentSection } from '#web/features/consent/consent-section'
+import { MemoryLinkSection } from '#web/features/memory/memory-link-section'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { accountQueryOptions } from './api'
 import { BillingSection } from './billing-section'
@@ -80,6 +81,7 @@ export function AccountPage() {
             <CallScheduleSettings verifyHere={false} />
             <ConsentSection />
             <UsageSection />
+            <MemoryLinkSection />
           </>
         ) : null}
 

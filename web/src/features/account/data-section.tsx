@@ -63,7 +63,7 @@ function ExportData() {
     <div className="space-y-3">
       <h3 className="text-base font-semibold">Export my data</h3>
       <p id={describedBy} className="text-sm text-muted-foreground">
-        One ZIP file: your account and profile, goals, calls with summaries, transcripts and timelines, commitments, conversations, courses and quiz answers, consent history, texts,
+        One ZIP file: your account and profile, goals, calls with summaries, transcripts and timelines, commitments, conversations, what your coach remembers, courses and quiz answers, consent history, texts,
         weekly reports, billing and sign-ins, as JSON files with a README that explains each. You can export once every 10 minutes.
       </p>
       <Button variant="outline" onClick={() => void exportData()} disabled={pending} aria-describedby={describedBy}>

@@ -26,15 +26,22 @@ import { api, ApiError, NETWORK_ERROR_MESSAGE } from '#web/lib/api-client'
 export const chatKeys = {
   all: ['conversations'] as const,
   lists: ['conversations', 'list'] as const,
-  list: (search: string) => ['conversations', 'list', search] as const,
+  list: (search: string, archived = false) => ['conversations', 'list', search, archived ? 'archived' : 'default'] as const,
   voiceConfig: ['voice', 'config'] as const,
 }
 
-export function conversationsQueryOptions(search: string) {
+/**
+ * The sidebar's list: the open conversations, or with `search` the matches among all of them
+ * (archived ones marked); `archived`: the archived ones only.
+ */
+export function conversationsQueryOptions(search: string, archived = false) {
   return queryOptions({
-    queryKey: chatKeys.list(search),
+    queryKey: chatKeys.list(search, archived),
     queryFn: async ({ signal }): Promise<ConversationSummary[]> => {
-      const query = search ? `?search=${encodeURIComponent(search)}` : ''
+      const params = new URLSearchParams()
+      if (search) params.set('search', search)
+      if (archived) params.set('archived', 'true')
+      const query = params.size > 0 ? `?${params.toString()}` : ''
       return (await api.get(`/api/conversations${query}`, ConversationListResponseSchema, { signal })).conversations
     },
     staleTime: 10_000,
@@ -60,6 +67,9 @@ export const renameConversation = (id: string, title: string): Promise<Conversat
 /** The autosave of the user's own messages: the server merges by message id. */
 export const saveConversationContent = (id: string, content: SavedMessage[]): Promise<ConversationSummary> =>
   api.put(`/api/conversations/${id}/content`, { content }, ConversationSummarySchema)
+
+/** Reopens an archived conversation (the least recently updated open one may be archived instead). */
+export const reopenConversation = (id: string): Promise<ConversationSummary> => api.post(`/api/conversations/${id}/reopen`, undefined, ConversationSummarySchema)
 
 export const deleteConversation = (id: string): Promise<void> => api.delete(`/api/conversations/${id}`, z.undefined())
 

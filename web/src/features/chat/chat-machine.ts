@@ -11,8 +11,11 @@
  * - New Chat and selecting another conversation save what is unsaved first;
  * - a conversation opens on its newest page of messages; 'Load earlier messages' adds the page
  *   before;
- * - a voice call shows in a new chat, its transcripts live (partials) and as messages (finals);
- *   the server saves the call's conversation itself, which the chat then opens.
+ * - a voice call goes on in the chat that is open (docs/decisions/084): the thread stays, the
+ *   call's transcripts are added to it live (partials) and as messages (finals, marked spoken);
+ *   the server saves them into that conversation itself (or into a new one when the chat has no
+ *   saved id yet), which the chat then opens again as saved;
+ * - an archived conversation can be opened and read; sending into it (or reopening it) reopens it.
  *
  * Showing another chat bumps the `epoch`: answers that arrive later for the old one (events that
  * carry an older epoch) leave the screen alone.
@@ -36,7 +39,8 @@ import { applyTranscript, initialTranscriptState, type TranscriptEvent, type Tra
 /**
  * A message on screen. `ephemeral` ones (the chat's own notices) are never saved; `info` marks a
  * notice that is not an error. `voice` ones were said (or typed) in a voice call: the server saves
- * the call's conversation itself, so the browser never saves them.
+ * the call's conversation itself, so the browser never saves them (`spoken` marks those said, as
+ * the server marks them when it stores them).
  */
 export type LocalMessage = ChatMessage & { ephemeral?: true; info?: true; voice?: true }
 
@@ -70,6 +74,8 @@ export function applyAssistantReply(messages: readonly LocalMessage[], reply: Ch
 export type ChatState = Readonly<{
   /** The saved conversation shown; null for a new chat the server does not have yet. */
   conversationId: string | null
+  /** The conversation shown is archived (until something is sent into it, or it is reopened). */
+  archived: boolean
   /** Everything on screen, the hidden greeting first. */
   messages: readonly LocalMessage[]
   /** The greeting's text a newly shown chat starts with. */
@@ -100,6 +106,7 @@ export type ChatState = Readonly<{
 export function initialChat(greeting: string, now: string): ChatState {
   return {
     conversationId: null,
+    archived: false,
     messages: [greetingMessage(greeting, now)],
     greeting,
     processing: false,
@@ -117,7 +124,7 @@ export function initialChat(greeting: string, now: string): ChatState {
 }
 
 /** A conversation to show: its id (null for a new chat), its page of messages, whether older ones remain. */
-export type ShownChat = { conversationId: string | null; content: readonly ChatMessage[]; hasEarlier: boolean }
+export type ShownChat = { conversationId: string | null; content: readonly ChatMessage[]; hasEarlier: boolean; archived?: boolean }
 
 const NEW_CHAT: ShownChat = { conversationId: null, content: [], hasEarlier: false }
 
@@ -144,7 +151,7 @@ export type ChatEvent =
   /** A typed message goes out (shown at once, never autosaved while it is sent). */
   | { type: 'send-started'; message: ChatMessage }
   /** The server stored the user's message. */
-  | { type: 'send-stored'; id: string }
+  | { type: 'send-stored'; id: string; epoch: number }
   /** A piece of the reply. */
   | { type: 'send-delta'; text: string; epoch: number }
   /** The reply as the server stored it, with what the duplicate rules did with it. */
@@ -153,8 +160,8 @@ export type ChatEvent =
   | { type: 'send-failed'; error: unknown; epoch: number; notice: Made }
   /** The send is over, answered or not. */
   | { type: 'send-settled'; id: string; epoch: number }
-  /** A voice call begins in a new chat. */
-  | { type: 'voice-began'; at: string }
+  /** A voice call begins in the chat on screen. */
+  | { type: 'voice-began' }
   /** A transcript of the call (`message`: the id and time a final one gets as a message). */
   | { type: 'voice-transcript'; transcript: TranscriptEvent; message: Made }
   /** A message typed into the call. */
@@ -165,6 +172,8 @@ export type ChatEvent =
   | { type: 'voice-conversation-failed'; error: unknown }
   /** One of the chat's own notices (never saved). */
   | ({ type: 'notice'; text: string; tone: 'info' | 'error' } & Made)
+  /** A conversation was reopened (no longer archived). */
+  | { type: 'reopened'; conversationId: string }
 
 export type ChatEffect =
   /** A destructive toast (every toast of the chat's own is an error). */
@@ -198,6 +207,7 @@ function show(state: ChatState, chat: ShownChat, at: string): ChatState {
     saved: new Set(chat.content.map((message) => message.id)),
     pending: new Set(),
     conversationId: chat.conversationId,
+    archived: chat.archived ?? false,
     messages: [greetingMessage(state.greeting, at), ...chat.content],
     streamingText: null,
     processing: false,
@@ -211,6 +221,7 @@ const opened = (conversation: Conversation): ShownChat => ({
   conversationId: conversation.id,
   content: conversation.content,
   hasEarlier: conversation.hasEarlier,
+  archived: conversation.archivedAt !== null,
 })
 
 const noticeMessage = (text: string, tone: 'info' | 'error', { id, at }: Made): LocalMessage => ({
@@ -222,7 +233,15 @@ const noticeMessage = (text: string, tone: 'info' | 'error', { id, at }: Made): 
   ...(tone === 'info' ? { info: true as const } : {}),
 })
 
-const voiceMessage = (sender: ChatMessage['sender'], text: string, { id, at }: Made): LocalMessage => ({ id, text, sender, timestamp: at, voice: true })
+/** A line of the call on screen: `spoken` for a transcript, not for a line typed into the call. */
+const voiceMessage = (sender: ChatMessage['sender'], text: string, { id, at }: Made, spoken: boolean): LocalMessage => ({
+  id,
+  text,
+  sender,
+  timestamp: at,
+  voice: true,
+  ...(spoken ? { spoken: true as const } : {}),
+})
 
 export function nextChat(state: ChatState, event: ChatEvent): ChatTransition {
   const current = (epoch: number) => epoch === state.epoch
@@ -240,7 +259,8 @@ export function nextChat(state: ChatState, event: ChatEvent): ChatTransition {
     case 'conversation-failed':
       return only({ ...state, loadingConversation: false }, [log('Loading the conversation failed', event.error), toast(CHAT_ERRORS.loadConversations)])
     case 'saved': {
-      const next = { ...state, saved: added(state.saved, event.ids) }
+      // The server reopens an archived conversation it saves into.
+      const next = { ...state, saved: added(state.saved, event.ids), ...(current(event.epoch) ? { archived: false } : {}) }
       return only(event.created !== null && current(event.epoch) ? { ...next, conversationId: event.created } : next, [REFRESH])
     }
     case 'save-failed':
@@ -281,7 +301,8 @@ export function nextChat(state: ChatState, event: ChatEvent): ChatTransition {
         messages: [...state.messages, event.message],
       })
     case 'send-stored':
-      return only({ ...state, saved: added(state.saved, [event.id]), pending: without(state.pending, event.id) })
+      // Stored into an archived conversation, the message reopened it.
+      return only({ ...state, saved: added(state.saved, [event.id]), pending: without(state.pending, event.id), ...(current(event.epoch) ? { archived: false } : {}) })
     case 'send-delta':
       return current(event.epoch) ? only({ ...state, streamingText: (state.streamingText ?? '') + event.text }) : unchanged(state)
     case 'send-replied': {
@@ -300,22 +321,23 @@ export function nextChat(state: ChatState, event: ChatEvent): ChatTransition {
       const next = { ...state, pending: without(state.pending, event.id) }
       return only(current(event.epoch) ? { ...next, streamingText: null, processing: false } : next, [REFRESH])
     }
-    case 'voice-began': {
-      const next = show(state, NEW_CHAT, event.at)
-      return only({ ...next, transcripts: initialTranscriptState(), voiceEpoch: next.epoch })
-    }
+    case 'voice-began':
+      // The thread stays: the call is added to the chat on screen.
+      return only({ ...state, transcripts: initialTranscriptState(), voiceEpoch: state.epoch })
     case 'voice-transcript': {
+      // Only into the call's own chat: another one shown meanwhile is left alone.
+      if (state.voiceEpoch !== state.epoch) return unchanged(state)
       const made = event.message
-      const result = applyTranscript(state.transcripts, state.messages, event.transcript, (sender, text) => voiceMessage(sender, text, made))
+      const result = applyTranscript(state.transcripts, state.messages, event.transcript, (sender, text) => voiceMessage(sender, text, made, true))
       return only({ ...state, transcripts: result.state, ...(event.transcript.final ? { messages: result.messages } : {}) })
     }
     case 'voice-typed': {
       const text = event.text.trim()
-      if (!text) return unchanged(state)
+      if (!text || state.voiceEpoch !== state.epoch) return unchanged(state)
       return only({
         ...state,
         transcripts: { ...state.transcripts, lastUserTranscript: text },
-        messages: [...state.messages, voiceMessage('user', text, event)],
+        messages: [...state.messages, voiceMessage('user', text, event, false)],
       })
     }
     case 'voice-ended':
@@ -326,6 +348,8 @@ export function nextChat(state: ChatState, event: ChatEvent): ChatTransition {
       return only(state, [log('Loading the voice conversation failed', event.error)])
     case 'notice':
       return only({ ...state, messages: [...state.messages, noticeMessage(event.text, event.tone, event)] })
+    case 'reopened':
+      return state.conversationId === event.conversationId && state.archived ? only({ ...state, archived: false }) : unchanged(state)
   }
 }
 
@@ -381,8 +405,9 @@ export function earlierCursor(state: ChatState): { conversationId: string; befor
 }
 
 /**
- * After a voice call the server saved as `conversationId`: that conversation is opened only while
- * the call's chat is still on screen (nothing else was shown since the call began).
+ * After a voice call the server saved as `conversationId` (the chat's own, or a new one when the
+ * chat had no saved id): that conversation is opened, as saved, only while the call's chat is still
+ * on screen (nothing else was shown since the call began).
  */
 export function voiceConversationToOpen(state: ChatState, conversationId: string | null): { conversationId: string; epoch: number } | null {
   if (!conversationId || state.voiceEpoch === null || state.voiceEpoch !== state.epoch) return null

@@ -1,12 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useId, useRef, useState } from 'react'
 import { CHAT_ERRORS, CHAT_TEXT, type ConversationSummary } from '#common/chat'
+import { Button } from '#web/components/ui/button'
 import { PageShell } from '#web/features/navigation/page-shell'
 import { useDocumentTitle } from '#web/components/use-document-title'
 import { toast } from '#web/lib/toast'
 import { meQueryOptions } from '#web/features/auth/api'
 import { useLogout } from '#web/features/auth/use-logout'
-import { chatKeys, conversationsQueryOptions, deleteConversation, renameConversation, voiceConfigQueryOptions } from './api'
+import { chatKeys, conversationsQueryOptions, deleteConversation, renameConversation, reopenConversation, voiceConfigQueryOptions } from './api'
 import { ChatHeader } from './components/chat-header'
 import { ChatInput } from './components/chat-input'
 import { ConversationSidebar } from './components/conversation-sidebar'
@@ -50,6 +51,8 @@ export function ChatPage() {
   const [searchInput, setSearchInput] = useState('')
   const search = useDebounced(searchInput.trim(), SEARCH_DEBOUNCE_MS)
   const list = useQuery({ ...conversationsQueryOptions(search), placeholderData: keepPreviousData })
+  const [showArchived, setShowArchived] = useState(false)
+  const archivedList = useQuery({ ...conversationsQueryOptions('', true), enabled: showArchived })
   const voiceConfig = useQuery(voiceConfigQueryOptions())
   const [voiceResponses, setVoiceResponses] = useState(readVoiceResponses)
   const voice = useVoiceCall({ chat, muted: !voiceResponses, config: voiceConfig })
@@ -98,6 +101,16 @@ export function ChatPage() {
     onError: (error) => {
       console.error('Deleting the conversation failed:', error)
       void toast({ title: CHAT_ERRORS.deleteConversation, variant: 'destructive' })
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: chatKeys.lists }),
+  })
+
+  const reopen = useMutation({
+    mutationFn: (id: string) => reopenConversation(id),
+    onSuccess: (_summary, id) => chat.reopened(id),
+    onError: (error) => {
+      console.error('Reopening the conversation failed:', error)
+      void toast({ title: CHAT_ERRORS.updateConversation, variant: 'destructive' })
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: chatKeys.lists }),
   })
@@ -152,6 +165,14 @@ export function ChatPage() {
           onSelect={(id) => void onSelect(id)}
           onRename={(id, title) => rename.mutate({ id, title })}
           onDelete={onDelete}
+          onReopen={(id) => reopen.mutate(id)}
+          archived={{
+            open: showArchived,
+            onToggle: () => setShowArchived((shown) => !shown),
+            conversations: archivedList.data,
+            loading: archivedList.isPending,
+            failed: archivedList.isError,
+          }}
           onNewChat={() => void onNewChat()}
           onLogOut={() => void logout()}
           loggingOut={loggingOut}
@@ -186,6 +207,14 @@ export function ChatPage() {
           live={chat.liveTranscripts}
         />
       </div>
+      {chat.archived && chat.conversationId ? (
+        <div className="flex items-center gap-3 border-t bg-muted px-4 py-2 text-sm text-muted-foreground">
+          <p className="flex-1">{CHAT_TEXT.archivedNotice}</p>
+          <Button variant="outline" size="sm" disabled={reopen.isPending} onClick={() => chat.conversationId && reopen.mutate(chat.conversationId)}>
+            {CHAT_TEXT.reopen}
+          </Button>
+        </div>
+      ) : null}
       {/* While listening, a typed message goes into the voice call (spec 2 §4). */}
       <ChatInput processing={chat.processing} onSend={voice.listening ? voice.sendText : chat.send} onVoice={voice.toggle} voice={voice} />
     </PageShell>

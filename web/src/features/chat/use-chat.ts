@@ -153,14 +153,19 @@ export function useChat({ greeting }: { greeting: string }) {
   const forgetConversation = useCallback((id: string) => void dispatch({ type: 'forgotten', conversationId: id, at: now() }), [dispatch])
 
   /**
-   * A voice call begins: what is unsaved here is saved first, then a new chat shows the call (the
-   * server saves the call as its own conversation). Resolves false when the save failed.
+   * A voice call begins in the chat on screen (docs/decisions/084): what is unsaved here is saved
+   * first, then the call goes on in this thread. Resolves with the conversation the call is to be
+   * written into (null: a new chat the server does not have, the call makes one), or false when
+   * the save failed.
    */
-  const beginVoiceCall = useCallback(async (): Promise<boolean> => {
+  const beginVoiceCall = useCallback(async (): Promise<{ conversationId: string | null } | false> => {
     if (!(await saveUnsaved('now'))) return false
-    dispatch({ type: 'voice-began', at: now() })
-    return true
+    dispatch({ type: 'voice-began' })
+    return { conversationId: store.current.conversationId }
   }, [dispatch, saveUnsaved])
+
+  /** A conversation was reopened (the sidebar's or the thread's 'Reopen'). */
+  const reopened = useCallback((id: string) => void dispatch({ type: 'reopened', conversationId: id }), [dispatch])
 
   /** A transcript from the voice call: partials replace the live line, finals become messages (spec 2 §5). */
   const voiceTranscript = useCallback(
@@ -217,7 +222,7 @@ export function useChat({ greeting }: { greeting: string }) {
           id,
           { id: message.id, text },
           {
-            onStored: (stored) => void dispatch({ type: 'send-stored', id: stored.id }),
+            onStored: (stored) => void dispatch({ type: 'send-stored', id: stored.id, epoch }),
             onDelta: (delta) => void dispatch({ type: 'send-delta', text: delta, epoch }),
           },
         )
@@ -236,6 +241,9 @@ export function useChat({ greeting }: { greeting: string }) {
   const shown = useMemo(() => visibleMessages(state), [state])
   return {
     conversationId,
+    /** The conversation shown is archived. */
+    archived: state.archived,
+    reopened,
     /** What the list shows: everything but the hidden greeting. */
     messages: shown,
     processing,

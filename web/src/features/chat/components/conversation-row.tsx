@@ -1,6 +1,6 @@
-import { MessageSquareIcon, PencilIcon, Trash2Icon } from 'lucide-react'
+import { ArchiveRestoreIcon, MessageSquareIcon, PencilIcon, Trash2Icon } from 'lucide-react'
 import { useRef, useState, type KeyboardEvent } from 'react'
-import type { ConversationSummary } from '#common/chat'
+import { CHAT_TEXT, type ConversationSummary } from '#common/chat'
 import { Button } from '#web/components/ui/button'
 import { Input } from '#web/components/ui/input'
 import { cn } from '#web/lib/utils'
@@ -12,6 +12,8 @@ type ConversationRowProps = {
   /** Saves a new title (already trimmed and non-blank). */
   onRename: (title: string) => void
   onDelete: () => void
+  /** Reopens it (shown for an archived conversation). */
+  onReopen: () => void
   disabled?: boolean
 }
 
@@ -19,9 +21,11 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'nu
 
 /**
  * One saved conversation in the sidebar: select it, rename it inline (Enter saves,
- * Escape cancels, leaving the field saves, an empty title is not saved) or delete it.
+ * Escape cancels, leaving the field saves, an empty title is not saved) or delete it. An archived
+ * one says so and can be reopened.
  */
-export function ConversationRow({ conversation, active, onSelect, onRename, onDelete, disabled }: ConversationRowProps) {
+export function ConversationRow({ conversation, active, onSelect, onRename, onDelete, onReopen, disabled }: ConversationRowProps) {
+  const archived = conversation.archivedAt !== null
   const [editing, setEditing] = useState(false)
   const [draft, setDraft] = useState(conversation.title)
   // Enter and Escape end the edit themselves; the blur that follows must not save again.
@@ -86,9 +90,17 @@ export function ConversationRow({ conversation, active, onSelect, onRename, onDe
           <MessageSquareIcon className="size-4 shrink-0 text-muted-foreground" aria-hidden="true" />
           <span className="min-w-0 flex-1">
             <span className="block truncate font-medium">{conversation.title}</span>
-            <span className="block text-xs text-muted-foreground">{dateFormat.format(new Date(conversation.updatedAt))}</span>
+            <span className="block text-xs text-muted-foreground">
+              {dateFormat.format(new Date(conversation.updatedAt))}
+              {archived ? ` · ${CHAT_TEXT.archived}` : null}
+            </span>
           </span>
         </button>
+        {archived ? (
+          <Button variant="ghost" size="icon" className="size-8" aria-label={`${CHAT_TEXT.reopen} "${conversation.title}"`} title={CHAT_TEXT.reopen} onClick={onReopen} disabled={disabled}>
+            <ArchiveRestoreIcon aria-hidden="true" />
+          </Button>
+        ) : null}
         <Button ref={renameButton} variant="ghost" size="icon" className="size-8" aria-label={`Rename "${conversation.title}"`} onClick={startEditing}>
           <PencilIcon aria-hidden="true" />
         </Button>

@@ -1,5 +1,6 @@
 import { Link } from '@tanstack/react-router'
-import { CircleUserRoundIcon, LogOutIcon, PlusIcon, SearchIcon, XIcon } from 'lucide-react'
+import { ArchiveIcon, ChevronDownIcon, CircleUserRoundIcon, LogOutIcon, PlusIcon, SearchIcon, XIcon } from 'lucide-react'
+import { useId } from 'react'
 import type { ConversationSummary } from '#common/chat'
 import { CHAT_TEXT } from '#common/chat'
 import { Button } from '#web/components/ui/button'
@@ -21,6 +22,15 @@ type ConversationSidebarProps = {
   onSelect: (id: string) => void
   onRename: (id: string, title: string) => void
   onDelete: (conversation: ConversationSummary) => void
+  onReopen: (id: string) => void
+  /** The 'Archived' section: shown on demand, below the open conversations. */
+  archived: {
+    open: boolean
+    onToggle: () => void
+    conversations: ConversationSummary[] | undefined
+    loading: boolean
+    failed: boolean
+  }
   onNewChat: () => void
   onLogOut: () => void
   loggingOut: boolean
@@ -28,12 +38,40 @@ type ConversationSidebarProps = {
 }
 
 /**
- * The conversation history: search, the saved conversations with their empty states,
- * New Chat and Log Out. A fixed column from the md breakpoint; below it, a drawer over an overlay.
+ * The conversation history: search (which finds archived conversations too, marked), the open
+ * conversations with their empty states, the archived ones in a section shown on demand, New Chat
+ * and Log Out. A fixed column from the md breakpoint; below it, a drawer over an overlay.
  */
 export function ConversationSidebar(props: ConversationSidebarProps) {
-  const { open, onClose, search, conversations, loading, failed } = props
+  const { open, onClose, search, conversations, loading, failed, archived } = props
   const searching = search.trim() !== ''
+  const archivedListId = useId()
+
+  const row = (conversation: ConversationSummary) => (
+    <ConversationRow
+      key={conversation.id}
+      conversation={conversation}
+      active={conversation.id === props.activeId}
+      disabled={props.busy}
+      onSelect={() => props.onSelect(conversation.id)}
+      onRename={(title) => props.onRename(conversation.id, title)}
+      onDelete={() => props.onDelete(conversation)}
+      onReopen={() => props.onReopen(conversation.id)}
+    />
+  )
+
+  let archivedBody
+  if (!archived.open) archivedBody = null
+  else if (archived.loading && !archived.conversations) archivedBody = <p className="px-4 py-3 text-center text-sm text-muted-foreground">{CHAT_TEXT.loadingArchived}</p>
+  else if (archived.failed && !archived.conversations) archivedBody = <p className="px-4 py-3 text-center text-sm text-muted-foreground">We could not load your archived conversations.</p>
+  else if (!archived.conversations || archived.conversations.length === 0)
+    archivedBody = <p className="px-4 py-3 text-center text-sm text-muted-foreground">{CHAT_TEXT.noArchived}</p>
+  else
+    archivedBody = (
+      <ul aria-label="Archived conversations" className="space-y-0.5 py-2">
+        {archived.conversations.map(row)}
+      </ul>
+    )
 
   let body
   if (loading && !conversations) body = <p className="px-4 py-6 text-center text-sm text-muted-foreground">{CHAT_TEXT.loadingConversations}</p>
@@ -53,17 +91,7 @@ export function ConversationSidebar(props: ConversationSidebarProps) {
   else
     body = (
       <ul aria-label="Conversations" className="space-y-0.5 py-2">
-        {conversations.map((conversation) => (
-          <ConversationRow
-            key={conversation.id}
-            conversation={conversation}
-            active={conversation.id === props.activeId}
-            disabled={props.busy}
-            onSelect={() => props.onSelect(conversation.id)}
-            onRename={(title) => props.onRename(conversation.id, title)}
-            onDelete={() => props.onDelete(conversation)}
-          />
-        ))}
+        {conversations.map(row)}
       </ul>
     )
 
@@ -110,8 +138,29 @@ export function ConversationSidebar(props: ConversationSidebarProps) {
         </div>
         <div className="min-h-0 flex-1 overflow-y-auto" aria-busy={loading}>
           {body}
+          {/* Searching finds archived ones among the results; otherwise they are here. */}
+          {searching ? null : (
+            <section aria-label={CHAT_TEXT.archived} className="border-t px-2 py-2">
+              <Button
+                variant="ghost"
+                size="sm"
+                className="w-full justify-start text-muted-foreground"
+                aria-expanded={archived.open}
+                aria-controls={archivedListId}
+                onClick={archived.onToggle}
+              >
+                <ArchiveIcon aria-hidden="true" />
+                <span className="flex-1 text-left">{CHAT_TEXT.archivedConversations}</span>
+                <ChevronDownIcon aria-hidden="true" className={cn('transition-transform', archived.open && 'rotate-180')} />
+              </Button>
+              <div id={archivedListId} aria-busy={archived.loading}>
+                {archivedBody}
+              </div>
+            </section>
+          )}
         </div>
         <div className="grid gap-2 border-t p-3">
+          <Link to="/memory" className="text-center text-sm text-muted-foreground underline-offset-4 hover:underline">What your coach remembers</Link>
           {/* The account page (issue 16): profile, password, sessions, schedule, billing. */}
           <Button asChild variant="ghost" className="w-full">
             <Link to="/account">

@@ -1,3 +1,4 @@
+import { MicIcon } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { CHAT_TEXT } from '#common/chat'
 import { Button } from '#web/components/ui/button'
@@ -31,10 +32,12 @@ type BubbleProps = {
   notice?: 'error' | 'info' | undefined
   /** A partial transcript, still being spoken. */
   partial?: boolean
+  /** Said in a voice call: a mic icon beside its time, and 'Spoken' for screen readers. */
+  spoken?: boolean | undefined
   as?: 'li' | 'div'
 }
 
-function Bubble({ sender, text, timestamp, notice, partial, as: Tag = 'li' }: BubbleProps) {
+function Bubble({ sender, text, timestamp, notice, partial, spoken, as: Tag = 'li' }: BubbleProps) {
   const mine = sender === 'user'
   return (
     <Tag className={cn('flex', mine ? 'justify-end' : 'justify-start')}>
@@ -52,7 +55,13 @@ function Bubble({ sender, text, timestamp, notice, partial, as: Tag = 'li' }: Bu
           {text}
         </p>
         {timestamp ? (
-          <span className={cn('mt-1 block text-right text-[0.7rem]', mine ? 'text-primary-foreground/80' : 'text-muted-foreground')}>
+          <span className={cn('mt-1 flex items-center justify-end gap-1 text-[0.7rem]', mine ? 'text-primary-foreground/80' : 'text-muted-foreground')}>
+            {spoken ? (
+              <>
+                <MicIcon className="size-3" aria-hidden="true" data-spoken="" />
+                <span className="sr-only">{CHAT_TEXT.spoken}, </span>
+              </>
+            ) : null}
             <time dateTime={timestamp}>{timeFormat.format(new Date(timestamp))}</time>
           </span>
         ) : null}
@@ -119,6 +128,7 @@ export function MessageList({ messages, streamingText, typing, loading, hasEarli
       text={message.text}
       timestamp={message.timestamp}
       notice={message.ephemeral ? (message.info ? 'info' : 'error') : undefined}
+      spoken={message.spoken}
     />
   )
   return (

@@ -178,8 +178,10 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
       return dispatch(current, { type: 'microphone-failed' })
     }
 
-    // A call is its own conversation: what is unsaved here is saved, and a new chat shows the call.
-    if (!(await chatRef.current.beginVoiceCall())) {
+    // The call goes on in the chat on screen (docs/decisions/084): what is unsaved here is saved,
+    // and the call is written into this conversation.
+    const begun = await chatRef.current.beginVoiceCall()
+    if (!begun) {
       if (live()) teardown()
       return
     }
@@ -220,7 +222,7 @@ export function useVoiceCall({ chat, muted, config }: { chat: Chat; muted: boole
       return dispatch(current, { type: 'connect-failed' })
     }
     if (!live()) return current.socket.close()
-    current.socket.start()
+    current.socket.start(begun.conversationId)
     if (mutedRef.current) current.socket.send({ type: 'mute', muted: true })
     current.timers.push(window.setTimeout(() => dispatch(current, { type: 'start-timeout' }), START_TIMEOUT_MS))
 

@@ -1,0 +1,2 @@
+ALTER TABLE "conversations" ADD COLUMN "archived_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "conversations_user_open_updated_at_idx" ON "conversations" USING btree ("user_id","updated_at") WHERE "conversations"."archived_at" is null;
