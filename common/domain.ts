@@ -62,5 +62,4 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]
 export const SATISFACTION_MIN = 1
 export const SATISFACTION_MAX = 10
 
-export const DEFAULT_PARTNER_PROGRAM = 'GENERAL'
-export const PARTNER_PROGRAM_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+export { DEFAULT_PARTNER_PROGRAM, PARTNER_PROGRAM_PATTERN } from './partner-program'

@@ -4,7 +4,7 @@
  * values are checked again where they are used: returnTo by `safeReturnTo`, partner by the
  * program pattern, token by the server.
  */
-import { PARTNER_PROGRAM_PATTERN } from '#common/domain'
+import { PARTNER_PROGRAM_PATTERN } from '#common/partner-program'
 
 export const AUTH_TABS = ['login', 'signup'] as const
 export type AuthTab = (typeof AUTH_TABS)[number]
