@@ -1,6 +1,5 @@
-import AxeBuilder from '@axe-core/playwright'
-import type { Page } from '@playwright/test'
 import { CHAT_EXTRACTION_PROMPT } from '#server/services/memory'
+import { seriousA11yViolations } from './support/a11y'
 import { startClockedAppServer, type ClockedAppServer } from './support/clocked-app'
 import { expect, test } from './support/fixtures'
 import { signUpViaApi } from './support/users'
@@ -14,13 +13,6 @@ import { signUpViaApi } from './support/users'
  * the replaced nor the deleted one. The server is the production app on a test clock with the Vapi
  * fake on the same clock (support/clocked-server.ts): nothing waits for real time.
  */
-
-async function seriousA11yViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze()
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(({ id, impact, help, nodes }) => ({ id, impact, help, targets: nodes.map((node) => node.target.join(' ')) }))
-}
 
 /** Monday 15 June 2026, 9:00 AM in New York (EDT, UTC−4). */
 const START = new Date('2026-06-15T13:00:00Z')

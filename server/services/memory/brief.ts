@@ -58,7 +58,8 @@ function formatter(zone: string, kind: 'day' | 'time'): Intl.DateTimeFormat {
   return format
 }
 
-const day = (at: Date, zone: string) => formatter(zone, 'day').format(at)
+/** "Tue, Mar 9" in the person's zone. */
+export const day = (at: Date, zone: string) => formatter(zone, 'day').format(at)
 
 /**
  * The current facts, best first: those sharing words with `query` (ranked by full-text search,

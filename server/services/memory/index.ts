@@ -14,7 +14,7 @@ import { AppError } from '#server/lib/app-error'
 import type { Clock } from '#server/lib/clock'
 import { jobContract, type JobQueue } from '#server/lib/job-contract'
 import type { VapiChatClient } from '#server/integrations/vapi'
-import { buildBrief, type CoachBrief } from './brief'
+import { buildBrief, day, type CoachBrief } from './brief'
 import { ExtractedFacts, MemoryRecordPayload, type MemoryRecord } from './extraction'
 import { applyRecord, forgetFacts, inPause, pausesOf, supersede, type RecordOutcome } from './store'
 
@@ -61,8 +61,7 @@ type MemoryDeps = {
 }
 
 function originOf(source: keyof typeof MEMORY_SOURCE_LABELS, at: Date, zone: string): string {
-  const day = at.toLocaleDateString('en-US', { weekday: 'short', month: 'short', day: 'numeric', timeZone: zone })
-  return `from ${MEMORY_SOURCE_LABELS[source]} on ${day}`
+  return `from ${MEMORY_SOURCE_LABELS[source]} on ${day(at, zone)}`
 }
 
 /** The JSON object in a model's reply (it may wrap it in words or a code fence). */
