@@ -179,7 +179,7 @@ describe('embedded (one server, the in-process bus)', () => {
     const ended = await watching.next('phone-call', (m) => m.status === 'ended')
     expect(ended).toEqual({ type: 'phone-call', callId, status: 'ended', endedReason: 'customer-ended-call' })
     // The end-of-call report (applied too) tells nothing more; the whole transcript is in the record.
-    expect(phoneCalls(watching)).toHaveLength(3)
+    expect(phoneCalls(watching)).toHaveLength(told.length + 1)
     const [row] = await database.db.select().from(coachingCalls).where(eq(coachingCalls.id, callId))
     expect(row).toMatchObject({ completionStatus: 'completed' })
     expect(row!.transcript).toContain('Sounds like a plan')
